@@ -1,0 +1,223 @@
+/* bond.h: the elastic and damped fiber bond of MODEL.md sections 2-5.
+ *
+ * One source for the CPU and the CUDA engine: plain structs and FL_HD static inline
+ * functions, no allocation, no I/O.  Elastic law, damping and the per-side load
+ * resolution are separate functions, and fl_bond_eval() evaluates one bond in
+ * isolation, which is the seam the unit tests use. */
+#ifndef FL_BOND_H
+#define FL_BOND_H
+
+#include "vec.h"
+
+/* Stiffness one side brings to the bond (already scaled by a_disp, a_rot). */
+typedef struct {
+  double k_axial; /* a_disp E A / d, N/m */
+  double k_shear; /* a_disp G A / d, N/m */
+  double k_twist; /* a_rot G J / d, N m/rad */
+  double k_bend;  /* a_rot E I / d, N m/rad */
+} fl_side_stiffness;
+
+/* What is fixed at bond creation. */
+typedef struct {
+  fl_vec3 r1;             /* body-1 frame vector from centre 1 to the contact point, m */
+  fl_vec3 r2;             /* body-2 frame vector from centre 2 to the contact point, m */
+  fl_quat q0;             /* q2_0^-1 q1_0, relative orientation at creation */
+  fl_side_stiffness s1;   /* side 1 */
+  fl_side_stiffness s2;   /* side 2 */
+} fl_bond;
+
+/* Damping shared by all bonds of a run. */
+typedef struct {
+  double a_damp; /* stiffness-proportional damping coefficient, s */
+  double decay;  /* exp(-dt / (a_damp s)) of the Maxwell element; 0 for a plain dashpot */
+} fl_bond_damping;
+
+/* State a bond carries from step to step. */
+typedef struct {
+  fl_vec3 fd; /* damping force on body 1, body-1 frame, N */
+  fl_vec3 td; /* damping torque on body 1, body-1 frame, N m */
+} fl_bond_state;
+
+/* Kinematic state of one rigid body. */
+typedef struct {
+  fl_vec3 x; /* centre, m */
+  fl_quat q; /* orientation, body -> world */
+  fl_vec3 v; /* velocity, m/s */
+  fl_vec3 w; /* angular velocity, world, rad/s */
+} fl_body;
+
+/* Loads of one bond; body 2 receives -force and -moment, and moments of the forces
+ * about each centre are included in torque1 and torque2. */
+typedef struct {
+  fl_vec3 force;   /* total force on body 1 (elastic + damping), N */
+  fl_vec3 moment;  /* total pure moment on body 1 (elastic + damping), N m */
+  fl_vec3 torque1; /* torque on body 1 about its centre, N m */
+  fl_vec3 torque2; /* torque on body 2 about its centre, N m */
+  fl_vec3 point;   /* bond point p* where both springs carry the same force, m */
+  fl_vec3 axis;    /* bond axis (unit), side 1 turned by its share of the swing */
+  fl_vec3 bend;    /* bending rotation vector theta_b b, rad */
+  double twist;    /* twist angle psi about the axis, rad */
+  double energy;   /* elastic energy, J */
+} fl_bond_loads;
+
+/* Intermediate geometry of the elastic evaluation, kept for damping. */
+typedef struct {
+  fl_mat3 rot1;     /* body 1's rotation matrix (body -> world) */
+  fl_sym3 k1, k2;   /* side stiffnesses in world, N/m */
+  fl_sym3 s_inv;    /* (K1 + K2)^-1, m/N */
+  int has_force;    /* 0 when K1 + K2 is singular (a_disp = 0) */
+  double kt_eff;    /* series twist stiffness, N m/rad */
+  double kb_eff;    /* series bending stiffness, N m/rad */
+} fl_bond_work;
+
+/* A bond created between two bodies at contact point c (world), MODEL.md section 2. */
+FL_HD static inline fl_bond fl_bond_make(fl_vec3 x1, fl_quat q1, fl_vec3 x2, fl_quat q2, fl_vec3 c,
+                                         fl_side_stiffness s1, fl_side_stiffness s2)
+{
+  fl_bond b;
+  b.r1 = fl_qrot_inv(q1, fl_sub(c, x1));
+  b.r2 = fl_qrot_inv(q2, fl_sub(c, x2));
+  b.q0 = fl_qmul(fl_qconj(q2), q1);
+  b.s1 = s1;
+  b.s2 = s2;
+  return b;
+}
+
+/* Effective series stiffness of two springs given as stiffnesses (0 if either is 0). */
+FL_HD static inline double fl_series(double k1, double k2)
+{
+  return (k1 > 0.0 && k2 > 0.0) ? k1 * k2 / (k1 + k2) : 0.0;
+}
+
+/* Keff v = K1 (K1 + K2)^-1 K2 v. */
+FL_HD static inline fl_vec3 fl_bond_keff_mul(const fl_bond_work *wk, fl_vec3 v)
+{
+  if (!wk->has_force)
+    return fl_v3(0.0, 0.0, 0.0);
+  return fl_sym_mul(wk->k1, fl_sym_mul(wk->s_inv, fl_sym_mul(wk->k2, v)));
+}
+
+/* Qeff v: twist stiffness along the axis, bending stiffness across it. */
+FL_HD static inline fl_vec3 fl_bond_qeff_mul(const fl_bond_work *wk, fl_vec3 axis, fl_vec3 v)
+{
+  double along = fl_dot(axis, v);
+  fl_vec3 across = fl_axpy(v, -along, axis);
+  return fl_axpy(fl_scale(across, wk->kb_eff), wk->kt_eff * along, axis);
+}
+
+/* Elastic force and moment (sections 3 and 4).  Fills out->force, moment, point, axis,
+ * bend, twist, energy, and wk for the damping step. */
+FL_HD static inline void fl_bond_elastic(const fl_bond *bd, const fl_body *b1, const fl_body *b2,
+                                         fl_bond_loads *out, fl_bond_work *wk)
+{
+  /* World bond points and side axes. */
+  wk->rot1 = fl_qmat(b1->q);
+  fl_mat3 rot2 = fl_qmat(b2->q);
+  fl_vec3 r1w = fl_mat_mul(&wk->rot1, bd->r1), r2w = fl_mat_mul(&rot2, bd->r2);
+  fl_vec3 p1 = fl_add(b1->x, r1w), p2 = fl_add(b2->x, r2w);
+  double d1 = fl_norm(r1w), d2 = fl_norm(r2w);
+  fl_vec3 a1 = fl_scale(r1w, 1.0 / d1), a2 = fl_scale(r2w, 1.0 / d2);
+  fl_vec3 gap = fl_sub(p1, p2);
+
+  /* Springs in series: F1 = -K1 S^-1 K2 D, p* = p1 - S^-1 K2 D. */
+  wk->k1 = fl_sym_axial(a1, bd->s1.k_axial, bd->s1.k_shear);
+  wk->k2 = fl_sym_axial(a2, bd->s2.k_axial, bd->s2.k_shear);
+  wk->has_force = fl_sym_inv(fl_sym_add(wk->k1, wk->k2), &wk->s_inv);
+  if (wk->has_force) {
+    fl_vec3 w = fl_sym_mul(wk->s_inv, fl_sym_mul(wk->k2, gap));
+    out->force = fl_neg(fl_sym_mul(wk->k1, w));
+    out->point = fl_sub(p1, w);
+  } else {
+    out->force = fl_v3(0.0, 0.0, 0.0);
+    out->point = fl_scale(fl_add(fl_scale(p1, d2), fl_scale(p2, d1)), 1.0 / (d1 + d2));
+  }
+
+  /* Relative rotation since creation, dq = q2 q2_0^-1 q1_0 q1^-1, w >= 0. */
+  fl_quat dq = fl_qmul(fl_qmul(b2->q, bd->q0), fl_qconj(b1->q));
+  if (dq.w < 0.0)
+    dq = fl_q(-dq.w, -dq.x, -dq.y, -dq.z);
+  fl_vec3 v = fl_qvec(dq);
+
+  /* Swing-twist about side 1's axis a1: dq = swing * twist(a1, psi).  With
+   * p = v.a1 and n = |(w, p)|, the swing is (n, (w (v - p a1) - p v x a1) / n), whose
+   * vector part is perpendicular to a1. */
+  double p = fl_dot(v, a1);
+  double n = sqrt(dq.w * dq.w + p * p);
+  double psi = 0.0;
+  fl_vec3 bend = fl_v3(0.0, 0.0, 0.0), vs = fl_v3(0.0, 0.0, 0.0);
+  if (n > 1e-300) {
+    psi = 2.0 * atan2(p, dq.w);
+    vs = fl_scale(fl_sub(fl_scale(fl_axpy(v, -p, a1), dq.w), fl_scale(fl_cross(v, a1), p)), 1.0 / n);
+    double sv = fl_norm(vs);
+    double f = (sv < 1e-12 * n) ? 2.0 / n : 2.0 * atan2(sv, n) / sv;
+    bend = fl_scale(vs, f);
+  } else {
+    /* A half turn about an axis across a1: all swing, no twist. */
+    vs = v;
+    bend = fl_scale(v, 3.141592653589793);
+  }
+
+  /* Compliances in series: side i takes c_i / (c_1 + c_2) of each angle. */
+  wk->kt_eff = fl_series(bd->s1.k_twist, bd->s2.k_twist);
+  wk->kb_eff = fl_series(bd->s1.k_bend, bd->s2.k_bend);
+  double share1 = (bd->s1.k_bend > 0.0 && bd->s2.k_bend > 0.0)
+                      ? bd->s2.k_bend / (bd->s1.k_bend + bd->s2.k_bend)
+                      : 0.5;
+  /* Bond axis: a1 turned by side 1's share of the swing.  The swing quaternion is
+   * (n, vs) = (cos(th/2), sin(th/2) b), so equal shares need no trigonometry:
+   * axis = cos(th/2) a1 + sin(th/2) b x a1 = n a1 + vs x a1. */
+  double th = fl_norm(bend);
+  fl_vec3 axis = a1;
+  if (share1 == 0.5) {
+    axis = fl_add(fl_scale(a1, n), fl_cross(vs, a1));
+  } else if (th > 0.0) {
+    double phi = share1 * th;
+    axis = fl_axpy(fl_scale(a1, cos(phi)), sin(phi) / th, fl_cross(bend, a1));
+  }
+  out->axis = axis;
+  out->bend = bend;
+  out->twist = psi;
+  out->moment = fl_axpy(fl_scale(bend, wk->kb_eff), wk->kt_eff * psi, axis);
+  out->energy = 0.5 * (-fl_dot(gap, out->force) + wk->kt_eff * psi * psi + wk->kb_eff * th * th);
+  (void)a2;
+}
+
+/* Damping (section 5): advance the Maxwell damping force and torque over one step with
+ * the relative velocities at the bond point, and add them to out->force, out->moment. */
+FL_HD static inline void fl_bond_damp(const fl_bond_damping *dm, const fl_body *b1, const fl_body *b2,
+                                      const fl_bond_work *wk, fl_bond_state *st, fl_bond_loads *out)
+{
+  if (!(dm->a_damp > 0.0))
+    return;
+  fl_vec3 v1 = fl_add(b1->v, fl_cross(b1->w, fl_sub(out->point, b1->x)));
+  fl_vec3 v2 = fl_add(b2->v, fl_cross(b2->w, fl_sub(out->point, b2->x)));
+  fl_vec3 dv = fl_sub(v1, v2), dw = fl_sub(b1->w, b2->w);
+  double e = dm->decay, g = (1.0 - e) * dm->a_damp;
+  fl_vec3 fd = fl_axpy(fl_scale(fl_mat_mul(&wk->rot1, st->fd), e), -g, fl_bond_keff_mul(wk, dv));
+  fl_vec3 td = fl_axpy(fl_scale(fl_mat_mul(&wk->rot1, st->td), e), -g, fl_bond_qeff_mul(wk, out->axis, dw));
+  st->fd = fl_mat_tmul(&wk->rot1, fd);
+  st->td = fl_mat_tmul(&wk->rot1, td);
+  out->force = fl_add(out->force, fd);
+  out->moment = fl_add(out->moment, td);
+}
+
+/* Torques about the two centres from the force at p* and the pure moment. */
+FL_HD static inline void fl_bond_torques(const fl_body *b1, const fl_body *b2, fl_bond_loads *out)
+{
+  out->torque1 = fl_add(fl_cross(fl_sub(out->point, b1->x), out->force), out->moment);
+  out->torque2 = fl_sub(fl_cross(fl_sub(out->point, b2->x), fl_neg(out->force)), out->moment);
+}
+
+/* One bond, one step: elastic law, damping (state advanced when st is not NULL),
+ * torques about both centres. */
+FL_HD static inline void fl_bond_eval(const fl_bond *bd, const fl_bond_damping *dm, const fl_body *b1,
+                                      const fl_body *b2, fl_bond_state *st, fl_bond_loads *out)
+{
+  fl_bond_work wk;
+  fl_bond_elastic(bd, b1, b2, out, &wk);
+  if (st && dm)
+    fl_bond_damp(dm, b1, b2, &wk, st, out);
+  fl_bond_torques(b1, b2, out);
+}
+
+#endif

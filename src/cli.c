@@ -1,0 +1,288 @@
+/* cli.c: options, loading, running and writing for the three virtual-test programs. */
+#include <config.h>
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fl_defs.h"
+#include "output.h"
+#include "run.h"
+
+#define MAX_SETS 256
+#define MAX_BATCH 1000000
+#define MAX_BODIES 50000000L /* specimens x segments held in memory at once */
+
+static volatile sig_atomic_t stop_flag = 0;
+static void on_signal(int sig)
+{
+  (void)sig;
+  stop_flag = 1;
+}
+
+typedef struct {
+  const char *prog;
+  double last;   /* time of the last redraw, s */
+} progress_ctx;
+
+static double wall(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void progress(void *ctx, double fr)
+{
+  progress_ctx *p = ctx;
+  double t = wall();
+  if (fr < 1.0 && t - p->last < 0.1)
+    return;
+  p->last = t;
+  int width = 40, done = (int)(fr * width + 0.5);
+  fprintf(stderr, "\r%s [", p->prog);
+  for (int i = 0; i < width; i++)
+    fputc(i < done ? '#' : '.', stderr);
+  fprintf(stderr, "] %3d%%", (int)(fr * 100 + 0.5));
+  if (fr >= 1.0)
+    fputc('\n', stderr);
+  fflush(stderr);
+}
+
+static void usage(FILE *f, const char *prog, enum fl_test_kind kind)
+{
+  static const char *what[] = {"virtual 3-point bending test: force on the loading nose vs its displacement",
+                               "virtual tensile test: grip force vs elongation",
+                               "virtual torsion test: grip torque vs twist angle"};
+  fprintf(f,
+          "Usage: %s [OPTIONS] FILE.yaml\n"
+          "fiberlab %s.\n\n"
+          "  -o, --output PREFIX   write PREFIX.csv, PREFIX.gp and the plot (default: FILE's base name)\n"
+          "  -s, --set KEY=VALUE   override one YAML value by its dotted path, repeatable\n"
+          "      --batch N         simulate N specimens at once (default 1)\n"
+          "      --device DEV      cpu, gpu or auto (default cpu)\n"
+          "      --plot FORMAT     png, svg or none (default png)\n"
+          "      --seed N          random seed (default: the YAML's, else 1)\n"
+          "  -q, --quiet           no progress bar\n"
+          "      --progress        progress bar on stderr even when it is not a terminal\n"
+          "  -h, --help            show this help and exit\n"
+          "  -V, --version         show the version and exit\n\n"
+          "The summary (YAML) goes to stdout. Exit status: 0 success, 1 run failed, 2 bad input.\n"
+          "See %s(1) and fiberlab-experiment(5).\n",
+          prog, what[kind], prog);
+}
+
+/* Default prefix: the YAML file's base name without .yaml/.yml. */
+static void default_prefix(const char *file, char *buf, size_t len)
+{
+  const char *b = strrchr(file, '/');
+  b = b ? b + 1 : file;
+  snprintf(buf, len, "%s", b);
+  size_t n = strlen(buf);
+  if (n > 5 && strcmp(buf + n - 5, ".yaml") == 0)
+    buf[n - 5] = '\0';
+  else if (n > 4 && strcmp(buf + n - 4, ".yml") == 0)
+    buf[n - 4] = '\0';
+}
+
+static int parse_count(const char *s, long lo, long hi, long *out)
+{
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || v < lo || v > hi)
+    return 0;
+  *out = v;
+  return 1;
+}
+
+int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
+{
+  const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+  static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                       {"set", required_argument, NULL, 's'},
+                                       {"batch", required_argument, NULL, 'b'},
+                                       {"device", required_argument, NULL, 'd'},
+                                       {"plot", required_argument, NULL, 'p'},
+                                       {"seed", required_argument, NULL, 'S'},
+                                       {"quiet", no_argument, NULL, 'q'},
+                                       {"progress", no_argument, NULL, 'P'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {"version", no_argument, NULL, 'V'},
+                                       {NULL, 0, NULL, 0}};
+  const char *prefix = NULL, *sets[MAX_SETS];
+  int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0;
+  long batch = 1;
+  unsigned long seed = 1;
+  enum fl_plot plot = FL_PLOT_PNG;
+  int c;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":o:s:qhV", opts, NULL)) != -1) {
+    switch (c) {
+    case 'o':
+      prefix = optarg;
+      break;
+    case 's':
+      if (nsets == MAX_SETS) {
+        fprintf(stderr, "%s: more than %d --set options; allowed: at most %d\n", prog, MAX_SETS, MAX_SETS);
+        return 2;
+      }
+      sets[nsets++] = optarg;
+      break;
+    case 'b':
+      if (!parse_count(optarg, 1, MAX_BATCH, &batch)) {
+        fprintf(stderr, "%s: --batch '%s': allowed: an integer in [1, %d]\n", prog, optarg, MAX_BATCH);
+        return 2;
+      }
+      break;
+    case 'd':
+      if (strcmp(optarg, "cpu") == 0 || strcmp(optarg, "auto") == 0)
+        break;
+      if (strcmp(optarg, "gpu") == 0) {
+        fprintf(stderr, "%s: --device gpu: this fiberlab was built without CUDA; allowed: cpu | auto\n", prog);
+        return 2;
+      }
+      fprintf(stderr, "%s: --device '%s': allowed: cpu | gpu | auto\n", prog, optarg);
+      return 2;
+    case 'p':
+      plot_given = 1;
+      if (strcmp(optarg, "png") == 0)
+        plot = FL_PLOT_PNG;
+      else if (strcmp(optarg, "svg") == 0)
+        plot = FL_PLOT_SVG;
+      else if (strcmp(optarg, "none") == 0)
+        plot = FL_PLOT_NONE;
+      else {
+        fprintf(stderr, "%s: --plot '%s': allowed: png | svg | none\n", prog, optarg);
+        return 2;
+      }
+      break;
+    case 'S': {
+      char *end;
+      if (!*optarg || *optarg == '-' || (seed = strtoul(optarg, &end, 10), *end)) {
+        fprintf(stderr, "%s: --seed '%s': allowed: an integer >= 0\n", prog, optarg);
+        return 2;
+      }
+      seed_given = 1;
+      break;
+    }
+    case 'q':
+      quiet = 1;
+      break;
+    case 'P':
+      force_progress = 1;
+      break;
+    case 'h':
+      usage(stdout, prog, kind);
+      return 0;
+    case 'V':
+      printf("%s (fiberlab) %s\nCUDA engine: not built in\n", prog, PACKAGE_VERSION);
+      return 0;
+    case ':':
+      fprintf(stderr, "%s: option '%s' needs a value\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
+      return 2;
+    default:
+      fprintf(stderr, "%s: unknown option '%s'\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
+      return 2;
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog,
+            optind >= argc ? "missing the experiment FILE.yaml" : "more than one experiment file given", prog);
+    return 2;
+  }
+  const char *file = argv[optind];
+  char err[2048];
+  fl_experiment exp = fl_experiment_default();
+  int rc = fl_experiment_load(file, &exp, err, sizeof err);
+  for (int i = 0; rc == FL_OK && i < nsets; i++)
+    rc = fl_experiment_set(&exp, sets[i], err, sizeof err);
+  if (rc == FL_OK && exp.test.kind != kind) {
+    snprintf(err, sizeof err, "%s: test.kind: '%s' is not a %s test; allowed here: %s (use fiber-%s)", file,
+             fl_test_kind_name(exp.test.kind), prog, fl_test_kind_name(kind), fl_test_kind_name(exp.test.kind));
+    rc = FL_EINPUT;
+  }
+  if (rc == FL_OK)
+    rc = fl_experiment_finish(&exp, file, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 2;
+  }
+  if (seed_given)
+    exp.sim.seed = seed;
+  if ((double)batch * exp.fiber.segments > (double)MAX_BODIES) {
+    fprintf(stderr, "%s: --batch %ld with %d segments holds %.3g bodies; allowed: at most %ld in one run\n", prog,
+            batch, exp.fiber.segments, (double)batch * exp.fiber.segments, MAX_BODIES);
+    return 2;
+  }
+  char pbuf[4096];
+  if (!prefix) {
+    default_prefix(file, pbuf, sizeof pbuf);
+    prefix = pbuf;
+  }
+  if (plot != FL_PLOT_NONE && plot_given && !fl_gnuplot_available()) {
+    fprintf(stderr, "%s: --plot %s: gnuplot not found on PATH; install gnuplot, or use --plot none\n", prog,
+            plot == FL_PLOT_SVG ? "svg" : "png");
+    return 1;
+  }
+
+  /* The command line, for the CSV's first line. */
+  char cmd[4096];
+  size_t n = 0;
+  for (int i = 0; i < argc && n < sizeof cmd - 1; i++)
+    n += (size_t)snprintf(cmd + n, sizeof cmd - n, "%s%s", i ? " " : "", argv[i]);
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  progress_ctx pc = {prog, -1.0};
+  fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag};
+  if (force_progress || (!quiet && isatty(STDERR_FILENO)))
+    hooks.progress = progress;
+  if (exp.test.kind == FL_TEST_BEND3PT && exp.fiber.segments % 2 == 1)
+    fprintf(stderr,
+            "%s: warning: fiber.segments %d is odd: a segment centre, not a bond, lies under the loading nose "
+            "(use an even count to put a bond there)\n",
+            prog, exp.fiber.segments);
+
+  fl_curve curve;
+  fl_result res;
+  rc = fl_run(&exp, (int)batch, &hooks, &curve, &res, err, sizeof err);
+  if (rc) {
+    if (rc == FL_ETIMESTEP) {
+      char where[4200];
+      fl_experiment_where(&exp, file, "simulation.time_step", where, sizeof where);
+      fprintf(stderr, "%s: %s: %s\n", prog, where, err);
+    } else {
+      fprintf(stderr, "%s: %s: %s; no output written\n", prog, file, err);
+    }
+    fl_curve_free(&curve);
+    fl_result_free(&res);
+    return rc == FL_ETIMESTEP ? 2 : 1;
+  }
+  if (res.max_overlap > 2.0 * res.overlap_ref)
+    fprintf(stderr,
+            "%s: warning: tool contacts reached an overlap of %.3g m, over twice the %.3g m the time step "
+            "assumes; consider a smaller simulation.safety\n",
+            prog, res.max_overlap, res.overlap_ref);
+  fl_output_opts oo = {prefix, cmd, file, plot, plot_given};
+  fl_output_paths paths;
+  rc = fl_output_write(&oo, &curve, &res, &paths, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    fl_curve_free(&curve);
+    fl_result_free(&res);
+    return 1;
+  }
+  fl_summary_print(stdout, &res, &paths);
+  fl_curve_free(&curve);
+  fl_result_free(&res);
+  return 0;
+}

@@ -1,0 +1,92 @@
+/* contact.h: Hertz-Mindlin contact between a sphero-cylinder segment and a cylindrical
+ * test tool (roller, loading nose), MODEL.md section 10.  Host/device inline, no I/O.
+ *
+ * Normal: Hertz, F_n = 4/3 E* sqrt(R*) delta^1.5, with the viscous term of Tsuji et al.
+ * (1992) written with a restitution coefficient as in common DEM codes:
+ * F_nd = -2 sqrt(5/6) beta sqrt(S_n m*) v_n, S_n = 2 E* sqrt(R* delta),
+ * beta = ln e / sqrt(ln^2 e + pi^2).
+ * Tangential: Mindlin spring S_t = 8 G* sqrt(R* delta) on the accumulated tangential
+ * displacement, capped by Coulomb friction mu F_n (the history is rescaled on slip). */
+#ifndef FL_CONTACT_H
+#define FL_CONTACT_H
+
+#include "vec.h"
+
+/* Material law of one segment-tool pair. */
+typedef struct {
+  double e_star; /* effective Young's modulus, Pa */
+  double g_star; /* effective shear modulus, Pa */
+  double r_star; /* effective radius, m */
+  double m_star; /* effective mass (the segment's; tools are kinematic), kg */
+  double beta;   /* ln e / sqrt(ln^2 e + pi^2), negative */
+  double mu;     /* Coulomb friction coefficient */
+} fl_contact_law;
+
+/* A cylindrical tool of infinite length, moving without rotation. */
+typedef struct {
+  fl_vec3 point;  /* a point on its axis, m */
+  fl_vec3 axis;   /* unit axis */
+  fl_vec3 vel;    /* velocity, m/s */
+  double radius;  /* m */
+} fl_tool;
+
+/* Contact of a segment (centre x, unit axis a, half cylinder length hl, radius r,
+ * velocity v, angular velocity w) with a tool.  xi is the tangential history (world,
+ * m).  Returns the overlap (<= 0: no contact, history cleared) and adds the force
+ * and the torque about the segment centre to *f and *t. */
+FL_HD static inline double fl_contact_tool(const fl_contact_law *law, const fl_tool *tool, fl_vec3 x,
+                                           fl_vec3 a, double hl, double r, fl_vec3 v, fl_vec3 w,
+                                           double dt, fl_vec3 *xi, fl_vec3 *f, fl_vec3 *t)
+{
+  /* Closest point of the segment axis to the tool axis: minimise the distance across u. */
+  fl_vec3 u = tool->axis;
+  fl_vec3 rel = fl_sub(x, tool->point);
+  fl_vec3 rel_p = fl_axpy(rel, -fl_dot(rel, u), u);
+  fl_vec3 a_p = fl_axpy(a, -fl_dot(a, u), u);
+  double aa = fl_dot(a_p, a_p), s = 0.0;
+  if (aa > 1e-24) {
+    s = -fl_dot(rel_p, a_p) / aa;
+    s = s < -hl ? -hl : (s > hl ? hl : s);
+  }
+  fl_vec3 sep = fl_axpy(rel_p, s, a_p);
+  double dist = fl_norm(sep);
+  double delta = r + tool->radius - dist;
+  if (delta <= 0.0 || dist <= 0.0) {
+    *xi = fl_v3(0.0, 0.0, 0.0);
+    return delta;
+  }
+  fl_vec3 nrm = fl_scale(sep, 1.0 / dist); /* from the tool towards the segment */
+  fl_vec3 arm = fl_axpy(fl_scale(a, s), -r + 0.5 * delta, nrm); /* centre -> contact point */
+  fl_vec3 vc = fl_sub(fl_add(v, fl_cross(w, arm)), tool->vel);
+  double vn = fl_dot(vc, nrm);
+  fl_vec3 vt = fl_axpy(vc, -vn, nrm);
+
+  double sq = sqrt(law->r_star * delta);
+  double sn = 2.0 * law->e_star * sq;
+  double fn = (4.0 / 3.0) * law->e_star * sq * delta
+              - 2.0 * 0.9128709291752769 * law->beta * sqrt(sn * law->m_star) * (-vn);
+  if (fn < 0.0)
+    fn = 0.0; /* no pull between a tool and the segment */
+
+  /* Tangential history: keep it in the current tangent plane, add this step's slip. */
+  double kt = 8.0 * law->g_star * sq;
+  double len = fl_norm(*xi);
+  fl_vec3 h = fl_axpy(*xi, -fl_dot(*xi, nrm), nrm);
+  double hl2 = fl_norm(h);
+  if (hl2 > 0.0)
+    h = fl_scale(h, len / hl2);
+  h = fl_axpy(h, dt, vt);
+  fl_vec3 ft = fl_scale(h, -kt);
+  double ftn = fl_norm(ft), cap = law->mu * fn;
+  if (ftn > cap) {
+    ft = ftn > 0.0 ? fl_scale(ft, cap / ftn) : ft;
+    h = kt > 0.0 ? fl_scale(ft, -1.0 / kt) : fl_v3(0.0, 0.0, 0.0);
+  }
+  *xi = h;
+  fl_vec3 force = fl_axpy(ft, fn, nrm);
+  *f = fl_add(*f, force);
+  *t = fl_add(*t, fl_cross(arm, force));
+  return delta;
+}
+
+#endif

@@ -1,0 +1,121 @@
+/* experiment.h: the definition of one virtual experiment, as read from YAML.
+ * fl_experiment_default() holds every default; the loader overrides what the file
+ * and the -s options say. */
+#ifndef FL_EXPERIMENT_H
+#define FL_EXPERIMENT_H
+
+#include <stddef.h>
+
+enum fl_test_kind { FL_TEST_BEND3PT = 0, FL_TEST_TENSION = 1, FL_TEST_TORSION = 2 };
+enum fl_criterion {
+  FL_CRIT_NONE = 0, FL_CRIT_BENDING_STRESS, FL_CRIT_BENDING_ANGLE, FL_CRIT_AXIAL_STRESS,
+  FL_CRIT_FORCE_STRESS, FL_CRIT_VON_MISES
+};
+enum fl_post_failure {
+  FL_POST_TOTAL_BREAKAGE = 0, FL_POST_CONSTANT_TORQUE, FL_POST_CONSTANT_FORCE,
+  FL_POST_COMBINED_PLASTICITY
+};
+enum fl_buckling { FL_BUCKLING_NONE = 0, FL_BUCKLING_REVERSIBLE, FL_BUCKLING_DAMAGE, FL_BUCKLING_PLASTIC };
+
+#define FL_MAX_CYCLES 64
+#define FL_MAX_KEYS 64
+
+typedef struct {
+  double length_m;           /* fiber length */
+  double outer_radius_m;     /* R */
+  double inner_radius_ratio; /* R'/R in [0, 1) */
+  int segments;              /* number of sphero-cylinder segments over length_m */
+  double density;            /* kg/m^3 */
+  double youngs_modulus;     /* Pa */
+  double shear_modulus;      /* Pa; 0 until resolved from poisson_ratio */
+  double poisson_ratio;      /* used when shear_modulus is not given */
+  int shear_given;           /* 1 when the file gave shear_modulus */
+  int poisson_given;         /* 1 when the file gave poisson_ratio */
+} fl_fiber_def;
+
+typedef struct {
+  enum fl_criterion criterion;
+  double max_stress;         /* Pa */
+  double max_bending_angle;  /* rad (degrees in YAML) */
+  int ignore_compression;
+  double strength_variation; /* relative standard deviation */
+  enum fl_post_failure post_failure;
+  int max_stress_given;
+} fl_failure_def;
+
+typedef struct {
+  enum fl_buckling type;
+  double sample_length;      /* m */
+  double max_force;          /* N */
+  double min_force;          /* N */
+  double displacement_at_min_force; /* m */
+  double slope_after_min_force;     /* N/m */
+  int values_given;          /* any number given */
+} fl_buckling_def;
+
+typedef struct {
+  double force_stiffness_scale;  /* a_disp */
+  double torque_stiffness_scale; /* a_rot */
+  double damping;                /* a_damp, s */
+  double damping_stabilization;  /* s */
+  fl_failure_def failure;
+  fl_buckling_def buckling;
+} fl_bond_def;
+
+typedef struct {
+  enum fl_test_kind kind;
+  /* bend3pt */
+  double span_m;
+  double support_radius_m;
+  double nose_radius_m;
+  double tool_youngs_modulus; /* Pa */
+  double tool_poisson_ratio;
+  double friction;
+  double restitution;         /* tool contacts */
+  double max_displacement_m;
+  /* tension and torsion */
+  double gauge_length_m;
+  double grip_length_m;
+  double max_elongation_m;
+  double max_twist_rad;       /* degrees in YAML */
+  /* loading rate: m/s (bend3pt, tension) or rad/s (torsion); <= 0 means auto */
+  double speed;
+  int ncycles;
+  double cycles[FL_MAX_CYCLES]; /* turning points, SI */
+} fl_test_def;
+
+typedef struct {
+  double time_step;          /* s; <= 0 means auto */
+  double safety;             /* fraction of the stability bound */
+  int force_time_step;       /* run a step above the bound anyway */
+  int output_points;
+  unsigned long seed;
+  int seed_given;
+} fl_sim_def;
+
+typedef struct {
+  fl_fiber_def fiber;
+  fl_bond_def bond;
+  fl_test_def test;
+  fl_sim_def sim;
+  int test_given;
+  /* where each key was given (file line and column, 0 if not), for messages */
+  unsigned key_line[FL_MAX_KEYS];
+  unsigned key_col[FL_MAX_KEYS];
+  unsigned char key_set_by_option[FL_MAX_KEYS]; /* 1: last set by -s */
+} fl_experiment;
+
+fl_experiment fl_experiment_default(void);
+const char *fl_test_kind_name(enum fl_test_kind kind);
+
+/* Loader errors: "file:line:col: message" in err (size errlen). */
+int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t errlen);
+/* Apply one -s KEY=VALUE, with the checks of the file. */
+int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, size_t errlen);
+/* "file:line:col" where key path was given, or the -s option that set it. */
+void fl_experiment_where(const fl_experiment *exp, const char *file, const char *path, char *buf, size_t len);
+/* Checks across keys (after the file and every -s): fills G from poisson_ratio,
+ * rejects forbidden combinations. */
+int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen);
+
+#endif

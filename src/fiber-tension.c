@@ -1,0 +1,6 @@
+/* fiber-tension: the virtual tension test program. */
+#include <config.h>
+
+#include "cli.h"
+
+int main(int argc, char **argv) { return fl_cli_main(FL_TEST_TENSION, argc, argv); }

@@ -1,0 +1,276 @@
+/* output.c: atomic CSV, gnuplot script and plot output, and the YAML summary. */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fl_defs.h"
+#include "output.h"
+
+int fl_gnuplot_available(void)
+{
+  const char *path = getenv("PATH");
+  char buf[4096];
+  if (!path)
+    return 0;
+  while (*path) {
+    size_t n = strcspn(path, ":");
+    if (n > 0 && n < sizeof buf - 10) {
+      snprintf(buf, sizeof buf, "%.*s/gnuplot", (int)n, path);
+      if (access(buf, X_OK) == 0)
+        return 1;
+    }
+    path += n;
+    if (*path == ':')
+      path++;
+  }
+  return 0;
+}
+
+/* A temporary file beside the final name. */
+static FILE *open_temp(const char *final, char *tmp, size_t len)
+{
+  snprintf(tmp, len, "%s.tmpXXXXXX", final);
+  int fd = mkstemp(tmp);
+  if (fd < 0)
+    return NULL;
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    close(fd);
+    unlink(tmp);
+  }
+  return f;
+}
+
+static const char *x_name(enum fl_test_kind k)
+{
+  return k == FL_TEST_BEND3PT ? "displacement_m" : k == FL_TEST_TENSION ? "elongation_m" : "twist_rad";
+}
+static const char *y_name(enum fl_test_kind k) { return k == FL_TEST_TORSION ? "torque_Nm" : "force_N"; }
+
+static int write_csv(FILE *f, const fl_output_opts *o, const fl_curve *c, const fl_result *r)
+{
+  fprintf(f, "# fiberlab %s: %s\n", PACKAGE_VERSION, o->command);
+  fprintf(f, "specimen,time_s,%s,%s,%skinetic_energy_J,strain_energy_J,broken_bonds\n", x_name(r->kind),
+          y_name(r->kind), r->kind == FL_TEST_BEND3PT ? "support_force_N," : "");
+  for (int s = 0; s < c->nspec; s++)
+    for (int p = 0; p < c->npoints; p++) {
+      size_t i = (size_t)s * c->npoints + p;
+      fprintf(f, "%d,%.10g,%.10g,%.10g,", s, c->time[i], c->x[i], c->y[i]);
+      if (r->kind == FL_TEST_BEND3PT)
+        fprintf(f, "%.10g,", c->support[i]);
+      fprintf(f, "%.10g,%.10g,%d\n", c->kinetic[i], c->strain[i], c->broken[i]);
+    }
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
+/* Print s as a gnuplot single-quoted string. */
+static void gp_quote(FILE *f, const char *s)
+{
+  fputc('\'', f);
+  for (; *s; s++) {
+    if (*s == '\'')
+      fputc('\'', f);
+    fputc(*s, f);
+  }
+  fputc('\'', f);
+}
+
+static int write_gp(FILE *f, const fl_output_opts *o, const fl_result *r, const fl_output_paths *p)
+{
+  const char *xl, *yl, *xs;
+  if (r->kind == FL_TEST_BEND3PT) {
+    xl = "Nose displacement (mm)";
+    yl = "Force on the nose (N)";
+    xs = "1e3";
+  } else if (r->kind == FL_TEST_TENSION) {
+    xl = "Elongation (mm)";
+    yl = "Grip force (N)";
+    xs = "1e3";
+  } else {
+    xl = "Twist (deg)";
+    yl = "Grip torque (N m)";
+    xs = "180.0/pi";
+  }
+  fprintf(f, "# fiberlab %s plot script; rerun with: gnuplot %s\n", PACKAGE_VERSION, p->gp);
+  fprintf(f, "if (!exists(\"fl_csv\")) fl_csv = ");
+  gp_quote(f, p->csv);
+  fprintf(f, "\nif (!exists(\"fl_out\")) fl_out = ");
+  gp_quote(f, o->plot == FL_PLOT_SVG ? p->plot : p->plot);
+  fprintf(f, "\n");
+  if (o->plot == FL_PLOT_SVG)
+    fprintf(f, "set terminal svg size 900,600 dynamic enhanced font 'sans,12'\n");
+  else
+    fprintf(f, "set terminal pngcairo size 900,600 enhanced font 'sans,11'\n");
+  fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key top left\n");
+  fprintf(f, "set xlabel '%s'\nset ylabel '%s'\n", xl, yl);
+  fprintf(f, "set title ");
+  gp_quote(f, o->title);
+  fprintf(f, " noenhanced\n");
+  fprintf(f, "nspec = %d\n", r->specimens);
+  fprintf(f, "plot for [s=0:nspec-1] fl_csv using (column(1) == s ? column(3)*%s : NaN):4 "
+             "with lines lw 2 title (nspec > 1 ? sprintf('specimen %%d', s) : 'fiberlab')\n",
+          xs);
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
+static int run_gnuplot(const char *gp, const char *csv, const char *out, char *msg, size_t msglen)
+{
+  char expr[8192];
+  /* Variables as gnuplot single-quoted strings. */
+  size_t n = 0;
+  const char *parts[2] = {csv, out};
+  const char *names[2] = {"fl_csv", "fl_out"};
+  for (int k = 0; k < 2; k++) {
+    n += (size_t)snprintf(expr + n, sizeof expr - n, "%s%s='", k ? "; " : "", names[k]);
+    for (const char *s = parts[k]; *s && n < sizeof expr - 8; s++) {
+      if (*s == '\'')
+        expr[n++] = '\'';
+      expr[n++] = *s;
+    }
+    expr[n++] = '\'';
+    expr[n] = '\0';
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(msg, msglen, "cannot start gnuplot: %s", strerror(errno));
+    return FL_EGNUPLOT;
+  }
+  if (pid == 0) {
+    execlp("gnuplot", "gnuplot", "-e", expr, gp, (char *)NULL);
+    _exit(127);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) {
+      snprintf(msg, msglen, "gnuplot: %s", strerror(errno));
+      return FL_EGNUPLOT;
+    }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    snprintf(msg, msglen, "gnuplot %s (status %d) while plotting %s",
+             WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "could not be run" : "failed",
+             WIFEXITED(status) ? WEXITSTATUS(status) : -1, gp);
+    return FL_EGNUPLOT;
+  }
+  return FL_OK;
+}
+
+int fl_output_write(const fl_output_opts *o, const fl_curve *c, const fl_result *r, fl_output_paths *p,
+                    char *msg, size_t msglen)
+{
+  char tcsv[4200] = "", tgp[4200] = "", tplot[4200] = "";
+  int rc = FL_OK;
+  int do_plot = o->plot != FL_PLOT_NONE;
+  if (do_plot && !fl_gnuplot_available()) {
+    if (o->plot_required) {
+      snprintf(msg, msglen, "gnuplot not found on PATH; install it, or use --plot none");
+      return FL_EGNUPLOT;
+    }
+    fprintf(stderr, "warning: gnuplot not found on PATH: no plot made (the .gp script is written)\n");
+    do_plot = 0;
+  }
+  snprintf(p->csv, sizeof p->csv, "%s.csv", o->prefix);
+  snprintf(p->gp, sizeof p->gp, "%s.gp", o->prefix);
+  snprintf(p->plot, sizeof p->plot, "%s.%s", o->prefix, o->plot == FL_PLOT_SVG ? "svg" : "png");
+
+  FILE *f = open_temp(p->csv, tcsv, sizeof tcsv);
+  if (!f || write_csv(f, o, c, r) || fclose(f)) {
+    snprintf(msg, msglen, "cannot write %s: %s", p->csv, strerror(errno));
+    rc = FL_EIO;
+    f = NULL;
+    goto fail;
+  }
+  f = open_temp(p->gp, tgp, sizeof tgp);
+  if (!f || write_gp(f, o, r, p) || fclose(f)) {
+    snprintf(msg, msglen, "cannot write %s: %s", p->gp, strerror(errno));
+    rc = FL_EIO;
+    goto fail;
+  }
+  if (do_plot) {
+    snprintf(tplot, sizeof tplot, "%s.tmp%ld", p->plot, (long)getpid());
+    rc = run_gnuplot(tgp, tcsv, tplot, msg, msglen);
+    if (rc)
+      goto fail;
+  }
+  /* All written: move them into place. */
+  mode_t mask = umask(0);
+  umask(mask);
+  chmod(tcsv, 0666 & ~mask);
+  chmod(tgp, 0666 & ~mask);
+  if (rename(tcsv, p->csv) || rename(tgp, p->gp) || (do_plot && rename(tplot, p->plot))) {
+    snprintf(msg, msglen, "cannot rename outputs into place: %s", strerror(errno));
+    rc = FL_EIO;
+    goto fail;
+  }
+  if (!do_plot)
+    p->plot[0] = '\0';
+  return FL_OK;
+fail:
+  if (*tcsv)
+    unlink(tcsv);
+  if (*tgp)
+    unlink(tgp);
+  if (*tplot)
+    unlink(tplot);
+  return rc;
+}
+
+static void stats(const fl_result *r, size_t off, double *mean, double *sd, double *mn, double *mx)
+{
+  double s = 0, s2 = 0;
+  *mn = HUGE_VAL;
+  *mx = -HUGE_VAL;
+  for (int i = 0; i < r->specimens; i++) {
+    double v = *(const double *)((const char *)&r->spec[i] + off);
+    s += v;
+    if (v < *mn)
+      *mn = v;
+    if (v > *mx)
+      *mx = v;
+  }
+  *mean = s / r->specimens;
+  for (int i = 0; i < r->specimens; i++) {
+    double v = *(const double *)((const char *)&r->spec[i] + off) - *mean;
+    s2 += v * v;
+  }
+  *sd = r->specimens > 1 ? sqrt(s2 / (r->specimens - 1)) : 0.0;
+}
+
+static void figure(FILE *out, const fl_result *r, const char *name, size_t off)
+{
+  fprintf(out, "%s: %.8g\n", name, *(const double *)((const char *)&r->spec[0] + off));
+  if (r->specimens > 1) {
+    double m, sd, mn, mx;
+    stats(r, off, &m, &sd, &mn, &mx);
+    fprintf(out, "%s_mean: %.8g\n%s_std: %.8g\n%s_min: %.8g\n%s_max: %.8g\n", name, m, name, sd, name, mn, name,
+            mx);
+  }
+}
+
+void fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
+{
+  fprintf(out, "test: %s\n", fl_test_kind_name(r->kind));
+  fprintf(out, "specimens: %d\nsegments: %d\n", r->specimens, r->segments);
+  fprintf(out, "%s: %.8g\n", r->kind == FL_TEST_BEND3PT ? "span" : "gauge_length", r->length);
+  fprintf(out, "time_step: %.6g\ncritical_time_step: %.6g\nsteps: %ld\nwall_time: %.3f\n", r->time_step,
+          r->critical_step, r->steps, r->wall_time);
+  fprintf(out, "%s: %.6g\n", r->kind == FL_TEST_TORSION ? "angular_speed" : "speed", r->speed);
+  fprintf(out, "bonds_broken: %d\nkinetic_to_strain_energy: %.4g\n", r->bonds_broken, r->ke_ratio);
+  figure(out, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));
+  const char *peak = r->kind == FL_TEST_TORSION ? "peak_torque" : "peak_force";
+  const char *at = r->kind == FL_TEST_BEND3PT   ? "displacement_at_peak"
+                   : r->kind == FL_TEST_TENSION ? "elongation_at_peak"
+                                                : "twist_at_peak";
+  figure(out, r, peak, offsetof(fl_specimen_result, peak));
+  figure(out, r, at, offsetof(fl_specimen_result, x_at_peak));
+  if (r->kind == FL_TEST_BEND3PT)
+    figure(out, r, "force_at_max_displacement", offsetof(fl_specimen_result, y_at_max_x));
+  fprintf(out, "csv: %s\nplot: %s\n", p->csv, p->plot[0] ? p->plot : "null");
+}

@@ -1,0 +1,37 @@
+/* output.h: curve CSV, gnuplot script and plot, written atomically; the summary. */
+#ifndef FL_OUTPUT_H
+#define FL_OUTPUT_H
+
+#include <stdio.h>
+
+#include "run.h"
+
+enum fl_plot { FL_PLOT_PNG = 0, FL_PLOT_SVG = 1, FL_PLOT_NONE = 2 };
+
+typedef struct {
+  const char *prefix;     /* output prefix */
+  const char *command;    /* the command line, for the CSV comment */
+  const char *title;      /* plot title */
+  enum fl_plot plot;
+  int plot_required;      /* 1: a missing gnuplot is an error */
+} fl_output_opts;
+
+/* Paths written, for the summary (plot empty when none). */
+typedef struct {
+  char csv[4096];
+  char gp[4096];
+  char plot[4096];
+} fl_output_paths;
+
+/* 1 when gnuplot is found on PATH. */
+int fl_gnuplot_available(void);
+
+/* Write PREFIX.csv, PREFIX.gp and the plot, each first under a temporary name and
+ * renamed once all succeeded.  Returns FL_OK, FL_EIO or FL_EGNUPLOT (msg set). */
+int fl_output_write(const fl_output_opts *o, const fl_curve *c, const fl_result *r, fl_output_paths *paths,
+                    char *msg, size_t msglen);
+
+/* The run's summary, one YAML document. */
+void fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *paths);
+
+#endif

@@ -1,0 +1,478 @@
+/* run.c: virtual 3-point bending, tension and torsion tests on a batch of specimens. */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fl_defs.h"
+#include "run.h"
+
+#define PI 3.14159265358979323846
+
+/* ---- building ------------------------------------------------------------- */
+
+static fl_side_stiffness side_stiffness(const fl_experiment *exp, const fl_section *sec, double d)
+{
+  fl_side_stiffness s;
+  double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus;
+  s.k_axial = exp->bond.force_stiffness_scale * E * sec->area / d;
+  s.k_shear = exp->bond.force_stiffness_scale * G * sec->area / d;
+  s.k_twist = exp->bond.torque_stiffness_scale * G * sec->polar / d;
+  s.k_bend = exp->bond.torque_stiffness_scale * E * sec->inertia / d;
+  return s;
+}
+
+static fl_contact_law tool_law(const fl_experiment *exp, double seg_mass, double tool_radius)
+{
+  fl_contact_law law;
+  double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus;
+  double nu = E / (2.0 * G) - 1.0;
+  if (nu > 0.49)
+    nu = 0.49;
+  if (nu < -0.99)
+    nu = -0.99;
+  double Et = exp->test.tool_youngs_modulus, nut = exp->test.tool_poisson_ratio;
+  double R = exp->fiber.outer_radius_m, e = exp->test.restitution;
+  law.e_star = 1.0 / ((1.0 - nu * nu) / E + (1.0 - nut * nut) / Et);
+  law.g_star = 1.0 / (2.0 * (2.0 - nu) * (1.0 + nu) / E + 2.0 * (2.0 - nut) * (1.0 + nut) / Et);
+  law.r_star = R * tool_radius / (R + tool_radius);
+  law.m_star = seg_mass;
+  law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + PI * PI);
+  law.mu = exp->test.friction;
+  return law;
+}
+
+int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info *info)
+{
+  const fl_fiber_def *fb = &exp->fiber;
+  const fl_test_def *t = &exp->test;
+  double R = fb->outer_radius_m, Ri = fb->inner_radius_ratio * R;
+  double h = fb->length_m / fb->segments;
+  fl_section sec = fl_section_hollow(R, Ri);
+  int nbody, ng = 0, nfree = 0, ntool = 0;
+  memset(info, 0, sizeof *info);
+  info->h = h;
+  info->section = sec;
+
+  if (t->kind == FL_TEST_BEND3PT) {
+    nbody = fb->segments;
+    ntool = 3;
+  } else {
+    ng = (int)floor(t->grip_length_m / h + 0.5);
+    if (ng < 1)
+      ng = 1;
+    int m = (int)floor(t->gauge_length_m / h + 0.5);
+    if (m < 2)
+      m = 2;
+    nfree = m - 1;
+    nbody = 2 * ng + nfree;
+    info->gauge = m * h;
+    info->free_bonds = m;
+  }
+  int rc = fl_system_alloc(sys, nspec, nbody, nbody - 1, ntool);
+  if (rc)
+    return rc;
+  for (int i = 0; i < nbody; i++) {
+    sys->x_ref[i] = fl_v3((i - 0.5 * (nbody - 1)) * h, 0, 0);
+    sys->q_ref[i] = fl_qid();
+    fl_system_set_segment(sys, i, R, Ri, h, fb->density);
+    if (t->kind != FL_TEST_BEND3PT)
+      sys->motion[i] = i < ng ? FL_GRIP_FIXED : (i >= ng + nfree ? FL_GRIP_MOVING : FL_FREE);
+  }
+  fl_side_stiffness s = side_stiffness(exp, &sec, 0.5 * h);
+  for (int b = 0; b < nbody - 1; b++)
+    fl_system_bond_chain(sys, b, b, b + 1, &s, &s);
+
+  double E = fb->youngs_modulus, G = fb->shear_modulus, rho = fb->density;
+  double kc = 0.0;
+  if (t->kind == FL_TEST_BEND3PT) {
+    /* Supports at the bond points nearest +-span/2; bonds sit at k h - L/2. */
+    double L = fb->length_m, best = HUGE_VAL, xs = 0.0;
+    for (int k = 1; k < nbody; k++) {
+      double p = k * h - 0.5 * L;
+      if (p > 0.0 && fabs(p - 0.5 * t->span_m) < best) {
+        best = fabs(p - 0.5 * t->span_m);
+        xs = p;
+      }
+    }
+    info->span = 2.0 * xs;
+    info->free_bonds = (int)floor(info->span / h + 0.5);
+    info->centre_is_segment = nbody % 2 == 1;
+    double rs = t->support_radius_m, rn = t->nose_radius_m;
+    fl_tool tl[3] = {{fl_v3(-xs, -(R + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
+                     {fl_v3(xs, -(R + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
+                     {fl_v3(0, R + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn}};
+    for (int k = 0; k < 3; k++) {
+      sys->tool[k] = tl[k];
+      sys->law[k] = tool_law(exp, sys->mass[0], tl[k].radius);
+    }
+    /* Lowest bending mode of the simply supported span. */
+    double om = (PI / info->span) * (PI / info->span) *
+                sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
+    info->first_period = 2.0 * PI / om;
+    /* Contact stiffness at an overlap of 5 % of the radius, the stiffest tool. */
+    info->contact_overlap_ref = 0.05 * R;
+    for (int k = 0; k < 3; k++) {
+      double kk = 2.0 * sys->law[k].e_star * sqrt(sys->law[k].r_star * info->contact_overlap_ref);
+      if (kk > kc)
+        kc = kk;
+    }
+  } else if (t->kind == FL_TEST_TENSION) {
+    double c = sqrt(exp->bond.force_stiffness_scale * E / rho);
+    info->first_period = 2.0 * info->gauge / c;
+  } else {
+    double c = sqrt(exp->bond.torque_stiffness_scale * G / rho);
+    info->first_period = 2.0 * info->gauge / c;
+  }
+  info->critical_step = fl_system_critical_step(sys, exp->bond.damping, exp->bond.damping_stabilization, kc);
+  fl_system_reset(sys);
+  return FL_OK;
+}
+
+/* ---- the loading path ------------------------------------------------------- */
+
+/* Legs from turning point to turning point, each with cosine velocity ramps of
+ * duration tr at both ends, so the tool never jumps in velocity. */
+typedef struct {
+  int n;
+  double from[FL_MAX_CYCLES], to[FL_MAX_CYCLES];
+  double start[FL_MAX_CYCLES], dur[FL_MAX_CYCLES], ramp[FL_MAX_CYCLES];
+  double speed, total;
+} path;
+
+static void path_make(path *p, const fl_test_def *t, double target, double speed, double tr)
+{
+  double prev = 0.0, time = 0.0;
+  p->n = t->ncycles > 0 ? t->ncycles : 1;
+  p->speed = speed;
+  for (int i = 0; i < p->n; i++) {
+    double to = t->ncycles > 0 ? t->cycles[i] : target;
+    double len = fabs(to - prev);
+    double r = tr;
+    if (r > len / speed)
+      r = len / speed; /* a short leg ramps over its whole length */
+    p->from[i] = prev;
+    p->to[i] = to;
+    p->ramp[i] = r;
+    p->dur[i] = len / speed + r;
+    p->start[i] = time;
+    time += p->dur[i];
+    prev = to;
+  }
+  p->total = time;
+}
+
+/* Prescribed position at time tm, and the leg it is in. */
+static double path_pos(const path *p, double tm, int *leg)
+{
+  for (int i = 0; i < p->n; i++) {
+    double u = tm - p->start[i];
+    if (u > p->dur[i] && i < p->n - 1)
+      continue;
+    if (u > p->dur[i])
+      u = p->dur[i];
+    if (leg)
+      *leg = i;
+    double dir = p->to[i] >= p->from[i] ? 1.0 : -1.0, v = p->speed, r = p->ramp[i], T = p->dur[i], s;
+    if (r <= 0.0)
+      s = v * u;
+    else if (u < r) /* v (1 - cos(pi u / r)) / 2, integrated */
+      s = 0.5 * v * (u - r / PI * sin(PI * u / r));
+    else if (u <= T - r)
+      s = 0.5 * v * r + v * (u - r);
+    else {
+      double w = T - u;
+      s = fabs(p->to[i] - p->from[i]) - 0.5 * v * (w - r / PI * sin(PI * w / r));
+    }
+    return p->from[i] + dir * s;
+  }
+  return p->to[p->n - 1];
+}
+
+/* ---- results --------------------------------------------------------------- */
+
+void fl_curve_free(fl_curve *c)
+{
+  free(c->time);
+  free(c->x);
+  free(c->y);
+  free(c->support);
+  free(c->kinetic);
+  free(c->strain);
+  free(c->broken);
+  memset(c, 0, sizeof *c);
+}
+
+void fl_result_free(fl_result *r)
+{
+  free(r->spec);
+  memset(r, 0, sizeof *r);
+}
+
+double fl_fit_slope(const double *x, const double *y, int a, int b)
+{
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = a; i < b; i++) {
+    n += 1;
+    sx += x[i];
+    sy += y[i];
+    sxx += x[i] * x[i];
+    sxy += x[i] * y[i];
+  }
+  double d = n * sxx - sx * sx;
+  return (n >= 2 && d > 0.0) ? (n * sxy - sx * sy) / d : 0.0;
+}
+
+/* Peak figures and initial stiffness of one specimen's rows [0, np); rows [0, nfirst)
+ * belong to the first loading leg. */
+static void specimen_figures(const double *x, const double *y, int np, int nfirst, fl_specimen_result *r)
+{
+  int ip = 0, ix = 0;
+  for (int i = 0; i < np; i++) {
+    if (y[i] > y[ip])
+      ip = i;
+    if (x[i] >= x[ix])
+      ix = i;
+  }
+  r->peak = y[ip];
+  r->x_at_peak = x[ip];
+  r->y_at_max_x = y[ix];
+  /* Initial stiffness: least squares over the first leg's rows with 10-50 % of the
+   * first leg's peak, before that peak. */
+  int fp = 0;
+  for (int i = 0; i < nfirst; i++)
+    if (y[i] > y[fp])
+      fp = i;
+  int a = -1, b = -1;
+  for (int i = 0; i <= fp; i++) {
+    if (a < 0 && y[i] >= 0.1 * y[fp])
+      a = i;
+    if (y[i] <= 0.5 * y[fp])
+      b = i + 1;
+  }
+  if (a < 0 || b - a < 3) {
+    a = 0;
+    b = fp + 1;
+  }
+  r->initial_stiffness = fl_fit_slope(x, y, a, b);
+}
+
+/* ---- running ----------------------------------------------------------------- */
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
+           char *err, size_t errlen)
+{
+  fl_system sys;
+  fl_build_info info;
+  const fl_test_def *t = &exp->test;
+  int rc = fl_build(exp, nspec, &sys, &info);
+  memset(curve, 0, sizeof *curve);
+  memset(res, 0, sizeof *res);
+  if (rc) {
+    snprintf(err, errlen, "cannot build the specimens: %s", fl_strerror(rc));
+    return rc;
+  }
+  double dt = exp->sim.time_step > 0.0 ? exp->sim.time_step : exp->sim.safety * info.critical_step;
+  if (exp->sim.time_step > 0.0 && dt > info.critical_step && !exp->sim.force_time_step) {
+    snprintf(err, errlen,
+             "simulation.time_step: %g s is above the stability bound %.4g s; allowed: a step up to %.4g s, auto "
+             "(%.4g s with safety %g), or force_time_step: true",
+             dt, info.critical_step, info.critical_step, exp->sim.safety * info.critical_step, exp->sim.safety);
+    fl_system_free(&sys);
+    return FL_ETIMESTEP;
+  }
+  fl_system_set_step(&sys, dt, exp->bond.damping, exp->bond.damping_stabilization);
+
+  double target = t->kind == FL_TEST_BEND3PT ? t->max_displacement_m
+                  : t->kind == FL_TEST_TENSION ? t->max_elongation_m : t->max_twist_rad;
+  /* Quasi-static rule: loading at a constant rate from 0 to the maximum would take 20
+   * periods of the test's lowest elastic mode; each leg starts and ends with a cosine
+   * ramp of one period. */
+  double first = (t->ncycles > 0 && t->cycles[0] > 0.0) ? t->cycles[0] : target;
+  double speed = t->speed > 0.0 ? t->speed : target / (20.0 * info.first_period);
+  path p;
+  path_make(&p, t, target, speed, info.first_period);
+  long nsteps = (long)ceil(p.total / dt);
+  int np = exp->sim.output_points;
+
+  size_t nrow = (size_t)nspec * np;
+  curve->nspec = nspec;
+  curve->npoints = np;
+  curve->time = calloc(nrow, sizeof(double));
+  curve->x = calloc(nrow, sizeof(double));
+  curve->y = calloc(nrow, sizeof(double));
+  curve->support = calloc(nrow, sizeof(double));
+  curve->kinetic = calloc(nrow, sizeof(double));
+  curve->strain = calloc(nrow, sizeof(double));
+  curve->broken = calloc(nrow, sizeof(int));
+  res->spec = calloc((size_t)nspec, sizeof *res->spec);
+  double *work = calloc((size_t)nspec, sizeof(double));
+  if (!curve->time || !curve->x || !curve->y || !curve->support || !curve->kinetic || !curve->strain ||
+      !curve->broken || !res->spec || !work) {
+    rc = FL_ENOMEM;
+    snprintf(err, errlen, "out of memory for %zu curve rows", nrow);
+    goto out;
+  }
+
+  res->kind = t->kind;
+  res->specimens = nspec;
+  res->segments = sys.nbody;
+  res->time_step = dt;
+  res->critical_step = info.critical_step;
+  res->length = t->kind == FL_TEST_BEND3PT ? info.span : info.gauge;
+  res->speed = speed;
+  res->centre_is_segment = info.centre_is_segment;
+  res->overlap_ref = info.contact_overlap_ref;
+
+  double t0 = now(), last_progress = -1.0;
+  double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION ? 0.0 : target));
+  int point = 0, leg_first_end = -1;
+  double pos = 0.0;
+  for (long n = 0; n <= nsteps; n++) {
+    double tm = n * dt;
+    int leg = 0;
+    pos = path_pos(&p, tm, &leg);
+    /* Record when this step's time reaches the next output time. */
+    double t_out = point * p.total / (np - 1);
+    if (point < np && tm + 0.5 * dt >= t_out) {
+      fl_system_loads(&sys, 0);
+      if (leg > 0 && leg_first_end < 0)
+        leg_first_end = point;
+      for (int s = 0; s < nspec; s++) {
+        size_t r = (size_t)s * np + point;
+        double y;
+        if (t->kind == FL_TEST_BEND3PT) {
+          fl_vec3 fn = sys.tool_force[(size_t)s * 3 + 2];
+          fl_vec3 f0 = sys.tool_force[(size_t)s * 3], f1 = sys.tool_force[(size_t)s * 3 + 1];
+          y = fn.y;                       /* the specimen pushes the nose up */
+          curve->support[r] = -(f0.y + f1.y); /* and the supports down */
+        } else if (t->kind == FL_TEST_TENSION) {
+          y = sys.grip_force[s].x; /* bonds pull the moving grip's bodies back: force is -x on them */
+          y = -y;
+        } else {
+          y = -sys.grip_torque[s].x;
+        }
+        curve->time[r] = tm;
+        curve->x[r] = pos;
+        curve->y[r] = y;
+        curve->kinetic[r] = fl_system_kinetic(&sys, s);
+        curve->strain[r] = sys.strain_energy[s];
+        curve->broken[r] = 0;
+        if (point > 0) {
+          size_t q = r - 1;
+          work[s] += 0.5 * (curve->y[q] + y) * (pos - curve->x[q]);
+        }
+        /* Energy jump: kinetic energy far above the work put in, once loading is under way. */
+        if (leg == 0 && fabs(pos) >= 0.1 * fabs(first) && curve->kinetic[r] > 100.0 * (fabs(work[s]) + curve->strain[r])) {
+          int worst = 0;
+          double wk = -1.0;
+          for (int i = 0; i < sys.nbody; i++) {
+            size_t k = (size_t)s * sys.nbody + i;
+            double e = 0.5 * sys.mass[i] * fl_dot(sys.v[k], sys.v[k]);
+            if (e > wk) {
+              wk = e;
+              worst = i;
+            }
+          }
+          snprintf(err, errlen,
+                   "unstable at step %ld (t = %.6g s), specimen %d, bond %d: kinetic energy %.3g J is over 100 "
+                   "times the work done %.3g J; likely cause: time step too large for the stiffness or damping "
+                   "(lower simulation.safety or bond.damping, raise bond.damping_stabilization)",
+                   n, tm, s, worst > 0 ? worst - 1 : 0, curve->kinetic[r], work[s]);
+          rc = FL_EUNSTABLE;
+          goto out;
+        }
+      }
+      point++;
+      if (hooks && hooks->sample)
+        hooks->sample(hooks->ctx, &sys, point - 1, pos);
+    }
+    if (n == nsteps)
+      break;
+    /* Tool and grip rates that reach the next prescribed position exactly. */
+    double rate = (path_pos(&p, tm + dt, NULL) - pos) / dt;
+    if (t->kind == FL_TEST_BEND3PT)
+      sys.tool[2].vel = fl_v3(0, -rate, 0);
+    else if (t->kind == FL_TEST_TENSION)
+      sys.grip_speed = rate;
+    else
+      sys.grip_omega = rate;
+    int bs = 0, bb = 0;
+    rc = fl_system_step(&sys, &bs, &bb);
+    if (rc == FL_OK && (n & 1023) == 0) {
+      for (int s = 0; s < nspec && rc == FL_OK; s++)
+        for (int i = 0; i < sys.nbody; i++)
+          if (fl_norm(sys.x[(size_t)s * sys.nbody + i]) > box) {
+            bs = s;
+            bb = i > 0 ? i - 1 : 0;
+            rc = FL_EUNSTABLE;
+            break;
+          }
+    }
+    if (rc) {
+      snprintf(err, errlen,
+               "unstable at step %ld (t = %.6g s), specimen %d, bond %d: a body %s; likely cause: time step too "
+               "large for the stiffness or damping (lower simulation.safety or bond.damping, raise "
+               "bond.damping_stabilization)",
+               n + 1, tm + dt, bs, bb, rc == FL_EUNSTABLE ? "left the finite numbers or the bounding box" : "");
+      goto out;
+    }
+    if (hooks && hooks->stop && *hooks->stop) {
+      snprintf(err, errlen, "interrupted at step %ld of %ld", n + 1, nsteps);
+      rc = FL_EINTERRUPT;
+      goto out;
+    }
+    if (hooks && hooks->progress && (n & 4095) == 0) {
+      double fr = (double)n / nsteps;
+      if (fr - last_progress >= 0.001) {
+        hooks->progress(hooks->ctx, fr);
+        last_progress = fr;
+      }
+    }
+  }
+  if (hooks && hooks->progress)
+    hooks->progress(hooks->ctx, 1.0);
+  curve->npoints = point;
+  np = point;
+  /* Compact rows if fewer points than planned were recorded. */
+  if (np != exp->sim.output_points) {
+    int planned = exp->sim.output_points;
+    double *cols[] = {curve->time, curve->x, curve->y, curve->support, curve->kinetic, curve->strain};
+    for (int c = 0; c < 6; c++)
+      for (int s = 0; s < nspec; s++)
+        memmove(cols[c] + (size_t)s * np, cols[c] + (size_t)s * planned, (size_t)np * sizeof(double));
+    for (int s = 0; s < nspec; s++)
+      memmove(curve->broken + (size_t)s * np, curve->broken + (size_t)s * planned, (size_t)np * sizeof(int));
+  }
+  res->steps = sys.step;
+  res->max_overlap = sys.max_overlap;
+  res->wall_time = now() - t0;
+  if (leg_first_end < 0)
+    leg_first_end = np;
+  for (int s = 0; s < nspec; s++) {
+    const double *x = curve->x + (size_t)s * np, *y = curve->y + (size_t)s * np;
+    specimen_figures(x, y, np, leg_first_end, &res->spec[s]);
+    for (int i = 0; i < leg_first_end; i++) {
+      size_t r = (size_t)s * np + i;
+      if (fabs(curve->x[r]) >= 0.1 * fabs(first) && curve->strain[r] > 0.0) {
+        double q = curve->kinetic[r] / curve->strain[r];
+        if (q > res->ke_ratio)
+          res->ke_ratio = q;
+      }
+    }
+  }
+out:
+  free(work);
+  fl_system_free(&sys);
+  return rc;
+}

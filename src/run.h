@@ -1,0 +1,86 @@
+/* run.h: build a batch of specimens for a virtual test and run it to a curve. */
+#ifndef FL_RUN_H
+#define FL_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "experiment.h"
+#include "system.h"
+
+/* What the builder realised from the definition. */
+typedef struct {
+  double h;              /* segment bonded length (centre spacing), m */
+  double span;           /* bend3pt: support axis distance, realised by bond points, m */
+  double gauge;          /* tension/torsion: distance between innermost gripped centres, m */
+  int free_bonds;        /* bonds between the grips (tension/torsion), or across the span */
+  double first_period;   /* period of the test's lowest elastic mode, s */
+  double critical_step;  /* stability bound, s */
+  double contact_overlap_ref; /* overlap the contact stiffness of the bound assumes, m */
+  int centre_is_segment; /* bend3pt: a segment centre (not a bond) lies under the nose */
+  fl_section section;    /* of the fiber */
+} fl_build_info;
+
+/* Build specimens (geometry, bonds, tools, grips) for exp in sys; sets nothing of the
+ * time step. */
+int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info *info);
+
+/* One curve row per specimen and output point, index s * npoints + p. */
+typedef struct {
+  int nspec;        /* specimens */
+  int npoints;      /* rows per specimen */
+  double *time;     /* s */
+  double *x;        /* displacement (m), elongation (m) or twist (rad) */
+  double *y;        /* force on the nose or grip (N) or torque (N m) */
+  double *support;  /* bend3pt: force on the supports, N */
+  double *kinetic;  /* J */
+  double *strain;   /* J */
+  int *broken;      /* broken bonds */
+} fl_curve;
+
+void fl_curve_free(fl_curve *c);
+
+/* Figures of one specimen. */
+typedef struct {
+  double initial_stiffness; /* N/m or N m/rad */
+  double peak;              /* N or N m */
+  double x_at_peak;         /* m or rad */
+  double y_at_max_x;        /* N or N m */
+} fl_specimen_result;
+
+typedef struct {
+  enum fl_test_kind kind;
+  int specimens;
+  int segments;          /* bodies simulated per specimen */
+  double time_step;      /* s */
+  double critical_step;  /* s */
+  long steps;
+  double wall_time;      /* s */
+  double length;         /* span or gauge length realised, m */
+  double speed;          /* m/s or rad/s used */
+  double ke_ratio;       /* largest kinetic / strain energy while loading */
+  int bonds_broken;
+  fl_specimen_result *spec; /* per specimen */
+  int centre_is_segment;
+  double max_overlap;    /* largest tool overlap seen, m */
+  double overlap_ref;    /* overlap assumed by the time step, m */
+} fl_result;
+
+void fl_result_free(fl_result *r);
+
+/* Called every output point (optional): the system after the step. */
+typedef struct {
+  void (*progress)(void *ctx, double fraction);
+  void (*sample)(void *ctx, const fl_system *sys, int point, double x);
+  void *ctx;
+  volatile sig_atomic_t *stop; /* set asynchronously to interrupt */
+} fl_run_hooks;
+
+/* Run the virtual test; err gets a message for FL_EUNSTABLE, FL_ETIMESTEP, ... */
+int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
+           char *err, size_t errlen);
+
+/* Slope of y on x by least squares over rows [a, b). */
+double fl_fit_slope(const double *x, const double *y, int a, int b);
+
+#endif

@@ -1,0 +1,190 @@
+/* system.c: allocation, construction and the stability bound of a fl_system. */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fl_defs.h"
+#include "system.h"
+
+#define PI 3.14159265358979323846
+
+int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
+{
+  memset(sys, 0, sizeof *sys);
+  if (nspec < 1 || nbody < 1 || nbond < 0 || ntool < 0 || ntool > FL_MAX_TOOLS)
+    return FL_EINPUT;
+  size_t nb = (size_t)nbody, ns = (size_t)nspec, nsb = ns * nb, nbd = (size_t)nbond;
+  sys->nspec = nspec;
+  sys->nbody = nbody;
+  sys->nbond = nbond;
+  sys->ntool = ntool;
+  sys->mass = calloc(nb, sizeof *sys->mass);
+  sys->inertia_axial = calloc(nb, sizeof *sys->inertia_axial);
+  sys->inertia_trans = calloc(nb, sizeof *sys->inertia_trans);
+  sys->half_length = calloc(nb, sizeof *sys->half_length);
+  sys->radius = calloc(nb, sizeof *sys->radius);
+  sys->motion = calloc(nb, sizeof *sys->motion);
+  sys->x_ref = calloc(nb, sizeof *sys->x_ref);
+  sys->q_ref = calloc(nb, sizeof *sys->q_ref);
+  sys->x = calloc(nsb, sizeof *sys->x);
+  sys->q = calloc(nsb, sizeof *sys->q);
+  sys->v = calloc(nsb, sizeof *sys->v);
+  sys->w = calloc(nsb, sizeof *sys->w);
+  sys->L = calloc(nsb, sizeof *sys->L);
+  sys->f = calloc(nsb, sizeof *sys->f);
+  sys->t = calloc(nsb, sizeof *sys->t);
+  sys->b1 = calloc(nbd + 1, sizeof *sys->b1);
+  sys->b2 = calloc(nbd + 1, sizeof *sys->b2);
+  sys->bond = calloc(nbd + 1, sizeof *sys->bond);
+  sys->bstate = calloc(ns * nbd + 1, sizeof *sys->bstate);
+  sys->xi = calloc(nsb * (size_t)ntool + 1, sizeof *sys->xi);
+  sys->tool_force = calloc(ns * (size_t)ntool + 1, sizeof *sys->tool_force);
+  sys->grip_force = calloc(ns, sizeof *sys->grip_force);
+  sys->grip_torque = calloc(ns, sizeof *sys->grip_torque);
+  sys->strain_energy = calloc(ns, sizeof *sys->strain_energy);
+  if (!sys->mass || !sys->inertia_axial || !sys->inertia_trans || !sys->half_length || !sys->radius ||
+      !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
+      !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
+      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy) {
+    fl_system_free(sys);
+    return FL_ENOMEM;
+  }
+  for (size_t i = 0; i < nb; i++)
+    sys->q_ref[i] = fl_qid();
+  for (size_t i = 0; i < nsb; i++)
+    sys->q[i] = fl_qid();
+  return FL_OK;
+}
+
+void fl_system_free(fl_system *sys)
+{
+  void *p[] = {sys->mass, sys->inertia_axial, sys->inertia_trans, sys->half_length, sys->radius, sys->motion,
+               sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
+               sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
+               sys->grip_torque, sys->strain_energy};
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+    free(p[i]);
+  memset(sys, 0, sizeof *sys);
+}
+
+fl_section fl_section_hollow(double r_out, double r_in)
+{
+  fl_section s;
+  s.area = PI * (r_out * r_out - r_in * r_in);
+  s.inertia = PI * (pow(r_out, 4) - pow(r_in, 4)) / 4.0;
+  s.polar = 2.0 * s.inertia;
+  return s;
+}
+
+void fl_system_set_segment(fl_system *sys, int i, double r_out, double r_in, double h, double density)
+{
+  fl_section sec = fl_section_hollow(r_out, r_in);
+  double m = density * sec.area * h, rr = r_out * r_out + r_in * r_in;
+  sys->mass[i] = m;
+  sys->inertia_axial[i] = m * rr / 2.0;
+  sys->inertia_trans[i] = m * (3.0 * rr + h * h) / 12.0;
+  sys->half_length[i] = h / 2.0;
+  sys->radius[i] = r_out;
+}
+
+void fl_system_bond_chain(fl_system *sys, int b, int i, int j, const fl_side_stiffness *s1,
+                          const fl_side_stiffness *s2)
+{
+  /* Contact point midway between the bonded lengths, fixed in both body frames. */
+  fl_vec3 c = fl_scale(fl_add(sys->x_ref[i], sys->x_ref[j]), 0.5);
+  sys->b1[b] = i;
+  sys->b2[b] = j;
+  sys->bond[b] = fl_bond_make(sys->x_ref[i], sys->q_ref[i], sys->x_ref[j], sys->q_ref[j], c, *s1, *s2);
+}
+
+void fl_system_reset(fl_system *sys)
+{
+  for (int s = 0; s < sys->nspec; s++)
+    for (int i = 0; i < sys->nbody; i++) {
+      size_t k = (size_t)s * sys->nbody + i;
+      sys->x[k] = sys->x_ref[i];
+      sys->q[k] = sys->q_ref[i];
+      sys->v[k] = sys->w[k] = sys->L[k] = sys->f[k] = sys->t[k] = fl_v3(0, 0, 0);
+    }
+  memset(sys->bstate, 0, (size_t)sys->nspec * sys->nbond * sizeof *sys->bstate);
+  memset(sys->xi, 0, (size_t)sys->nspec * sys->nbody * sys->ntool * sizeof *sys->xi);
+  sys->grip_disp = sys->grip_angle = 0.0;
+  sys->step = 0;
+}
+
+/* Stable-step factor of one mode of angular frequency omega under the Maxwell-
+ * stabilised stiffness-proportional damping: (2/omega') (sqrt(1 + z^2) - z), where the
+ * Maxwell branch adds at most k/s of stiffness (omega') and its damping falls off as
+ * 1 / (1 + (omega tau)^2).  For s = 0 this is the plain dashpot bound. */
+static double damped_bound(double omega, double a_damp, double stab)
+{
+  double tau = a_damp * stab, x2 = (omega * tau) * (omega * tau);
+  double om = omega;
+  if (stab > 0.0)
+    om = omega * sqrt(1.0 + (x2 / (1.0 + x2)) / stab);
+  double z = 0.5 * a_damp * omega * omega / om / (1.0 + x2);
+  return 2.0 / om * (sqrt(1.0 + z * z) - z);
+}
+
+double fl_system_critical_step(const fl_system *sys, double a_damp, double stab, double kc)
+{
+  /* Gershgorin bound on the mass-normalised stiffness of the linearised chain, per body
+   * and direction: translation, bending rotation, twist. */
+  int n = sys->nbody;
+  double *rt = calloc((size_t)n, sizeof *rt), *rr = calloc((size_t)n, sizeof *rr),
+         *rw = calloc((size_t)n, sizeof *rw);
+  double best = HUGE_VAL;
+  if (!rt || !rr || !rw)
+    goto done;
+  for (int b = 0; b < sys->nbond; b++) {
+    const fl_bond *bd = &sys->bond[b];
+    int i = sys->b1[b], j = sys->b2[b];
+    double ka = fl_series(bd->s1.k_axial, bd->s2.k_axial), ks = fl_series(bd->s1.k_shear, bd->s2.k_shear);
+    double kt = fl_series(bd->s1.k_twist, bd->s2.k_twist), kb = fl_series(bd->s1.k_bend, bd->s2.k_bend);
+    double k = ka > ks ? ka : ks;
+    double di = fl_norm(bd->r1), dj = fl_norm(bd->r2);
+    double mi = sys->mass[i], mj = sys->mass[j], Ii = sys->inertia_trans[i], Ij = sys->inertia_trans[j];
+    /* translation rows */
+    rt[i] += k / mi + k / sqrt(mi * mj) + ks * di / sqrt(mi * Ii) + ks * dj / sqrt(mi * Ij);
+    rt[j] += k / mj + k / sqrt(mi * mj) + ks * dj / sqrt(mj * Ij) + ks * di / sqrt(mj * Ii);
+    /* bending rotation rows */
+    rr[i] += (kb + ks * di * di) / Ii + (kb + ks * di * dj) / sqrt(Ii * Ij) + ks * di / sqrt(mi * Ii)
+             + ks * di / sqrt(Ii * mj);
+    rr[j] += (kb + ks * dj * dj) / Ij + (kb + ks * di * dj) / sqrt(Ii * Ij) + ks * dj / sqrt(mj * Ij)
+             + ks * dj / sqrt(Ij * mi);
+    /* twist rows */
+    rw[i] += kt / sys->inertia_axial[i] + kt / sqrt(sys->inertia_axial[i] * sys->inertia_axial[j]);
+    rw[j] += kt / sys->inertia_axial[j] + kt / sqrt(sys->inertia_axial[i] * sys->inertia_axial[j]);
+  }
+  for (int i = 0; i < n; i++) {
+    if (sys->motion[i] != FL_FREE)
+      continue;
+    double hl = sys->half_length[i], r = sys->radius[i];
+    rt[i] += kc / sys->mass[i];
+    rr[i] += kc * (hl * hl + r * r) / sys->inertia_trans[i];
+    double w2 = rt[i];
+    if (rr[i] > w2)
+      w2 = rr[i];
+    if (rw[i] > w2)
+      w2 = rw[i];
+    if (w2 > 0.0) {
+      double dt = damped_bound(sqrt(w2), a_damp, stab);
+      if (dt < best)
+        best = dt;
+    }
+  }
+done:
+  free(rt);
+  free(rr);
+  free(rw);
+  return best;
+}
+
+void fl_system_set_step(fl_system *sys, double dt, double a_damp, double stab)
+{
+  sys->dt = dt;
+  sys->damping.a_damp = a_damp;
+  sys->damping.decay = (stab > 0.0 && a_damp > 0.0) ? exp(-dt / (a_damp * stab)) : 0.0;
+}

@@ -1,0 +1,112 @@
+/* system.h: a batch of identical-geometry fiber specimens as rigid bodies, bonds and
+ * test tools, laid out for the hot loop.  Geometry (masses, bond definitions) is stored
+ * once; state (positions, velocities, bond damping state, contact history) once per
+ * specimen, at index specimen * count + i. */
+#ifndef FL_SYSTEM_H
+#define FL_SYSTEM_H
+
+#include <stddef.h>
+
+#include "bond.h"
+#include "contact.h"
+
+#define FL_MAX_TOOLS 4
+
+enum fl_motion {
+  FL_FREE = 0,        /* integrated */
+  FL_GRIP_FIXED = 1,  /* held still */
+  FL_GRIP_MOVING = 2  /* moved by the test (translation along x, rotation about x) */
+};
+
+typedef struct {
+  /* sizes */
+  int nspec;  /* specimens */
+  int nbody;  /* bodies per specimen */
+  int nbond;  /* bonds per specimen */
+  int ntool;  /* tools (shared by all specimens) */
+
+  /* per body i, shared by specimens */
+  double *mass;          /* kg */
+  double *inertia_axial; /* about the body x axis, kg m^2 */
+  double *inertia_trans; /* about any axis across it, kg m^2 */
+  double *half_length;   /* half the cylinder part (bonded length / 2), m */
+  double *radius;        /* outer radius, m */
+  unsigned char *motion; /* enum fl_motion */
+  fl_vec3 *x_ref;        /* position at t = 0, m */
+  fl_quat *q_ref;        /* orientation at t = 0 */
+
+  /* per specimen and body, index s * nbody + i */
+  fl_vec3 *x;     /* m */
+  fl_quat *q;     /* body -> world */
+  fl_vec3 *v;     /* m/s, at the half step */
+  fl_vec3 *w;     /* rad/s, world */
+  fl_vec3 *L;     /* angular momentum, world, kg m^2/s */
+  fl_vec3 *f;     /* force of the current step, N */
+  fl_vec3 *t;     /* torque about the centre, N m */
+
+  /* per bond b, shared */
+  int *b1, *b2;   /* body indices */
+  fl_bond *bond;  /* definitions */
+  /* per specimen and bond, index s * nbond + b */
+  fl_bond_state *bstate;
+
+  /* tools and their contacts */
+  fl_tool tool[FL_MAX_TOOLS];
+  fl_contact_law law[FL_MAX_TOOLS];
+  fl_vec3 *xi;          /* tangential history, index (s * nbody + i) * ntool + k */
+  fl_vec3 *tool_force;  /* force the specimen exerts on tool k, index s * ntool + k, N */
+
+  /* grips: the moving grip's displacement along x and rotation about x */
+  double grip_disp;     /* m */
+  double grip_angle;    /* rad */
+  double grip_speed;    /* m/s */
+  double grip_omega;    /* rad/s */
+  fl_vec3 *grip_force;  /* load the specimen puts on the moving grip, index s, N */
+  fl_vec3 *grip_torque; /* about the fiber axis through the origin, index s, N m */
+
+  /* time stepping */
+  double dt;              /* s */
+  fl_bond_damping damping;
+  double *strain_energy;  /* bond elastic energy of the last step, per specimen, J */
+  long step;              /* steps taken */
+  double max_overlap;     /* largest tool contact overlap seen, m */
+} fl_system;
+
+int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool);
+void fl_system_free(fl_system *sys);
+
+/* Section and mass of a straight hollow segment (MODEL.md section 1). */
+typedef struct {
+  double area;     /* m^2 */
+  double inertia;  /* second moment I, m^4 */
+  double polar;    /* J = 2 I, m^4 */
+} fl_section;
+fl_section fl_section_hollow(double r_out, double r_in);
+
+/* Body i: mass and inertia of a hollow segment of bonded length h. */
+void fl_system_set_segment(fl_system *sys, int i, double r_out, double r_in, double h, double density);
+/* Bond b between consecutive bodies along their common axis at t = 0. */
+void fl_system_bond_chain(fl_system *sys, int b, int i, int j, const fl_side_stiffness *s1,
+                          const fl_side_stiffness *s2);
+/* Copy the reference state (x_ref, q_ref, zero velocities) to every specimen. */
+void fl_system_reset(fl_system *sys);
+
+/* One explicit step: loads, contacts, integration, kinematic bodies.  Returns FL_OK, or
+ * FL_EUNSTABLE with *bad_spec and *bad_bond set (bond -1: a body left the finite). */
+int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond);
+
+/* Evaluate loads of the current state without advancing (f, t, strain_energy). */
+void fl_system_loads(fl_system *sys, int advance_damping);
+
+/* Kinetic energy of specimen s (free bodies), J. */
+double fl_system_kinetic(const fl_system *sys, int s);
+
+/* Stability bound of the explicit step, 2 / omega_max with the damping reduction, s.
+ * contact_stiffness: the largest tool contact stiffness expected, N/m (0: none). */
+double fl_system_critical_step(const fl_system *sys, double a_damp, double stabilization,
+                               double contact_stiffness);
+
+/* Set dt and the Maxwell decay factor. */
+void fl_system_set_step(fl_system *sys, double dt, double a_damp, double stabilization);
+
+#endif

@@ -1,0 +1,693 @@
+/* yaml_experiment.c: the experiment YAML loader (libyaml document API) and the
+ * -s KEY=VALUE overrides, both through one table of allowed keys. */
+#include <config.h>
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "experiment.h"
+#include "fl_defs.h"
+
+#define DEG (3.14159265358979323846 / 180.0)
+
+enum key_type {
+  KT_SECTION, /* a mapping of further keys */
+  KT_REAL,    /* double in [min, max] */
+  KT_REAL_AUTO, /* double, or "auto" stored as -1 */
+  KT_DEG,     /* degrees in YAML, radians inside */
+  KT_INT,
+  KT_SEED,
+  KT_BOOL,
+  KT_ENUM,
+  KT_CYCLES   /* a list of turning points */
+};
+
+/* Bit per test kind a key belongs to; 0 for keys outside the test block. */
+#define K_BEND (1 << FL_TEST_BEND3PT)
+#define K_TENS (1 << FL_TEST_TENSION)
+#define K_TORS (1 << FL_TEST_TORSION)
+#define K_ALL (K_BEND | K_TENS | K_TORS)
+
+static const char *const kind_names[] = {"bend3pt", "tension", "torsion", NULL};
+static const char *const criterion_names[] = {"none", "bending_stress", "bending_angle", "axial_stress",
+                                              "force_stress", "von_mises", NULL};
+static const char *const post_names[] = {"total_breakage", "constant_torque", "constant_force",
+                                         "combined_plasticity", NULL};
+static const char *const buckling_names[] = {"none", "reversible", "damage", "plastic", NULL};
+
+typedef struct {
+  const char *path;           /* dotted path */
+  enum key_type type;
+  size_t offset;              /* of the value in fl_experiment */
+  double min, max;            /* allowed range */
+  int min_open, max_open;     /* 1: bound excluded */
+  const char *unit;           /* for messages */
+  const char *const *names;   /* KT_ENUM */
+  int kinds;                  /* test kinds (test block only) */
+  long given;                 /* offset of an int flag set when the key is given, or -1 */
+} key_def;
+
+#define OFF(f) offsetof(fl_experiment, f)
+static const key_def keys[] = {
+    {"fiber", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
+    {"fiber.length", KT_REAL, OFF(fiber.length_m), 0, 1e3, 1, 0, "m", NULL, 0, -1},
+    {"fiber.outer_radius", KT_REAL, OFF(fiber.outer_radius_m), 0, 1, 1, 0, "m", NULL, 0, -1},
+    {"fiber.inner_radius_ratio", KT_REAL, OFF(fiber.inner_radius_ratio), 0, 1, 0, 1, "", NULL, 0, -1},
+    {"fiber.segments", KT_INT, OFF(fiber.segments), 2, 1000000, 0, 0, "", NULL, 0, -1},
+    {"fiber.density", KT_REAL, OFF(fiber.density), 0, 1e5, 1, 0, "kg/m^3", NULL, 0, -1},
+    {"fiber.youngs_modulus", KT_REAL, OFF(fiber.youngs_modulus), 0, 1e13, 1, 0, "Pa", NULL, 0, -1},
+    {"fiber.shear_modulus", KT_REAL, OFF(fiber.shear_modulus), 0, 1e13, 1, 0, "Pa", NULL, 0, OFF(fiber.shear_given)},
+    {"fiber.poisson_ratio", KT_REAL, OFF(fiber.poisson_ratio), -1, 0.5, 1, 0, "", NULL, 0, OFF(fiber.poisson_given)},
+    {"bond", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
+    {"bond.force_stiffness_scale", KT_REAL, OFF(bond.force_stiffness_scale), 0, 1e6, 0, 0, "", NULL, 0, -1},
+    {"bond.torque_stiffness_scale", KT_REAL, OFF(bond.torque_stiffness_scale), 0, 1e6, 0, 0, "", NULL, 0, -1},
+    {"bond.damping", KT_REAL, OFF(bond.damping), 0, 1e3, 0, 0, "s", NULL, 0, -1},
+    {"bond.damping_stabilization", KT_REAL, OFF(bond.damping_stabilization), 0, 1e6, 0, 0, "", NULL, 0, -1},
+    {"bond.failure", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
+    {"bond.failure.criterion", KT_ENUM, OFF(bond.failure.criterion), 0, 0, 0, 0, "", criterion_names, 0, -1},
+    {"bond.failure.max_stress", KT_REAL, OFF(bond.failure.max_stress), 0, 1e13, 1, 0, "Pa", NULL, 0, OFF(bond.failure.max_stress_given)},
+    {"bond.failure.max_bending_angle", KT_DEG, OFF(bond.failure.max_bending_angle), 0, 180, 0, 1, "deg", NULL, 0, -1},
+    {"bond.failure.ignore_compression", KT_BOOL, OFF(bond.failure.ignore_compression), 0, 0, 0, 0, "", NULL, 0, -1},
+    {"bond.failure.strength_variation", KT_REAL, OFF(bond.failure.strength_variation), 0, 10, 0, 0, "", NULL, 0, -1},
+    {"bond.failure.post_failure", KT_ENUM, OFF(bond.failure.post_failure), 0, 0, 0, 0, "", post_names, 0, -1},
+    {"bond.buckling", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
+    {"bond.buckling.type", KT_ENUM, OFF(bond.buckling.type), 0, 0, 0, 0, "", buckling_names, 0, -1},
+    {"bond.buckling.sample_length", KT_REAL, OFF(bond.buckling.sample_length), 0, 1e3, 1, 0, "m", NULL, 0, OFF(bond.buckling.values_given)},
+    {"bond.buckling.max_force", KT_REAL, OFF(bond.buckling.max_force), 0, 1e12, 1, 0, "N", NULL, 0, OFF(bond.buckling.values_given)},
+    {"bond.buckling.min_force", KT_REAL, OFF(bond.buckling.min_force), 0, 1e12, 0, 0, "N", NULL, 0, OFF(bond.buckling.values_given)},
+    {"bond.buckling.displacement_at_min_force", KT_REAL, OFF(bond.buckling.displacement_at_min_force), 0, 1e3, 1, 0, "m", NULL, 0, OFF(bond.buckling.values_given)},
+    {"bond.buckling.slope_after_min_force", KT_REAL, OFF(bond.buckling.slope_after_min_force), -1e15, 1e15, 0, 0, "N/m", NULL, 0, OFF(bond.buckling.values_given)},
+    {"test", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, OFF(test_given)},
+    {"test.kind", KT_ENUM, OFF(test.kind), 0, 0, 0, 0, "", kind_names, K_ALL, -1},
+    {"test.span", KT_REAL, OFF(test.span_m), 0, 1e3, 1, 0, "m", NULL, K_BEND, -1},
+    {"test.support_radius", KT_REAL, OFF(test.support_radius_m), 0, 10, 1, 0, "m", NULL, K_BEND, -1},
+    {"test.nose_radius", KT_REAL, OFF(test.nose_radius_m), 0, 10, 1, 0, "m", NULL, K_BEND, -1},
+    {"test.tool_youngs_modulus", KT_REAL, OFF(test.tool_youngs_modulus), 0, 1e13, 1, 0, "Pa", NULL, K_BEND, -1},
+    {"test.tool_poisson_ratio", KT_REAL, OFF(test.tool_poisson_ratio), -1, 0.5, 1, 0, "", NULL, K_BEND, -1},
+    {"test.friction", KT_REAL, OFF(test.friction), 0, 10, 0, 0, "", NULL, K_BEND, -1},
+    {"test.restitution", KT_REAL, OFF(test.restitution), 0, 1, 1, 0, "", NULL, K_BEND, -1},
+    {"test.speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e3, 1, 0, "m/s", NULL, K_BEND | K_TENS, -1},
+    {"test.max_displacement", KT_REAL, OFF(test.max_displacement_m), 0, 10, 1, 0, "m", NULL, K_BEND, -1},
+    {"test.gauge_length", KT_REAL, OFF(test.gauge_length_m), 0, 1e3, 1, 0, "m", NULL, K_TENS | K_TORS, -1},
+    {"test.grip_length", KT_REAL, OFF(test.grip_length_m), 0, 1e3, 1, 0, "m", NULL, K_TENS | K_TORS, -1},
+    {"test.max_elongation", KT_REAL, OFF(test.max_elongation_m), 0, 1e3, 1, 0, "m", NULL, K_TENS, -1},
+    {"test.angular_speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e6, 1, 0, "rad/s", NULL, K_TORS, -1},
+    {"test.max_twist", KT_DEG, OFF(test.max_twist_rad), 0, 36000, 1, 0, "deg", NULL, K_TORS, -1},
+    {"test.cycles", KT_CYCLES, OFF(test.cycles), 0, 1e6, 0, 0, "", NULL, K_ALL, -1},
+    {"simulation", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
+    {"simulation.time_step", KT_REAL_AUTO, OFF(sim.time_step), 0, 1, 1, 0, "s", NULL, 0, -1},
+    {"simulation.safety", KT_REAL, OFF(sim.safety), 0, 1, 1, 0, "", NULL, 0, -1},
+    {"simulation.force_time_step", KT_BOOL, OFF(sim.force_time_step), 0, 0, 0, 0, "", NULL, 0, -1},
+    {"simulation.output_points", KT_INT, OFF(sim.output_points), 2, 1000000, 0, 0, "", NULL, 0, -1},
+    {"simulation.seed", KT_SEED, OFF(sim.seed), 0, 0, 0, 0, "", NULL, 0, OFF(sim.seed_given)},
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+_Static_assert(NKEYS <= FL_MAX_KEYS, "raise FL_MAX_KEYS");
+
+fl_experiment fl_experiment_default(void)
+{
+  fl_experiment e;
+  memset(&e, 0, sizeof e);
+  e.fiber.length_m = 0.12;
+  e.fiber.outer_radius_m = 1.5e-3;
+  e.fiber.inner_radius_ratio = 0.0;
+  e.fiber.segments = 24;
+  e.fiber.density = 1000.0;
+  e.fiber.youngs_modulus = 1e9;
+  e.fiber.poisson_ratio = 0.3;
+  e.bond.force_stiffness_scale = 1.0;
+  e.bond.torque_stiffness_scale = 1.0;
+  e.bond.damping = 0.0;
+  e.bond.damping_stabilization = 1.0;
+  e.bond.failure.criterion = FL_CRIT_NONE;
+  e.bond.failure.max_bending_angle = 30.0 * DEG;
+  e.bond.failure.post_failure = FL_POST_TOTAL_BREAKAGE;
+  e.bond.buckling.type = FL_BUCKLING_NONE;
+  e.test.kind = FL_TEST_BEND3PT;
+  e.test.span_m = 0.1;
+  e.test.support_radius_m = 5e-3;
+  e.test.nose_radius_m = 5e-3;
+  e.test.tool_youngs_modulus = 2.1e11;
+  e.test.tool_poisson_ratio = 0.3;
+  e.test.friction = 0.3;
+  e.test.restitution = 0.5;
+  e.test.max_displacement_m = 1e-2;
+  e.test.gauge_length_m = 0.1;
+  e.test.grip_length_m = 0.01;
+  e.test.max_elongation_m = 1e-3;
+  e.test.max_twist_rad = 10.0 * DEG;
+  e.test.speed = -1.0;
+  e.sim.time_step = -1.0;
+  e.sim.safety = 0.2;
+  e.sim.output_points = 500;
+  e.sim.seed = 1;
+  return e;
+}
+
+const char *fl_test_kind_name(enum fl_test_kind kind) { return kind_names[kind]; }
+
+/* Where a value came from, for messages. */
+typedef struct {
+  const char *file; /* file name, or NULL for a -s option */
+  const char *arg;  /* the -s argument */
+  size_t line, col; /* 1-based */
+} origin;
+
+static int fail(char *err, size_t errlen, const origin *o, const char *fmt, ...)
+{
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (o->file)
+    snprintf(err, errlen, "%s:%zu:%zu: %s", o->file, o->line, o->col, msg);
+  else
+    snprintf(err, errlen, "--set '%s': %s", o->arg, msg);
+  return FL_EINPUT;
+}
+
+static const key_def *find_key(const char *path)
+{
+  for (size_t i = 0; i < NKEYS; i++)
+    if (strcmp(keys[i].path, path) == 0)
+      return &keys[i];
+  return NULL;
+}
+
+/* "a, b or c": the keys allowed directly under prefix (for the given test kind). */
+static void allowed_keys(const char *prefix, int kind, char *buf, size_t len)
+{
+  size_t pl = strlen(prefix), used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < NKEYS; i++) {
+    const char *p = keys[i].path;
+    if (pl) {
+      if (strncmp(p, prefix, pl) != 0 || p[pl] != '.')
+        continue;
+      p += pl + 1;
+    }
+    if (strchr(p, '.'))
+      continue;
+    if (keys[i].kinds && kind >= 0 && !(keys[i].kinds & (1 << kind)))
+      continue;
+    int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", p);
+    if (n < 0 || (size_t)n >= len - used)
+      break;
+    used += (size_t)n;
+  }
+}
+
+static void allowed_names(const char *const *names, char *buf, size_t len)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; names[i]; i++) {
+    int n = snprintf(buf + used, len - used, "%s%s", i ? " | " : "", names[i]);
+    if (n < 0 || (size_t)n >= len - used)
+      break;
+    used += (size_t)n;
+  }
+}
+
+static int parse_double(const char *s, double *out)
+{
+  char *end;
+  if (!*s)
+    return 0;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (*end || errno == ERANGE || !isfinite(v))
+    return 0;
+  *out = v;
+  return 1;
+}
+
+static void range_text(const key_def *k, char *buf, size_t len)
+{
+  char lo[32], hi[32];
+  snprintf(lo, sizeof lo, k->type == KT_INT ? "%.0f" : "%g", k->min);
+  snprintf(hi, sizeof hi, k->type == KT_INT ? "%.0f" : "%g", k->max);
+  snprintf(buf, len, "%s%s, %s%s", k->min_open ? "(" : "[", lo, hi, k->max_open ? ")" : "]");
+}
+
+static int in_range(const key_def *k, double v)
+{
+  if (k->min_open ? !(v > k->min) : !(v >= k->min))
+    return 0;
+  if (k->max_open ? !(v < k->max) : !(v <= k->max))
+    return 0;
+  return 1;
+}
+
+/* Check a number against the key's range and store it. */
+static int store_real(const key_def *k, fl_experiment *exp, const char *text, double v, const origin *o,
+                      char *err, size_t errlen)
+{
+  char range[96];
+  range_text(k, range, sizeof range);
+  if (!in_range(k, v))
+    return fail(err, errlen, o, "%s: '%s' is out of range; allowed: a number in %s%s%s%s", k->path, text,
+                range, *k->unit ? " " : "", k->unit, k->type == KT_REAL_AUTO ? ", or auto" : "");
+  *(double *)((char *)exp + k->offset) = (k->type == KT_DEG) ? v * DEG : v;
+  return FL_OK;
+}
+
+/* Parse and store one scalar value for key k. */
+static int set_scalar(const key_def *k, fl_experiment *exp, const char *text, const origin *o, char *err,
+                      size_t errlen)
+{
+  char buf[256], range[96];
+  double v;
+  switch (k->type) {
+  case KT_REAL:
+  case KT_DEG:
+    if (!parse_double(text, &v)) {
+      range_text(k, range, sizeof range);
+      return fail(err, errlen, o, "%s: '%s' is not a number; allowed: a number in %s%s%s", k->path, text,
+                  range, *k->unit ? " " : "", k->unit);
+    }
+    return store_real(k, exp, text, v, o, err, errlen);
+  case KT_REAL_AUTO:
+    if (strcmp(text, "auto") == 0) {
+      *(double *)((char *)exp + k->offset) = -1.0;
+      return FL_OK;
+    }
+    if (!parse_double(text, &v)) {
+      range_text(k, range, sizeof range);
+      return fail(err, errlen, o, "%s: '%s' is not a number or auto; allowed: auto, or a number in %s %s",
+                  k->path, text, range, k->unit);
+    }
+    return store_real(k, exp, text, v, o, err, errlen);
+  case KT_INT: {
+    char *end;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    range_text(k, range, sizeof range);
+    if (!*text || *end || errno == ERANGE)
+      return fail(err, errlen, o, "%s: '%s' is not an integer; allowed: an integer in %s", k->path, text, range);
+    if (!in_range(k, (double)n))
+      return fail(err, errlen, o, "%s: '%s' is out of range; allowed: an integer in %s", k->path, text, range);
+    *(int *)((char *)exp + k->offset) = (int)n;
+    return FL_OK;
+  }
+  case KT_SEED: {
+    char *end;
+    errno = 0;
+    if (!*text || text[0] == '-' || !(text[0] >= '0' && text[0] <= '9'))
+      return fail(err, errlen, o, "%s: '%s' is not a seed; allowed: an integer in [0, %lu]", k->path, text,
+                  (unsigned long)-1);
+    unsigned long n = strtoul(text, &end, 10);
+    if (*end || errno == ERANGE)
+      return fail(err, errlen, o, "%s: '%s' is not a seed; allowed: an integer in [0, %lu]", k->path, text,
+                  (unsigned long)-1);
+    *(unsigned long *)((char *)exp + k->offset) = n;
+    return FL_OK;
+  }
+  case KT_BOOL:
+    if (strcmp(text, "true") == 0 || strcmp(text, "yes") == 0)
+      *(int *)((char *)exp + k->offset) = 1;
+    else if (strcmp(text, "false") == 0 || strcmp(text, "no") == 0)
+      *(int *)((char *)exp + k->offset) = 0;
+    else
+      return fail(err, errlen, o, "%s: '%s' is not a boolean; allowed: true | false", k->path, text);
+    return FL_OK;
+  case KT_ENUM:
+    for (int i = 0; k->names[i]; i++)
+      if (strcmp(text, k->names[i]) == 0) {
+        *(int *)((char *)exp + k->offset) = i;
+        return FL_OK;
+      }
+    allowed_names(k->names, buf, sizeof buf);
+    return fail(err, errlen, o, "%s: '%s' is not allowed; allowed: %s", k->path, text, buf);
+  case KT_CYCLES:
+    return fail(err, errlen, o, "%s: '%s' is not a list; allowed: a list of turning points, e.g. [1e-3, 0, 2e-3]",
+                k->path, text);
+  case KT_SECTION:
+    return fail(err, errlen, o, "%s: '%s' is a value where a block of keys belongs; allowed keys: see fiberlab-experiment(5)",
+                k->path, text);
+  }
+  return FL_EINPUT;
+}
+
+static void mark_given(const key_def *k, fl_experiment *exp)
+{
+  if (k->given >= 0)
+    *(int *)((char *)exp + k->given) = 1;
+}
+
+/* ---- the file ------------------------------------------------------------ */
+
+typedef struct {
+  yaml_document_t *doc;
+  fl_experiment *exp;
+  origin o;
+  char *err;
+  size_t errlen;
+} walker;
+
+static void at(walker *w, yaml_node_t *n)
+{
+  w->o.line = n->start_mark.line + 1;
+  w->o.col = n->start_mark.column + 1;
+}
+
+static const char *node_kind(yaml_node_t *n)
+{
+  return n->type == YAML_MAPPING_NODE ? "a block of keys" : n->type == YAML_SEQUENCE_NODE ? "a list" : "a value";
+}
+
+static int load_cycles(walker *w, const key_def *k, yaml_node_t *val)
+{
+  if (val->type != YAML_SEQUENCE_NODE) {
+    at(w, val);
+    return set_scalar(k, w->exp, val->type == YAML_SCALAR_NODE ? (const char *)val->data.scalar.value : "",
+                      &w->o, w->err, w->errlen);
+  }
+  int n = 0;
+  int torsion = w->exp->test.kind == FL_TEST_TORSION;
+  for (yaml_node_item_t *it = val->data.sequence.items.start; it < val->data.sequence.items.top; it++) {
+    yaml_node_t *item = yaml_document_get_node(w->doc, *it);
+    at(w, item);
+    double v;
+    if (item->type != YAML_SCALAR_NODE || !parse_double((const char *)item->data.scalar.value, &v))
+      return fail(w->err, w->errlen, &w->o, "%s: item %d is not a number; allowed: turning points in %s", k->path,
+                  n + 1, torsion ? "deg" : "m");
+    if (v < 0.0)
+      return fail(w->err, w->errlen, &w->o, "%s: item %d '%s' is negative; allowed: turning points >= 0", k->path,
+                  n + 1, (const char *)item->data.scalar.value);
+    if (n >= FL_MAX_CYCLES)
+      return fail(w->err, w->errlen, &w->o, "%s: more than %d turning points; allowed: at most %d", k->path,
+                  FL_MAX_CYCLES, FL_MAX_CYCLES);
+    w->exp->test.cycles[n++] = torsion ? v * DEG : v;
+  }
+  if (n == 0) {
+    at(w, val);
+    return fail(w->err, w->errlen, &w->o, "%s: the list is empty; allowed: turning points ending at the maximum",
+                k->path);
+  }
+  w->exp->test.ncycles = n;
+  return FL_OK;
+}
+
+static int walk_mapping(walker *w, yaml_node_t *map, const char *prefix);
+
+static int walk_pair(walker *w, yaml_node_t *keyn, yaml_node_t *val, const char *prefix)
+{
+  char path[160], allowed[512];
+  at(w, keyn);
+  if (keyn->type != YAML_SCALAR_NODE)
+    return fail(w->err, w->errlen, &w->o, "%s%skey is %s; allowed: a plain key name", prefix, *prefix ? ": " : "",
+                node_kind(keyn));
+  const char *name = (const char *)keyn->data.scalar.value;
+  snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", name);
+  const key_def *k = find_key(path);
+  int in_test = strncmp(path, "test.", 5) == 0;
+  if (!k || (in_test && k->kinds && !(k->kinds & (1 << w->exp->test.kind)))) {
+    allowed_keys(prefix, in_test ? (int)w->exp->test.kind : -1, allowed, sizeof allowed);
+    if (in_test && k)
+      return fail(w->err, w->errlen, &w->o, "%s: unknown key for a %s test; allowed: %s", path,
+                  kind_names[w->exp->test.kind], allowed);
+    return fail(w->err, w->errlen, &w->o, "%s: unknown key; allowed%s%s: %s", path, *prefix ? " in " : "",
+                prefix, allowed);
+  }
+  mark_given(k, w->exp);
+  w->exp->key_line[k - keys] = (unsigned)val->start_mark.line + 1; /* where the value is */
+  w->exp->key_col[k - keys] = (unsigned)val->start_mark.column + 1;
+  if (k->type == KT_SECTION) {
+    if (val->type != YAML_MAPPING_NODE) {
+      at(w, val);
+      allowed_keys(path, -1, allowed, sizeof allowed);
+      return fail(w->err, w->errlen, &w->o, "%s: is %s; allowed: a block of keys (%s)", path, node_kind(val),
+                  allowed);
+    }
+    return walk_mapping(w, val, path);
+  }
+  if (k->type == KT_CYCLES)
+    return load_cycles(w, k, val);
+  at(w, val);
+  if (val->type != YAML_SCALAR_NODE)
+    return fail(w->err, w->errlen, &w->o, "%s: is %s; allowed: a single value", path, node_kind(val));
+  return set_scalar(k, w->exp, (const char *)val->data.scalar.value, &w->o, w->err, w->errlen);
+}
+
+static int walk_mapping(walker *w, yaml_node_t *map, const char *prefix)
+{
+  yaml_node_pair_t *start = map->data.mapping.pairs.start, *top = map->data.mapping.pairs.top;
+  /* Duplicate keys: libyaml keeps them silently. */
+  for (yaml_node_pair_t *p = start; p < top; p++) {
+    yaml_node_t *kp = yaml_document_get_node(w->doc, p->key);
+    if (kp->type != YAML_SCALAR_NODE)
+      continue;
+    for (yaml_node_pair_t *q = start; q < p; q++) {
+      yaml_node_t *kq = yaml_document_get_node(w->doc, q->key);
+      if (kq->type == YAML_SCALAR_NODE && strcmp((char *)kq->data.scalar.value, (char *)kp->data.scalar.value) == 0) {
+        at(w, kp);
+        return fail(w->err, w->errlen, &w->o, "%s%s%s: duplicate key (first at line %zu); allowed: each key once",
+                    prefix, *prefix ? "." : "", (char *)kp->data.scalar.value, kq->start_mark.line + 1);
+      }
+    }
+  }
+  /* In the test block, the kind decides which keys are allowed: read it first. */
+  if (strcmp(prefix, "test") == 0) {
+    yaml_node_pair_t *kindp = NULL;
+    for (yaml_node_pair_t *p = start; p < top; p++) {
+      yaml_node_t *kp = yaml_document_get_node(w->doc, p->key);
+      if (kp->type == YAML_SCALAR_NODE && strcmp((char *)kp->data.scalar.value, "kind") == 0)
+        kindp = p;
+    }
+    if (!kindp) {
+      at(w, map);
+      return fail(w->err, w->errlen, &w->o, "test: missing key 'kind'; allowed: bend3pt | tension | torsion");
+    }
+    int rc = walk_pair(w, yaml_document_get_node(w->doc, kindp->key), yaml_document_get_node(w->doc, kindp->value),
+                       prefix);
+    if (rc)
+      return rc;
+  }
+  for (yaml_node_pair_t *p = start; p < top; p++) {
+    yaml_node_t *kp = yaml_document_get_node(w->doc, p->key);
+    if (strcmp(prefix, "test") == 0 && kp->type == YAML_SCALAR_NODE && strcmp((char *)kp->data.scalar.value, "kind") == 0)
+      continue;
+    int rc = walk_pair(w, kp, yaml_document_get_node(w->doc, p->value), prefix);
+    if (rc)
+      return rc;
+  }
+  return FL_OK;
+}
+
+int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t errlen)
+{
+  yaml_parser_t parser;
+  yaml_document_t doc, extra;
+  int rc = FL_EINPUT, have_doc = 0;
+  origin o = {path, NULL, 1, 1};
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return FL_EIO;
+  }
+  if (!yaml_parser_initialize(&parser)) {
+    fclose(f);
+    snprintf(err, errlen, "%s: out of memory", path);
+    return FL_ENOMEM;
+  }
+  yaml_parser_set_input_file(&parser, f);
+  if (!yaml_parser_load(&parser, &doc)) {
+    o.line = parser.problem_mark.line + 1;
+    o.col = parser.problem_mark.column + 1;
+    fail(err, errlen, &o, "not valid YAML: %s%s%s", parser.problem ? parser.problem : "syntax error",
+         parser.context ? " " : "", parser.context ? parser.context : "");
+    goto done;
+  }
+  have_doc = 1;
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  if (!root) {
+    fail(err, errlen, &o, "the file is empty; allowed: a block with fiber, bond, test and simulation");
+    goto done;
+  }
+  if (root->type != YAML_MAPPING_NODE) {
+    o.line = root->start_mark.line + 1;
+    o.col = root->start_mark.column + 1;
+    fail(err, errlen, &o, "the top level is %s; allowed: a block with fiber, bond, test and simulation",
+         node_kind(root));
+    goto done;
+  }
+  if (!yaml_parser_load(&parser, &extra)) {
+    o.line = parser.problem_mark.line + 1;
+    o.col = parser.problem_mark.column + 1;
+    fail(err, errlen, &o, "not valid YAML: %s", parser.problem ? parser.problem : "syntax error");
+    goto done;
+  }
+  if (yaml_document_get_root_node(&extra)) {
+    o.line = extra.start_mark.line + 1;
+    o.col = extra.start_mark.column + 1;
+    yaml_document_delete(&extra);
+    fail(err, errlen, &o, "a second YAML document; allowed: one document per experiment file");
+    goto done;
+  }
+  yaml_document_delete(&extra);
+  walker w = {&doc, exp, o, err, errlen};
+  rc = walk_mapping(&w, root, "");
+  if (rc == FL_OK && !exp->test_given) {
+    fail(err, errlen, &o, "test: missing block; allowed: a test block with kind bend3pt | tension | torsion");
+    rc = FL_EINPUT;
+  }
+done:
+  if (have_doc)
+    yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  fclose(f);
+  return rc;
+}
+
+int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, size_t errlen)
+{
+  origin o = {NULL, assignment, 0, 0};
+  char path[160], allowed[512];
+  const char *eq = strchr(assignment, '=');
+  if (!eq || eq == assignment)
+    return fail(err, errlen, &o, "not KEY=VALUE; allowed: a dotted key such as fiber.segments=40");
+  size_t n = (size_t)(eq - assignment);
+  if (n >= sizeof path)
+    return fail(err, errlen, &o, "key too long; allowed: a dotted key such as fiber.segments");
+  memcpy(path, assignment, n);
+  path[n] = '\0';
+  const char *text = eq + 1;
+  const key_def *k = find_key(path);
+  if (!k || k->type == KT_SECTION) {
+    char prefix[160];
+    snprintf(prefix, sizeof prefix, "%s", path);
+    char *dot = strrchr(prefix, '.');
+    if (dot)
+      *dot = '\0';
+    else
+      prefix[0] = '\0';
+    allowed_keys(find_key(prefix) ? prefix : "", -1, allowed, sizeof allowed);
+    return fail(err, errlen, &o, "%s: unknown key; allowed%s%s: %s", path, find_key(prefix) ? " in " : "",
+                find_key(prefix) ? prefix : "", allowed);
+  }
+  if (k->kinds && k != find_key("test.kind") && !(k->kinds & (1 << exp->test.kind))) {
+    allowed_keys("test", (int)exp->test.kind, allowed, sizeof allowed);
+    return fail(err, errlen, &o, "%s: unknown key for a %s test; allowed: %s", path, kind_names[exp->test.kind],
+                allowed);
+  }
+  if (k->type == KT_CYCLES) {
+    /* A comma-separated list: test.cycles=1e-3,0,2e-3 */
+    int cnt = 0;
+    const char *s = text;
+    int torsion = exp->test.kind == FL_TEST_TORSION;
+    while (*s) {
+      char item[64];
+      size_t len = strcspn(s, ",");
+      if (len == 0 || len >= sizeof item || cnt >= FL_MAX_CYCLES)
+        return fail(err, errlen, &o, "%s: '%s' is not a list; allowed: up to %d comma-separated turning points",
+                    path, text, FL_MAX_CYCLES);
+      memcpy(item, s, len);
+      item[len] = '\0';
+      double v;
+      if (!parse_double(item, &v) || v < 0.0)
+        return fail(err, errlen, &o, "%s: item '%s' is not a number >= 0; allowed: turning points in %s", path,
+                    item, torsion ? "deg" : "m");
+      exp->test.cycles[cnt++] = torsion ? v * DEG : v;
+      s += len;
+      if (*s == ',')
+        s++;
+    }
+    if (cnt == 0)
+      return fail(err, errlen, &o, "%s: the list is empty; allowed: turning points ending at the maximum", path);
+    exp->test.ncycles = cnt;
+    exp->key_set_by_option[k - keys] = 1;
+    exp->key_line[k - keys] = 0;
+    return FL_OK;
+  }
+  mark_given(k, exp);
+  exp->key_set_by_option[k - keys] = 1;
+  exp->key_line[k - keys] = 0;
+  return set_scalar(k, exp, text, &o, err, errlen);
+}
+
+/* Where a key was given: its line in the file, or the command line. */
+static origin key_origin(const fl_experiment *exp, const char *file, const char *path)
+{
+  const key_def *k = find_key(path);
+  origin o = {file, NULL, 1, 1};
+  if (k && exp->key_line[k - keys]) {
+    o.line = exp->key_line[k - keys];
+    o.col = exp->key_col[k - keys];
+  } else if (k && exp->key_set_by_option[k - keys]) {
+    o.file = NULL;
+    o.arg = path;
+  }
+  return o;
+}
+
+void fl_experiment_where(const fl_experiment *exp, const char *file, const char *path, char *buf, size_t len)
+{
+  origin o = key_origin(exp, file, path);
+  if (o.file)
+    snprintf(buf, len, "%s:%zu:%zu", o.file, o.line, o.col);
+  else
+    snprintf(buf, len, "--set '%s'", path);
+}
+
+int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen)
+{
+  origin o;
+  fl_fiber_def *fb = &exp->fiber;
+  fl_test_def *t = &exp->test;
+  if (fb->shear_given && fb->poisson_given) {
+    o = key_origin(exp, path, "fiber.poisson_ratio");
+    return fail(err, errlen, &o, "fiber.poisson_ratio: given with fiber.shear_modulus; allowed: one of the two");
+  }
+  if (!fb->shear_given)
+    fb->shear_modulus = fb->youngs_modulus / (2.0 * (1.0 + fb->poisson_ratio));
+  const fl_failure_def *fd = &exp->bond.failure;
+  if (fd->criterion != FL_CRIT_NONE) {
+    o = key_origin(exp, path, "bond.failure.criterion");
+    return fail(err, errlen, &o,
+                "bond.failure.criterion: '%s' is not available in this version of fiberlab; allowed: none",
+                criterion_names[fd->criterion]);
+  }
+  if (exp->bond.buckling.type != FL_BUCKLING_NONE) {
+    o = key_origin(exp, path, "bond.buckling.type");
+    return fail(err, errlen, &o, "bond.buckling.type: '%s' is not available in this version of fiberlab; allowed: none",
+                buckling_names[exp->bond.buckling.type]);
+  }
+  int tors = t->kind == FL_TEST_TORSION;
+  double unit = tors ? DEG : 1.0;
+  const char *maxkey = t->kind == FL_TEST_BEND3PT ? "test.max_displacement"
+                       : t->kind == FL_TEST_TENSION ? "test.max_elongation" : "test.max_twist";
+  double target = t->kind == FL_TEST_BEND3PT   ? t->max_displacement_m
+                  : t->kind == FL_TEST_TENSION ? t->max_elongation_m
+                                               : t->max_twist_rad;
+  if (t->ncycles > 0) {
+    o = key_origin(exp, path, "test.cycles");
+    double last = t->cycles[t->ncycles - 1];
+    if (fabs(last - target) > 1e-9 * target)
+      return fail(err, errlen, &o, "test.cycles: the last turning point %g is not %s %g; allowed: a list ending at the maximum",
+                  last / unit, maxkey + 5, target / unit);
+    for (int i = 0; i < t->ncycles; i++)
+      if (t->cycles[i] > target * (1.0 + 1e-9))
+        return fail(err, errlen, &o, "test.cycles: turning point %d (%g) exceeds %s %g; allowed: values up to the maximum",
+                    i + 1, t->cycles[i] / unit, maxkey + 5, target / unit);
+  }
+  if (t->kind == FL_TEST_BEND3PT && t->span_m >= fb->length_m) {
+    o = key_origin(exp, path, "test.span");
+    return fail(err, errlen, &o, "test.span: %g m is not shorter than fiber.length %g m; allowed: span < length",
+                t->span_m, fb->length_m);
+  }
+  if (t->kind != FL_TEST_BEND3PT && t->gauge_length_m + 2.0 * t->grip_length_m > fb->length_m * (1.0 + 1e-9)) {
+    o = key_origin(exp, path, "test.gauge_length");
+    return fail(err, errlen, &o,
+                "test.gauge_length: %g m plus two grip_length %g m exceeds fiber.length %g m; allowed: gauge_length + 2 grip_length <= length",
+                t->gauge_length_m, t->grip_length_m, fb->length_m);
+  }
+  return FL_OK;
+}

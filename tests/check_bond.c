@@ -1,0 +1,379 @@
+/* check_bond.c: unit tests of the bond law (bond.h) and the engine on small systems,
+ * each against a property the model must have: objectivity, order invariance, Newton's
+ * third law, momentum and energy conservation, springs in series, damping decrement. */
+#include <config.h>
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "bond.h"
+#include "run.h"
+#include "system.h"
+
+#define PI 3.14159265358979323846
+
+/* Deterministic pseudo-random numbers for the tests (xorshift). */
+static unsigned long long rng_state = 88172645463325252ULL;
+static double urand(void)
+{
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (rng_state >> 11) * (1.0 / 9007199254740992.0);
+}
+static double srand1(void) { return 2.0 * urand() - 1.0; }
+static fl_vec3 rvec(double s) { return fl_v3(s * srand1(), s * srand1(), s * srand1()); }
+static fl_quat rquat(double max_angle)
+{
+  fl_vec3 axis = rvec(1.0);
+  double n = fl_norm(axis);
+  return fl_qexp(fl_scale(axis, max_angle * urand() / n));
+}
+
+/* Side stiffness of a segment of radius r, half length d, moduli E, G. */
+static fl_side_stiffness side(double r, double d, double E, double G)
+{
+  fl_section s = fl_section_hollow(r, 0.3 * r);
+  fl_side_stiffness k = {E * s.area / d, G * s.area / d, G * s.polar / d, E * s.inertia / d};
+  return k;
+}
+
+static fl_body body(fl_vec3 x, fl_quat q)
+{
+  fl_body b = {x, q, fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+  return b;
+}
+
+static double vmax(fl_vec3 a) { return fmax(fabs(a.x), fmax(fabs(a.y), fabs(a.z))); }
+
+/* Rigid motion of a bonded pair with an oblique bond: no load. */
+START_TEST(test_rigid_motion_pair_no_load)
+{
+  for (int trial = 0; trial < 50; trial++) {
+    fl_vec3 x1 = rvec(0.01), x2 = fl_add(x1, fl_v3(4e-3, 1e-3, -5e-4));
+    fl_quat q1 = rquat(PI), q2 = rquat(PI);
+    fl_vec3 c = fl_add(x1, fl_scale(fl_sub(x2, x1), 0.37));
+    fl_side_stiffness s1 = side(1e-3, 1.5e-3, 5e9, 2e9), s2 = side(0.8e-3, 2.5e-3, 7e9, 3e9);
+    fl_bond bd = fl_bond_make(x1, q1, x2, q2, c, s1, s2);
+    /* finite rotation Q (up to 3 rad) about a random axis through a random point, plus a translation */
+    fl_quat Q = rquat(3.0);
+    fl_vec3 o = rvec(0.05), tr = rvec(0.1);
+    fl_body b1 = body(fl_add(fl_add(o, fl_qrot(Q, fl_sub(x1, o))), tr), fl_qmul(Q, q1));
+    fl_body b2 = body(fl_add(fl_add(o, fl_qrot(Q, fl_sub(x2, o))), tr), fl_qmul(Q, q2));
+    fl_bond_loads ld;
+    fl_bond_eval(&bd, NULL, &b1, &b2, NULL, &ld);
+    /* load scales: k * 1 um, k_bend * 1 urad would already be far above these bounds */
+    ck_assert_double_le(vmax(ld.force), 1e-9 * s1.k_axial * 1e-6 * 1e3);
+    ck_assert_double_le(vmax(ld.moment), 1e-12 * s1.k_bend);
+    ck_assert_double_le(fabs(ld.energy), 1e-20);
+  }
+}
+END_TEST
+
+/* A whole curved fiber (an arc of 12 segments) turned and moved rigidly: no loads. */
+START_TEST(test_rigid_motion_curved_fiber_no_load)
+{
+  fl_system sys;
+  int n = 12;
+  ck_assert_int_eq(fl_system_alloc(&sys, 1, n, n - 1, 0), 0);
+  double Rarc = 0.05, dphi = 0.1, h = Rarc * dphi;
+  for (int i = 0; i < n; i++) {
+    double phi = i * dphi;
+    sys.x_ref[i] = fl_v3(Rarc * sin(phi), Rarc * (1 - cos(phi)), 0);
+    sys.q_ref[i] = fl_qexp(fl_v3(0, 0, phi)); /* body x along the tangent */
+    fl_system_set_segment(&sys, i, 1e-3, 0.5e-3, h, 1000);
+  }
+  fl_side_stiffness s = side(1e-3, h / 2, 5e9, 2e9);
+  for (int b = 0; b < n - 1; b++)
+    fl_system_bond_chain(&sys, b, b, b + 1, &s, &s);
+  fl_system_reset(&sys);
+  fl_quat Q = fl_qexp(fl_v3(0.7, -1.9, 1.2));
+  fl_vec3 tr = fl_v3(0.3, -0.2, 0.05);
+  for (int i = 0; i < n; i++) {
+    sys.x[i] = fl_add(fl_qrot(Q, sys.x_ref[i]), tr);
+    sys.q[i] = fl_qmul(Q, sys.q_ref[i]);
+  }
+  fl_system_loads(&sys, 0);
+  /* Bounds: the loads of a 1 um, 1 urad deformation times 1e-9 (coordinates of 0.3 m
+   * carry rounding of about 1e-16 m). */
+  for (int i = 0; i < n; i++) {
+    ck_assert_double_le(vmax(sys.f[i]), 1e-9 * s.k_axial * 1e-6);
+    ck_assert_double_le(vmax(sys.t[i]), 1e-9 * (s.k_bend + s.k_axial * h * h) * 1e-6);
+  }
+  /* and a real deformation does load it: the test can fail */
+  sys.x[5] = fl_add(sys.x[5], fl_v3(0, 1e-6, 0));
+  fl_system_loads(&sys, 0);
+  ck_assert_double_gt(vmax(sys.f[5]), 1e-3 * s.k_shear * 1e-6);
+  fl_system_free(&sys);
+}
+END_TEST
+
+/* Swapping the two bodies of a straight bond with unequal sides gives the same loads. */
+START_TEST(test_order_invariance)
+{
+  for (int trial = 0; trial < 50; trial++) {
+    double d1 = 2e-3, d2 = 3.5e-3;
+    fl_vec3 x1 = fl_v3(0, 0, 0), x2 = fl_v3(d1 + d2, 0, 0), c = fl_v3(d1, 0, 0);
+    fl_side_stiffness s1 = side(1e-3, d1, 5e9, 2e9), s2 = side(1.2e-3, d2, 8e9, 2.5e9);
+    fl_quat q10 = fl_qid(), q20 = fl_qid();
+    fl_bond b12 = fl_bond_make(x1, q10, x2, q20, c, s1, s2);
+    fl_bond b21 = fl_bond_make(x2, q20, x1, q10, c, s2, s1);
+    /* deform: small random displacements and rotations up to 0.3 rad */
+    fl_body B1 = body(fl_add(x1, rvec(2e-4)), rquat(0.3));
+    fl_body B2 = body(fl_add(x2, rvec(2e-4)), rquat(0.3));
+    fl_bond_loads l12, l21;
+    fl_bond_eval(&b12, NULL, &B1, &B2, NULL, &l12);
+    fl_bond_eval(&b21, NULL, &B2, &B1, NULL, &l21);
+    double fs = fl_norm(l12.force), ts = fl_norm(l12.torque1) + fl_norm(l12.torque2);
+    ck_assert_double_gt(fs, 0.0);
+    ck_assert_double_le(fl_norm(fl_add(l12.force, l21.force)), 1e-12 * fs);
+    ck_assert_double_le(fl_norm(fl_sub(l12.torque1, l21.torque2)), 1e-12 * ts);
+    ck_assert_double_le(fl_norm(fl_sub(l12.torque2, l21.torque1)), 1e-12 * ts);
+    ck_assert_double_le(fl_norm(fl_sub(l12.point, l21.point)), 1e-12 * (d1 + d2));
+  }
+}
+END_TEST
+
+/* Newton's third law: F2 = -F1, pure moments opposite, total torque about any point 0. */
+START_TEST(test_action_reaction)
+{
+  for (int trial = 0; trial < 50; trial++) {
+    fl_vec3 x1 = fl_v3(0, 0, 0), x2 = fl_v3(5e-3, 0, 0);
+    fl_bond bd = fl_bond_make(x1, fl_qid(), x2, fl_qid(), fl_v3(2e-3, 0, 0), side(1e-3, 2e-3, 5e9, 2e9),
+                              side(1.3e-3, 3e-3, 9e9, 3e9));
+    fl_body B1 = body(fl_add(x1, rvec(3e-4)), rquat(0.5)), B2 = body(fl_add(x2, rvec(3e-4)), rquat(0.5));
+    fl_bond_loads ld;
+    fl_bond_eval(&bd, NULL, &B1, &B2, NULL, &ld);
+    /* torque about the origin: x1 x F + T1 + x2 x (-F) + T2 */
+    fl_vec3 tot = fl_add(fl_add(fl_cross(B1.x, ld.force), ld.torque1),
+                         fl_add(fl_cross(B2.x, fl_neg(ld.force)), ld.torque2));
+    double scale = fl_norm(ld.torque1) + fl_norm(ld.torque2);
+    ck_assert_double_le(fl_norm(tot), 1e-12 * scale);
+  }
+}
+END_TEST
+
+/* Springs in series: the bending moment is theta / (c1 + c2) and the bond axis is side
+ * 1's axis turned by c1 / (c1 + c2) of the angle. */
+START_TEST(test_springs_in_series_split)
+{
+  double d1 = 2e-3, d2 = 3e-3;
+  fl_side_stiffness s1 = side(1e-3, d1, 5e9, 2e9), s2 = side(1e-3, d2, 12e9, 4e9);
+  fl_bond bd = fl_bond_make(fl_v3(0, 0, 0), fl_qid(), fl_v3(d1 + d2, 0, 0), fl_qid(), fl_v3(d1, 0, 0), s1, s2);
+  double theta = 0.2, psi = 0.05;
+  fl_body B1 = body(fl_v3(0, 0, 0), fl_qid());
+  /* body 2 bent about z by theta, keeping its end at the contact point */
+  fl_quat q2 = fl_qexp(fl_v3(0, 0, theta));
+  fl_vec3 x2 = fl_sub(fl_v3(d1, 0, 0), fl_qrot(q2, fl_v3(-d2, 0, 0)));
+  fl_body B2 = body(x2, q2);
+  fl_bond_loads ld;
+  fl_bond_eval(&bd, NULL, &B1, &B2, NULL, &ld);
+  double c1 = 1 / s1.k_bend, c2 = 1 / s2.k_bend;
+  ck_assert_double_eq_tol(ld.moment.z, theta / (c1 + c2), 1e-12 * theta / (c1 + c2));
+  double phi1 = theta * c1 / (c1 + c2); /* side 1's angle */
+  ck_assert_double_eq_tol(ld.axis.x, cos(phi1), 1e-12);
+  ck_assert_double_eq_tol(ld.axis.y, sin(phi1), 1e-12);
+  ck_assert_double_le(fl_norm(ld.force), 1e-9);
+  /* twist about the axis: psi / (ct1 + ct2) */
+  fl_body B3 = body(fl_v3(d1 + d2, 0, 0), fl_qexp(fl_v3(psi, 0, 0)));
+  fl_bond_eval(&bd, NULL, &B1, &B3, NULL, &ld);
+  double t1 = 1 / s1.k_twist, t2 = 1 / s2.k_twist;
+  ck_assert_double_eq_tol(ld.moment.x, psi / (t1 + t2), 1e-12 * psi / (t1 + t2));
+  ck_assert_double_le(fabs(ld.moment.y) + fabs(ld.moment.z), 1e-15);
+}
+END_TEST
+
+/* A free pair with unequal sides and random velocities: momentum exactly conserved. */
+static void free_pair(fl_system *sys, double damping, double stab, double safety)
+{
+  double d1 = 2e-3, d2 = 3e-3;
+  ck_assert_int_eq(fl_system_alloc(sys, 1, 2, 1, 0), 0);
+  sys->x_ref[0] = fl_v3(0, 0, 0);
+  sys->x_ref[1] = fl_v3(d1 + d2, 0, 0);
+  fl_system_set_segment(sys, 0, 1e-3, 0.3e-3, 2 * d1, 1200);
+  fl_system_set_segment(sys, 1, 1.3e-3, 0.3e-3, 2 * d2, 900);
+  fl_side_stiffness s1 = side(1e-3, d1, 5e9, 1.5e9), s2 = side(1.3e-3, d2, 9e9, 4e9);
+  sys->bond[0] = fl_bond_make(sys->x_ref[0], fl_qid(), sys->x_ref[1], fl_qid(), fl_v3(d1, 0, 0), s1, s2);
+  sys->b1[0] = 0;
+  sys->b2[0] = 1;
+  fl_system_reset(sys);
+  double crit = fl_system_critical_step(sys, damping, stab, 0.0);
+  fl_system_set_step(sys, safety * crit, damping, stab);
+}
+
+static void momenta(const fl_system *sys, fl_vec3 *p, fl_vec3 *H)
+{
+  *p = *H = fl_v3(0, 0, 0);
+  for (int i = 0; i < sys->nbody; i++) {
+    fl_vec3 mv = fl_scale(sys->v[i], sys->mass[i]);
+    *p = fl_add(*p, mv);
+    *H = fl_add(*H, fl_add(fl_cross(sys->x[i], mv), sys->L[i]));
+  }
+}
+
+static double total_energy(fl_system *sys)
+{
+  fl_system_loads(sys, 0);
+  return fl_system_kinetic(sys, 0) + sys->strain_energy[0];
+}
+
+static void kick(fl_system *sys, double v, double w)
+{
+  for (int i = 0; i < 2; i++) {
+    sys->v[i] = rvec(v);
+    sys->L[i] = rvec(w * sys->inertia_trans[i]);
+    fl_vec3 a = fl_qrot(sys->q[i], fl_v3(1, 0, 0));
+    double ia = sys->inertia_axial[i], it = sys->inertia_trans[i];
+    sys->w[i] = fl_axpy(fl_scale(sys->L[i], 1 / it), (1 / ia - 1 / it) * fl_dot(a, sys->L[i]), a);
+  }
+}
+
+START_TEST(test_free_pair_conserves_momentum)
+{
+  fl_system sys;
+  free_pair(&sys, 1e-6, 1.0, 0.2);
+  kick(&sys, 0.05, 20.0);
+  fl_vec3 p0, H0, p, H;
+  momenta(&sys, &p0, &H0);
+  double ps = fabs(sys.mass[0] * fl_norm(sys.v[0])) + fabs(sys.mass[1] * fl_norm(sys.v[1]));
+  double Hs = fl_norm(sys.L[0]) + fl_norm(sys.L[1]) + ps * 5e-3;
+  int bs, bb;
+  double maxf = 0;
+  for (int n = 0; n < 10000; n++) {
+    ck_assert_int_eq(fl_system_step(&sys, &bs, &bb), 0);
+    if (fl_norm(sys.f[0]) > maxf)
+      maxf = fl_norm(sys.f[0]);
+    /* the bond loads are equal and opposite every step */
+    ck_assert_double_le(fl_norm(fl_add(sys.f[0], sys.f[1])), 1e-12 * fl_norm(sys.f[0]) + 1e-300);
+  }
+  momenta(&sys, &p, &H);
+  ck_assert_double_gt(maxf, 0.0);
+  ck_assert_double_le(fl_norm(fl_sub(p, p0)), 1e-12 * ps);
+  ck_assert_double_le(fl_norm(fl_sub(H, H0)), 1e-12 * Hs);
+  fl_system_free(&sys);
+}
+END_TEST
+
+START_TEST(test_free_pair_energy_drift_undamped)
+{
+  fl_system sys;
+  free_pair(&sys, 0.0, 1.0, 0.05);
+  kick(&sys, 0.05, 20.0);
+  int bs, bb, N = 10000, W = 500;
+  double e0 = 0, e1 = 0, emax = 0;
+  for (int n = 0; n < N; n++) {
+    double e = total_energy(&sys);
+    if (n < W)
+      e0 += e / W;
+    if (n >= N - W)
+      e1 += e / W;
+    if (e > emax)
+      emax = e;
+    ck_assert_int_eq(fl_system_step(&sys, &bs, &bb), 0);
+  }
+  ck_assert_double_gt(e0, 0.0);
+  ck_assert_double_le(fabs(e1 - e0) / e0, 1e-4);
+  fl_system_free(&sys);
+}
+END_TEST
+
+/* Axial vibration of a free pair with a plain dashpot (s = 0): logarithmic decrement
+ * of stiffness-proportional damping, 2 pi zeta / sqrt(1 - zeta^2), zeta = a omega / 2. */
+START_TEST(test_damping_log_decrement)
+{
+  fl_system sys;
+  free_pair(&sys, 0.0, 0.0, 1.0);
+  double ka = fl_series(sys.bond[0].s1.k_axial, sys.bond[0].s2.k_axial);
+  double m1 = sys.mass[0], m2 = sys.mass[1], mu = m1 * m2 / (m1 + m2);
+  double omega = sqrt(ka / mu), zeta = 0.05, a = 2 * zeta / omega;
+  fl_system_set_step(&sys, 0.005 * 2 * PI / omega, a, 0.0);
+  sys.v[1] = fl_v3(0.01, 0, 0);
+  sys.v[0] = fl_v3(-0.01 * m2 / m1, 0, 0);
+  double prev2 = 0, prev1 = 0, peaks[8];
+  int np = 0, bs, bb;
+  double L0 = sys.x[1].x - sys.x[0].x;
+  for (int n = 0; n < 200000 && np < 8; n++) {
+    ck_assert_int_eq(fl_system_step(&sys, &bs, &bb), 0);
+    double u = sys.x[1].x - sys.x[0].x - L0;
+    if (n > 2 && prev1 > prev2 && prev1 >= u && prev1 > 0)
+      peaks[np++] = prev1;
+    prev2 = prev1;
+    prev1 = u;
+  }
+  ck_assert_int_eq(np, 8);
+  double dec = log(peaks[0] / peaks[7]) / 7.0;
+  double theory = 2 * PI * zeta / sqrt(1 - zeta * zeta);
+  ck_assert_double_eq_tol(dec, theory, 0.02 * theory);
+  fl_system_free(&sys);
+}
+END_TEST
+
+/* A damping coefficient that makes the plain dashpot blow up at the undamped automatic
+ * step runs stably with Maxwell stabilisation s = 1. */
+static double run_heavy_damping(double stab, int *blew)
+{
+  fl_system sys;
+  free_pair(&sys, 0.0, 1.0, 0.2); /* the undamped automatic step */
+  double crit = fl_system_critical_step(&sys, 0.0, 1.0, 0.0);
+  double omega = 2.0 / crit, a = 40.0 / omega; /* zeta about 20 on the fastest mode */
+  fl_system_set_step(&sys, 0.2 * crit, a, stab);
+  rng_state = 12345;
+  kick(&sys, 0.05, 20.0);
+  double e0 = total_energy(&sys), e = e0;
+  int bs, bb;
+  *blew = 0;
+  for (int n = 0; n < 20000; n++) {
+    if (fl_system_step(&sys, &bs, &bb) != 0) {
+      *blew = 1;
+      break;
+    }
+    e = total_energy(&sys);
+    if (!(e < 1e6 * e0)) {
+      *blew = 1;
+      break;
+    }
+  }
+  fl_system_free(&sys);
+  return e / e0;
+}
+
+START_TEST(test_maxwell_stabilisation)
+{
+  int blew_plain, blew_maxwell;
+  run_heavy_damping(0.0, &blew_plain);
+  double ratio = run_heavy_damping(1.0, &blew_maxwell);
+  ck_assert_int_eq(blew_plain, 1);
+  ck_assert_int_eq(blew_maxwell, 0);
+  ck_assert_double_le(ratio, 1.0); /* damped, not excited */
+}
+END_TEST
+
+static Suite *bond_suite(void)
+{
+  Suite *s = suite_create("bond");
+  TCase *tc = tcase_create("law");
+  tcase_add_test(tc, test_rigid_motion_pair_no_load);
+  tcase_add_test(tc, test_rigid_motion_curved_fiber_no_load);
+  tcase_add_test(tc, test_order_invariance);
+  tcase_add_test(tc, test_action_reaction);
+  tcase_add_test(tc, test_springs_in_series_split);
+  suite_add_tcase(s, tc);
+  TCase *te = tcase_create("engine");
+  tcase_set_timeout(te, 120);
+  tcase_add_test(te, test_free_pair_conserves_momentum);
+  tcase_add_test(te, test_free_pair_energy_drift_undamped);
+  tcase_add_test(te, test_damping_log_decrement);
+  tcase_add_test(te, test_maxwell_stabilisation);
+  suite_add_tcase(s, te);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(bond_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}

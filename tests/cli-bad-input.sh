@@ -1,0 +1,76 @@
+#!/bin/sh
+# Every class of bad input gets its exact message on stderr, exit status 2, nothing on
+# stdout and no output file.  Each case: program, expected message, then the arguments
+# (files under tests/bad/, run from an empty directory).
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+bin=$(cd "$top_builddir" && pwd)
+bad=$(cd "$top_srcdir/tests/bad" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+n=0
+
+check() {
+  prog=$1; expect=$2; shift 2
+  n=$((n + 1))
+  ( cd "$work" && "$bin/$prog" -q "$@" >stdout 2>stderr; echo $? >status )
+  got=$(cat "$work/stderr"); status=$(cat "$work/status")
+  extra=$(cd "$work" && ls | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$' -e '^ex$')
+  if [ "$status" != 2 ] || [ "$got" != "$expect" ] || [ -s "$work/stdout" ] || [ -n "$extra" ]; then
+    echo "FAIL: $prog $*"
+    echo "  status:   $status (want 2)"
+    echo "  stderr:   $got"
+    echo "  expected: $expect"
+    [ -s "$work/stdout" ] && echo "  stdout was not empty"
+    [ -n "$extra" ] && echo "  files created: $extra"
+    fails=$((fails + 1))
+  else
+    echo "ok $n: $prog $*"
+  fi
+  find "$work" -mindepth 1 -maxdepth 1 ! -name bad ! -name ex -exec rm -rf {} +
+}
+ln -s "$bad" "$work/bad"
+ln -s "$(cd "$top_srcdir/experiments" && pwd)" "$work/ex"
+good=ex/wheat-straw-bend3pt.yaml
+
+check fiber-bend3pt "fiber-bend3pt: bad/unknown-key.yaml:2:3: fiber.lenght: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, segments, density, youngs_modulus, shear_modulus, poisson_ratio" bad/unknown-key.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/duplicate-key.yaml:3:3: fiber.segments: duplicate key (first at line 2); allowed: each key once" bad/duplicate-key.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/not-a-number.yaml:2:11: fiber.length: 'ten centimetres' is not a number; allowed: a number in (0, 1000] m" bad/not-a-number.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/out-of-range.yaml:2:13: fiber.segments: '1' is out of range; allowed: an integer in [2, 1000000]" bad/out-of-range.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/ratio-open-bound.yaml:2:23: fiber.inner_radius_ratio: '1.0' is out of range; allowed: a number in [0, 1)" bad/ratio-open-bound.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/bad-enum.yaml:3:16: bond.failure.criterion: 'tresca' is not allowed; allowed: none | bending_stress | bending_angle | axial_stress | force_stress | von_mises" bad/bad-enum.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/bool.yaml:2:20: simulation.force_time_step: 'maybe' is not a boolean; allowed: true | false" bad/bool.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/missing-kind.yaml:2:3: test: missing key 'kind'; allowed: bend3pt | tension | torsion" bad/missing-kind.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/missing-test.yaml:1:1: test: missing block; allowed: a test block with kind bend3pt | tension | torsion" bad/missing-test.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/syntax.yaml:3:12: not valid YAML: mapping values are not allowed in this context" bad/syntax.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/empty.yaml:1:1: the file is empty; allowed: a block with fiber, bond, test and simulation" bad/empty.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/top-level-list.yaml:1:1: the top level is a list; allowed: a block with fiber, bond, test and simulation" bad/top-level-list.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/section-scalar.yaml:1:8: fiber: is a value; allowed: a block of keys (length, outer_radius, inner_radius_ratio, segments, density, youngs_modulus, shear_modulus, poisson_ratio)" bad/section-scalar.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/value-mapping.yaml:2:11: fiber.length: is a block of keys; allowed: a single value" bad/value-mapping.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/two-documents.yaml:3:1: a second YAML document; allowed: one document per experiment file" bad/two-documents.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/shear-and-poisson.yaml:3:18: fiber.poisson_ratio: given with fiber.shear_modulus; allowed: one of the two" bad/shear-and-poisson.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/span-too-long.yaml:5:9: test.span: 0.12 m is not shorter than fiber.length 0.1 m; allowed: span < length" bad/span-too-long.yaml
+check fiber-tension "fiber-tension: bad/grips-too-long.yaml:5:17: test.gauge_length: 0.09 m plus two grip_length 0.01 m exceeds fiber.length 0.1 m; allowed: gauge_length + 2 grip_length <= length" bad/grips-too-long.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/cycles-end.yaml:4:11: test.cycles: the last turning point 0.0015 is not max_displacement 0.002; allowed: a list ending at the maximum" bad/cycles-end.yaml
+check fiber-torsion "fiber-torsion: bad/negative-cycle.yaml:4:15: test.cycles: item 2 '-1' is negative; allowed: turning points >= 0" bad/negative-cycle.yaml
+check fiber-tension "fiber-tension: bad/key-for-other-test.yaml:3:3: test.span: unknown key for a tension test; allowed: kind, speed, gauge_length, grip_length, max_elongation, cycles" bad/key-for-other-test.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/failure-not-available.yaml:3:16: bond.failure.criterion: 'von_mises' is not available in this version of fiberlab; allowed: none" bad/failure-not-available.yaml
+check fiber-tension "fiber-tension: bad/time-step-too-large.yaml:6:14: simulation.time_step: 0.001 s is above the stability bound 7.477e-06 s; allowed: a step up to 7.477e-06 s, auto (1.495e-06 s with safety 0.2), or force_time_step: true" bad/time-step-too-large.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/not-there.yaml: cannot open: No such file or directory" bad/not-there.yaml
+check fiber-tension "fiber-tension: ex/wheat-straw-bend3pt.yaml: test.kind: 'bend3pt' is not a fiber-tension test; allowed here: tension (use fiber-bend3pt)" "$good"
+check fiber-bend3pt "fiber-bend3pt: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, segments, density, youngs_modulus, shear_modulus, poisson_ratio" -s fiber.segmnts=3 "$good"
+check fiber-bend3pt "fiber-bend3pt: --set 'fiber.density=-5': fiber.density: '-5' is out of range; allowed: a number in (0, 100000] kg/m^3" -s fiber.density=-5 "$good"
+check fiber-bend3pt "fiber-bend3pt: --set 'fiber.density': not KEY=VALUE; allowed: a dotted key such as fiber.segments=40" -s fiber.density "$good"
+check fiber-bend3pt "fiber-bend3pt: --batch '0': allowed: an integer in [1, 1000000]" --batch 0 "$good"
+check fiber-bend3pt "fiber-bend3pt: --plot 'jpg': allowed: png | svg | none" --plot jpg "$good"
+check fiber-bend3pt "fiber-bend3pt: --device gpu: this fiberlab was built without CUDA; allowed: cpu | auto" --device gpu "$good"
+check fiber-bend3pt "fiber-bend3pt: --seed '-3': allowed: an integer >= 0" --seed -3 "$good"
+check fiber-bend3pt "fiber-bend3pt: unknown option '--colour'
+Try 'fiber-bend3pt --help'." --colour "$good"
+check fiber-bend3pt "fiber-bend3pt: missing the experiment FILE.yaml
+Try 'fiber-bend3pt --help'."
+
+echo "$((n - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]

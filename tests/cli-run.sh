@@ -1,0 +1,84 @@
+#!/bin/sh
+# The programs end to end: the summary on stdout, the CSV header, the .gp script and
+# the plot; --batch statistics; -s overrides; an unstable run stops with exit 1, names
+# step, specimen and bond, and writes nothing.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+bin=$(cd "$top_builddir" && pwd)
+ex=$(cd "$top_srcdir/experiments" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+pass=0
+fails=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fails=$((fails + 1)); echo "FAIL: $*"; }
+plot=none
+command -v gnuplot >/dev/null 2>&1 && plot=png
+
+# bend3pt, coarse and short so the test is quick
+"$bin/fiber-bend3pt" -q --plot $plot -o b -s fiber.segments=24 -s test.max_displacement=1e-3 \
+  -s simulation.output_points=50 "$ex/wheat-straw-bend3pt.yaml" >summary 2>err
+[ $? -eq 0 ] && ok "bend3pt exit 0" || { bad "bend3pt exit"; cat err; }
+grep -q '^test: bend3pt$' summary && grep -q '^span: 0.1$' summary && grep -q '^segments: 24$' summary &&
+  grep -q '^kinetic_to_strain_energy: ' summary && grep -q '^peak_force: ' summary &&
+  grep -q '^force_at_max_displacement: ' summary && grep -q '^csv: b.csv$' summary &&
+  ok "bend3pt summary keys" || { bad "bend3pt summary"; cat summary; }
+sed -n 2p b.csv | grep -qx 'specimen,time_s,displacement_m,force_N,support_force_N,kinetic_energy_J,strain_energy_J,broken_bonds' &&
+  ok "bend3pt CSV header" || bad "bend3pt CSV header: $(sed -n 2p b.csv)"
+head -1 b.csv | grep -q '^# fiberlab .*fiber-bend3pt' && ok "CSV comment line" || bad "CSV comment: $(head -1 b.csv)"
+[ "$(grep -c '^0,' b.csv)" -eq 50 ] && ok "50 rows" || bad "rows: $(grep -c '^0,' b.csv)"
+[ -s b.gp ] && ok "gp script" || bad "no gp script"
+if [ $plot = png ]; then
+  [ -s b.png ] && grep -q '^plot: b.png$' summary && ok "png plot" || bad "no png plot"
+fi
+ls | grep -q tmp && bad "temporary files left: $(ls)" || ok "no temporary files"
+
+# the summary is YAML and nothing else: every line "key: value"
+grep -qv '^[a-z_]*: ' summary && bad "summary has non-YAML lines" || ok "summary is key: value lines"
+
+# tension with --batch 3: statistics keys, every specimen in the CSV
+"$bin/fiber-tension" -q --plot none -o t --batch 3 -s simulation.output_points=20 \
+  "$ex/glass-fibre-tension.yaml" >summary 2>err
+[ $? -eq 0 ] && ok "tension --batch 3" || { bad "tension exit"; cat err; }
+for k in peak_force_mean peak_force_std peak_force_min peak_force_max elongation_at_peak_mean; do
+  grep -q "^$k: " summary || bad "missing $k"
+done
+grep -q '^specimens: 3$' summary && ok "specimens: 3" || bad "specimens"
+[ "$(grep -c '^2,' t.csv)" -eq 20 ] && ok "specimen 2 rows" || bad "specimen 2 rows"
+sed -n 2p t.csv | grep -qx 'specimen,time_s,elongation_m,force_N,kinetic_energy_J,strain_energy_J,broken_bonds' &&
+  ok "tension CSV header" || bad "tension CSV header"
+[ -e t.png ] && bad "plot written with --plot none" || ok "--plot none writes no plot"
+
+# torsion: header and a positive peak torque
+"$bin/fiber-torsion" -q --plot none -o r -s simulation.output_points=20 "$ex/aluminium-tube-torsion.yaml" >summary 2>err
+[ $? -eq 0 ] && ok "torsion exit 0" || { bad "torsion exit"; cat err; }
+sed -n 2p r.csv | grep -qx 'specimen,time_s,twist_rad,torque_Nm,kinetic_energy_J,strain_energy_J,broken_bonds' &&
+  ok "torsion CSV header" || bad "torsion CSV header"
+grep -q '^peak_torque: [1-9]' summary && ok "torsion peak torque > 0" || bad "torsion peak: $(grep peak summary)"
+
+# instability: a forced time step 3 times the bound blows up; exit 1, no files, message
+"$bin/fiber-tension" -q --plot none -o u -s simulation.force_time_step=true \
+  -s simulation.time_step=1.2e-6 -s fiber.segments=12 \
+  "$ex/glass-fibre-tension.yaml" >out 2>err
+st=$?
+[ $st -eq 1 ] && ok "unstable run exits 1" || bad "unstable run exit $st: $(cat err)"
+grep -q 'unstable at step [0-9]*.*specimen 0, bond [0-9]*' err && ok "message names step, specimen, bond" ||
+  bad "instability message: $(cat err)"
+[ -s out ] && bad "stdout not empty on failure" || ok "nothing on stdout"
+[ -e u.csv ] || [ -e u.gp ] && bad "output written by a failed run" || ok "no output from a failed run"
+
+# an earlier good output survives a failed run under the same prefix
+cp t.csv keep.csv
+"$bin/fiber-tension" -q --plot none -o t -s simulation.force_time_step=true -s simulation.time_step=1.2e-6 \
+  -s fiber.segments=12 "$ex/glass-fibre-tension.yaml" \
+  >/dev/null 2>&1
+cmp -s t.csv keep.csv && ok "previous output untouched" || bad "previous output replaced"
+
+# --help and --version on stdout, exit 0
+"$bin/fiber-bend3pt" --help | grep -q '^Usage: fiber-bend3pt' && ok "--help" || bad "--help"
+"$bin/fiber-torsion" --version | grep -q '^fiber-torsion (fiberlab) ' && ok "--version" || bad "--version"
+
+echo "$pass passed, $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,188 @@
+/* validate.c: fiberlab against beam theory.  Runs virtual tension, torsion and 3-point
+ * bending tests on chains of n bonds and prints one Markdown table row per case: the
+ * model's stiffness, the theory's, the error and the tolerance.  Exit 1 if any case is
+ * outside its tolerance.  The README's validation table is this program's output. */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fl_defs.h"
+#include "run.h"
+
+#define PI 3.14159265358979323846
+
+static int failures = 0;
+
+static void row(const char *test, const char *cfg, const char *theory, double model, double ref, double tol)
+{
+  double err = model / ref - 1.0;
+  int ok = fabs(err) <= tol;
+  if (!ok)
+    failures++;
+  printf("| %s | %s | %s | %.6g | %.6g | %+.3f %% | %.1f %% | %s |\n", test, cfg, theory, model, ref, 100 * err,
+         100 * tol, ok ? "pass" : "FAIL");
+  fflush(stdout);
+}
+
+static fl_experiment base(double R, double ratio, double E, double nu)
+{
+  fl_experiment e = fl_experiment_default();
+  e.fiber.outer_radius_m = R;
+  e.fiber.inner_radius_ratio = ratio;
+  e.fiber.density = 1000.0;
+  e.fiber.youngs_modulus = E;
+  e.fiber.poisson_ratio = nu;
+  e.fiber.shear_modulus = E / (2 * (1 + nu));
+  e.sim.output_points = 200;
+  return e;
+}
+
+/* Tension and torsion: gauge of n bonds, grips of two segments. */
+static void axial_case(enum fl_test_kind kind, int n, double scale)
+{
+  double R = 1e-3, h = 4e-3, E = 5e9;
+  fl_experiment e = base(R, 0.5, E, 0.3);
+  e.test.kind = kind;
+  e.fiber.segments = n + 3;
+  e.fiber.length_m = (n + 3) * h;
+  e.test.gauge_length_m = n * h;
+  e.test.grip_length_m = 2 * h;
+  if (kind == FL_TEST_TENSION) {
+    e.bond.force_stiffness_scale = scale;
+    e.test.max_elongation_m = 1e-5 * n;
+  } else {
+    e.bond.torque_stiffness_scale = scale;
+    e.test.max_twist_rad = 0.02;
+  }
+  e.bond.damping = 0.02 * h / sqrt(E / e.fiber.density); /* light damping of the highest modes */
+  fl_curve c;
+  fl_result r;
+  char err[512], cfg[128];
+  int rc = fl_run(&e, 1, NULL, &c, &r, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "validate: %s\n", err);
+    failures++;
+    return;
+  }
+  fl_section s = fl_section_hollow(R, 0.5 * R);
+  double L = r.length, k;
+  if (kind == FL_TEST_TENSION) {
+    k = scale * E * s.area / L;
+    snprintf(cfg, sizeof cfg, "n = %d, a_disp = %g", n, scale);
+    row("tension", cfg, "a_disp E A / L", r.spec[0].initial_stiffness, k, 0.005);
+  } else {
+    k = scale * e.fiber.shear_modulus * s.polar / L;
+    snprintf(cfg, sizeof cfg, "n = %d, a_rot = %g", n, scale);
+    row("torsion", cfg, "a_rot G J / L", r.spec[0].initial_stiffness, k, 0.005);
+  }
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+
+/* 3-point bending: the chain's own deflection (centre bond point against the support
+ * bond points) against the force on the nose. */
+typedef struct {
+  int n;        /* rows */
+  double *defl; /* m */
+  double *force;/* N */
+  int ic;       /* the two bodies around the centre bond: ic - 1, ic */
+  int is;       /* the body right of the left support bond: is - 1, is */
+  int js;       /* same for the right support */
+} bend_probe;
+
+static double bond_point_y(const fl_system *sys, int i)
+{
+  /* midpoint of body i's +x end and body i+1's -x end, both at the shared bond point */
+  fl_vec3 a = fl_add(sys->x[i], fl_qrot(sys->q[i], fl_v3(sys->half_length[i], 0, 0)));
+  fl_vec3 b = fl_add(sys->x[i + 1], fl_qrot(sys->q[i + 1], fl_v3(-sys->half_length[i + 1], 0, 0)));
+  return 0.5 * (a.y + b.y);
+}
+
+static void bend_sample(void *ctx, const fl_system *sys, int point, double x)
+{
+  (void)x;
+  bend_probe *p = ctx;
+  double yc = bond_point_y(sys, p->ic - 1);
+  double ys = 0.5 * (bond_point_y(sys, p->is - 1) + bond_point_y(sys, p->js - 1));
+  p->defl[point] = ys - yc;
+  p->force[point] = sys->tool_force[2].y;
+  p->n = point + 1;
+}
+
+static void bend_case(int n, double ratio, double arot, double slender)
+{
+  double R = 1e-3, E = 5e9, nu = 0.3;
+  double span = slender * 2 * R, h = span / n;
+  fl_experiment e = base(R, ratio, E, nu);
+  e.test.kind = FL_TEST_BEND3PT;
+  e.fiber.segments = n + 2;
+  e.fiber.length_m = (n + 2) * h;
+  e.test.span_m = span;
+  e.test.friction = 0.0;
+  e.test.support_radius_m = 2 * R;
+  e.test.nose_radius_m = 2 * R;
+  e.test.max_displacement_m = 2e-3 * span;
+  e.bond.torque_stiffness_scale = arot;
+  e.bond.damping = 0.05 * h / sqrt(E / e.fiber.density);
+  bend_probe p;
+  memset(&p, 0, sizeof p);
+  p.defl = calloc((size_t)e.sim.output_points, sizeof(double));
+  p.force = calloc((size_t)e.sim.output_points, sizeof(double));
+  p.ic = (n + 2) / 2;      /* bodies ic-1 and ic meet at x = 0 */
+  p.is = 1;                /* bodies 0 and 1 meet at -span/2 */
+  p.js = n + 1;            /* bodies n and n+1 meet at +span/2 */
+  fl_run_hooks hooks = {NULL, bend_sample, &p, NULL};
+  fl_curve c;
+  fl_result r;
+  char err[512], cfg[160];
+  int rc = fl_run(&e, 1, &hooks, &c, &r, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "validate: %s\n", err);
+    failures++;
+    goto done;
+  }
+  /* slope over the rows with 20-100 % of the final force */
+  int a = 0;
+  double fmax = p.force[p.n - 1];
+  while (a < p.n && p.force[a] < 0.2 * fmax)
+    a++;
+  double k = fl_fit_slope(p.defl, p.force, a, p.n);
+  fl_section s = fl_section_hollow(R, ratio * R);
+  double L = r.length, G = E / (2 * (1 + nu));
+  double bend = L * L * L / (48 * arot * E * s.inertia), shear = L / (4 * G * s.area);
+  double chain = 1.0 / (bend * (1 + 2.0 / (n * n)) + shear);
+  double timo = 1.0 / (bend + shear);
+  snprintf(cfg, sizeof cfg, "n = %d, L/D = %g, R'/R = %g, a_rot = %g", n, slender, ratio, arot);
+  row("3-point bending", cfg, "chain: 48 a_rot E I / L^3 / (1 + 2/n^2), with shear L / (4 G A)", k, chain, 0.01);
+  row("3-point bending", cfg, "Timoshenko: 1 / (L^3 / (48 a_rot E I) + L / (4 G A))", k, timo, 0.03);
+done:
+  free(p.defl);
+  free(p.force);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+  int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  printf("| test | configuration | theory | model | theory value | error | tolerance | result |\n");
+  printf("|---|---|---|---|---|---|---|---|\n");
+  axial_case(FL_TEST_TENSION, 8, 1.0);
+  axial_case(FL_TEST_TENSION, 32, 0.7);
+  axial_case(FL_TEST_TORSION, 8, 1.0);
+  axial_case(FL_TEST_TORSION, 32, 1.3);
+  static const int ns[] = {8, 16, 32, 64};
+  static const double ratios[] = {0.0, 0.5, 0.8};
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 3; j++) {
+      if (quick && (i != 1))
+        continue;
+      bend_case(ns[i], ratios[j], (i + j) % 2 ? 2.5 : 1.0, 20.0);
+    }
+  bend_case(16, 0.5, 0.6, 40.0);
+  printf("\n%d of the cases outside their tolerance\n", failures);
+  return failures ? 1 : 0;
+}
