@@ -9,6 +9,37 @@
 
 #include "vec.h"
 
+/* Failure start criteria (MODEL.md section 6), in YAML order. */
+enum fl_criterion {
+  FL_CRIT_NONE = 0, FL_CRIT_BENDING_STRESS, FL_CRIT_BENDING_ANGLE, FL_CRIT_AXIAL_STRESS,
+  FL_CRIT_FORCE_STRESS, FL_CRIT_VON_MISES
+};
+/* Behaviours beyond the limit (section 7), in YAML order. */
+enum fl_post_failure {
+  FL_POST_TOTAL_BREAKAGE = 0, FL_POST_CONSTANT_TORQUE, FL_POST_CONSTANT_FORCE,
+  FL_POST_COMBINED_PLASTICITY
+};
+
+/* Cross-section of one side, for the stress criteria. */
+typedef struct {
+  double radius;  /* outer radius R, m */
+  double area;    /* A, m^2 */
+  double inertia; /* I, m^4 */
+  double polar;   /* J, m^4 */
+  double kshape;  /* (R'^2 + R' R + R^2) / (R^2 + R'^2), shear peak factor */
+} fl_side_section;
+
+/* Elastic limit and what happens beyond it, shared by the bonds of a run. */
+typedef struct {
+  int criterion;          /* enum fl_criterion */
+  int post;               /* enum fl_post_failure */
+  int ignore_compression; /* compressive axial force counts as 0 */
+  double max_stress;      /* Pa, before the per-bond strength factor */
+  double max_angle;       /* rad, bending_angle, before the strength factor */
+  fl_side_section sec1;   /* side 1 */
+  fl_side_section sec2;   /* side 2 */
+} fl_bond_limits;
+
 /* Stiffness one side brings to the bond (already scaled by a_disp, a_rot). */
 typedef struct {
   double k_axial; /* a_disp E A / d, N/m */
@@ -34,8 +65,13 @@ typedef struct {
 
 /* State a bond carries from step to step. */
 typedef struct {
-  fl_vec3 fd; /* damping force on body 1, body-1 frame, N */
-  fl_vec3 td; /* damping torque on body 1, body-1 frame, N m */
+  fl_vec3 fd;      /* damping force on body 1, body-1 frame, N */
+  fl_vec3 td;      /* damping torque on body 1, body-1 frame, N m */
+  fl_vec3 dp;      /* plastic displacement offset D_p, body-1 frame, m */
+  fl_vec3 thp;     /* plastic rotation offset theta_p, body-1 frame, rad */
+  double strength; /* this bond's strength factor 1 + cv N(0,1) (1: nominal) */
+  int broken;      /* 1 once broken (total_breakage) */
+  int yielded;     /* 1 once the limit has been reached */
 } fl_bond_state;
 
 /* Kinematic state of one rigid body. */
@@ -63,6 +99,9 @@ typedef struct {
 /* Intermediate geometry of the elastic evaluation, kept for damping. */
 typedef struct {
   fl_mat3 rot1;     /* body 1's rotation matrix (body -> world) */
+  fl_vec3 a1, a2;   /* side axes (unit, world), each from its centre to the contact point */
+  fl_vec3 gap;      /* D = p1 - p2, m */
+  fl_vec3 theta;    /* total relative rotation vector (bend + twist axis), rad */
   fl_sym3 k1, k2;   /* side stiffnesses in world, N/m */
   fl_sym3 s_inv;    /* (K1 + K2)^-1, m/N */
   int has_force;    /* 0 when K1 + K2 is singular (a_disp = 0) */
@@ -105,10 +144,11 @@ FL_HD static inline fl_vec3 fl_bond_qeff_mul(const fl_bond_work *wk, fl_vec3 axi
   return fl_axpy(fl_scale(across, wk->kb_eff), wk->kt_eff * along, axis);
 }
 
-/* Elastic force and moment (sections 3 and 4).  Fills out->force, moment, point, axis,
- * bend, twist, energy, and wk for the damping step. */
-FL_HD static inline void fl_bond_elastic(const fl_bond *bd, const fl_body *b1, const fl_body *b2,
-                                         fl_bond_loads *out, fl_bond_work *wk)
+/* Elastic force and moment (sections 3 and 4) with plastic offsets dp_w, thp_w (world;
+ * zero for an elastic bond).  Fills out->force, moment, point, axis, bend, twist,
+ * energy, and wk for the limits and the damping step. */
+FL_HD static inline void fl_bond_elastic(const fl_bond *bd, const fl_body *b1, const fl_body *b2, fl_vec3 dp_w,
+                                         fl_vec3 thp_w, fl_bond_loads *out, fl_bond_work *wk)
 {
   /* World bond points and side axes. */
   wk->rot1 = fl_qmat(b1->q);
@@ -117,14 +157,17 @@ FL_HD static inline void fl_bond_elastic(const fl_bond *bd, const fl_body *b1, c
   fl_vec3 p1 = fl_add(b1->x, r1w), p2 = fl_add(b2->x, r2w);
   double d1 = fl_norm(r1w), d2 = fl_norm(r2w);
   fl_vec3 a1 = fl_scale(r1w, 1.0 / d1), a2 = fl_scale(r2w, 1.0 / d2);
-  fl_vec3 gap = fl_sub(p1, p2);
+  wk->a1 = a1;
+  wk->a2 = a2;
+  wk->gap = fl_sub(p1, p2);
+  fl_vec3 gap_e = fl_sub(wk->gap, dp_w); /* elastic part of the gap */
 
   /* Springs in series: F1 = -K1 S^-1 K2 D, p* = p1 - S^-1 K2 D. */
   wk->k1 = fl_sym_axial(a1, bd->s1.k_axial, bd->s1.k_shear);
   wk->k2 = fl_sym_axial(a2, bd->s2.k_axial, bd->s2.k_shear);
   wk->has_force = fl_sym_inv(fl_sym_add(wk->k1, wk->k2), &wk->s_inv);
   if (wk->has_force) {
-    fl_vec3 w = fl_sym_mul(wk->s_inv, fl_sym_mul(wk->k2, gap));
+    fl_vec3 w = fl_sym_mul(wk->s_inv, fl_sym_mul(wk->k2, gap_e));
     out->force = fl_neg(fl_sym_mul(wk->k1, w));
     out->point = fl_sub(p1, w);
   } else {
@@ -177,9 +220,155 @@ FL_HD static inline void fl_bond_elastic(const fl_bond *bd, const fl_body *b1, c
   out->axis = axis;
   out->bend = bend;
   out->twist = psi;
-  out->moment = fl_axpy(fl_scale(bend, wk->kb_eff), wk->kt_eff * psi, axis);
-  out->energy = 0.5 * (-fl_dot(gap, out->force) + wk->kt_eff * psi * psi + wk->kb_eff * th * th);
-  (void)a2;
+  /* bend is perpendicular to the axis, so theta = bend + psi axis splits cleanly */
+  wk->theta = fl_axpy(bend, psi, axis);
+  fl_vec3 theta_e = fl_sub(wk->theta, thp_w);
+  out->moment = fl_bond_qeff_mul(wk, axis, theta_e);
+  out->energy = 0.5 * (-fl_dot(gap_e, out->force) + fl_dot(theta_e, out->moment));
+}
+
+/* ---- elastic limits and beyond (MODEL.md sections 6 and 7) -------------------- */
+
+/* The stress (Pa) or angle (rad) a criterion compares with the limit, for loads force
+ * (on body 1) and moment (on body 1): the larger of the two sides.  Positively
+ * homogeneous of degree one in (force, moment). */
+FL_HD static inline double fl_bond_criterion_value(const fl_bond_limits *lim, const fl_bond_work *wk,
+                                                   fl_vec3 axis, fl_vec3 force, fl_vec3 moment)
+{
+  if (lim->criterion == FL_CRIT_BENDING_ANGLE) {
+    /* the elastic bending angle |M_b| / kb (the total angle until the first yield) */
+    fl_vec3 mb = fl_axpy(moment, -fl_dot(moment, axis), axis);
+    return wk->kb_eff > 0.0 ? fl_norm(mb) / wk->kb_eff : 0.0;
+  }
+  double worst = 0.0;
+  for (int side = 0; side < 2; side++) {
+    const fl_side_section *sc = side == 0 ? &lim->sec1 : &lim->sec2;
+    fl_vec3 a = side == 0 ? wk->a1 : wk->a2;
+    fl_vec3 f = side == 0 ? force : fl_neg(force); /* the force on this side's body */
+    double P = fl_dot(f, a);                     /* tension positive */
+    double V = fl_norm(fl_axpy(f, -P, a));
+    double T = fabs(fl_dot(moment, a));
+    double M = fl_norm(fl_axpy(moment, -fl_dot(moment, a), a));
+    if (lim->ignore_compression && P < 0.0)
+      P = 0.0;
+    double sb = M * sc->radius / sc->inertia;   /* bending stress */
+    double sa = fabs(P) / sc->area;             /* axial stress */
+    double st = T * sc->radius / sc->polar;     /* torsional shear stress */
+    double sv = 4.0 * V * sc->kshape / (3.0 * sc->area); /* peak shear stress of V */
+    double val = 0.0;
+    switch (lim->criterion) {
+    case FL_CRIT_BENDING_STRESS: val = sb; break;
+    case FL_CRIT_AXIAL_STRESS: val = sa + sb; break;
+    case FL_CRIT_FORCE_STRESS: val = sqrt(P * P + V * V) / sc->area; break;
+    case FL_CRIT_VON_MISES: {
+      double vm1 = sqrt((sa + sb) * (sa + sb) + 3.0 * st * st);
+      double vm2 = sqrt(sa * sa + 3.0 * (st * st + sv * sv));
+      val = vm1 > vm2 ? vm1 : vm2;
+      break;
+    }
+    default: val = 0.0; break;
+    }
+    if (val > worst)
+      worst = val;
+  }
+  return worst;
+}
+
+/* The limit of one bond: max_stress (or max_angle) times its strength factor. */
+FL_HD static inline double fl_bond_limit(const fl_bond_limits *lim, const fl_bond_state *st)
+{
+  double base = lim->criterion == FL_CRIT_BENDING_ANGLE ? lim->max_angle : lim->max_stress;
+  return base * st->strength;
+}
+
+/* Keff^-1 v = (K1^-1 + K2^-1) v for transversely isotropic sides. */
+FL_HD static inline fl_vec3 fl_bond_keff_solve(const fl_bond *bd, const fl_bond_work *wk, fl_vec3 v)
+{
+  double p1 = fl_dot(v, wk->a1), p2 = fl_dot(v, wk->a2);
+  fl_vec3 r = fl_axpy(fl_scale(v, 1.0 / bd->s1.k_shear), (1.0 / bd->s1.k_axial - 1.0 / bd->s1.k_shear) * p1, wk->a1);
+  r = fl_add(r, fl_axpy(fl_scale(v, 1.0 / bd->s2.k_shear), (1.0 / bd->s2.k_axial - 1.0 / bd->s2.k_shear) * p2, wk->a2));
+  return r;
+}
+
+/* Check the limit and apply the behaviour beyond it.  Returns 1 when the bond broke
+ * this step (loads zeroed).  The radial return scales the loads the behaviour caps
+ * (bending moment for constant_torque, force for constant_force, all loads for
+ * combined_plasticity) so that the criterion sits exactly on the limit, and moves the
+ * plastic offsets so that the elastic law gives the scaled loads. */
+FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *lim, fl_bond_work *wk,
+                                      fl_bond_state *st, fl_bond_loads *out)
+{
+  if (lim->criterion == FL_CRIT_NONE)
+    return 0;
+  double limit = fl_bond_limit(lim, st);
+  double value = fl_bond_criterion_value(lim, wk, out->axis, out->force, out->moment);
+  if (!(value > limit))
+    return 0;
+  st->yielded = 1;
+  if (lim->post == FL_POST_TOTAL_BREAKAGE) {
+    st->broken = 1;
+    out->force = out->moment = fl_v3(0.0, 0.0, 0.0);
+    out->energy = 0.0;
+    return 1;
+  }
+  fl_vec3 axis = out->axis;
+  fl_vec3 F = out->force, M = out->moment;
+  fl_vec3 Mt = fl_scale(axis, fl_dot(M, axis)), Mb = fl_sub(M, Mt); /* twist, bending parts */
+  /* Scale factor c with value(c) = limit; exact in one pass for loads the criterion is
+   * homogeneous in, a few passes where a side axis leans from the bond axis. */
+  double c = 1.0;
+  for (int it = 0; it < 8 && value > 0.0; it++) {
+    c *= limit / value;
+    fl_vec3 Fc = F, Mc = M;
+    if (lim->post == FL_POST_CONSTANT_TORQUE)
+      Mc = fl_axpy(Mt, c, Mb);
+    else if (lim->post == FL_POST_CONSTANT_FORCE)
+      Fc = fl_scale(F, c);
+    else {
+      Fc = fl_scale(F, c);
+      Mc = fl_scale(M, c);
+    }
+    value = fl_bond_criterion_value(lim, wk, axis, Fc, Mc);
+    out->force = Fc;
+    out->moment = Mc;
+    if (fabs(value - limit) <= 1e-14 * limit)
+      break;
+  }
+  /* Plastic offsets that make the elastic law give the capped loads:
+   * D_p = D + Keff^-1 F, theta_p = theta - Qeff^-1 M. */
+  if (lim->post != FL_POST_CONSTANT_TORQUE && wk->has_force) {
+    fl_vec3 dp = fl_add(wk->gap, fl_bond_keff_solve(bd, wk, out->force));
+    st->dp = fl_mat_tmul(&wk->rot1, dp);
+  }
+  if (lim->post != FL_POST_CONSTANT_FORCE) {
+    double mt = fl_dot(out->moment, axis);
+    fl_vec3 mb = fl_axpy(out->moment, -mt, axis);
+    fl_vec3 el = fl_v3(0.0, 0.0, 0.0);
+    if (wk->kb_eff > 0.0)
+      el = fl_scale(mb, 1.0 / wk->kb_eff);
+    if (wk->kt_eff > 0.0)
+      el = fl_axpy(el, mt / wk->kt_eff, axis);
+    st->thp = fl_mat_tmul(&wk->rot1, fl_sub(wk->theta, el));
+  }
+  /* The bond point moves with the force: p* = p1 + K1^-1 F. */
+  if (wk->has_force) {
+    fl_vec3 dF = fl_sub(out->force, F);
+    double pa = fl_dot(dF, wk->a1);
+    out->point = fl_add(out->point, fl_axpy(fl_scale(dF, 1.0 / bd->s1.k_shear),
+                                            (1.0 / bd->s1.k_axial - 1.0 / bd->s1.k_shear) * pa, wk->a1));
+  }
+  /* Elastic energy of the capped loads: (F Keff^-1 F + M Qeff^-1 M) / 2. */
+  {
+    double mt = fl_dot(out->moment, axis);
+    fl_vec3 mb = fl_axpy(out->moment, -mt, axis);
+    double e = wk->has_force ? fl_dot(fl_bond_keff_solve(bd, wk, out->force), out->force) : 0.0;
+    if (wk->kb_eff > 0.0)
+      e += fl_dot(mb, mb) / wk->kb_eff;
+    if (wk->kt_eff > 0.0)
+      e += mt * mt / wk->kt_eff;
+    out->energy = 0.5 * e;
+  }
+  return 0;
 }
 
 /* Damping (section 5): advance the Maxwell damping force and torque over one step with
@@ -208,13 +397,38 @@ FL_HD static inline void fl_bond_torques(const fl_body *b1, const fl_body *b2, f
   out->torque2 = fl_sub(fl_cross(fl_sub(out->point, b2->x), fl_neg(out->force)), out->moment);
 }
 
-/* One bond, one step: elastic law, damping (state advanced when st is not NULL),
- * torques about both centres. */
-FL_HD static inline void fl_bond_eval(const fl_bond *bd, const fl_bond_damping *dm, const fl_body *b1,
-                                      const fl_body *b2, fl_bond_state *st, fl_bond_loads *out)
+/* A bond that carries nothing (broken). */
+FL_HD static inline void fl_bond_loads_zero(const fl_body *b1, fl_bond_loads *out)
+{
+  out->force = out->moment = out->torque1 = out->torque2 = fl_v3(0.0, 0.0, 0.0);
+  out->point = b1->x;
+  out->axis = out->bend = fl_v3(0.0, 0.0, 0.0);
+  out->twist = out->energy = 0.0;
+}
+
+/* One bond, one step: elastic law with plastic offsets, limit and post-failure
+ * behaviour (lim may be NULL: elastic), damping, torques about both centres.  st may
+ * be NULL for an elastic bond without damping history. */
+FL_HD static inline void fl_bond_eval(const fl_bond *bd, const fl_bond_damping *dm, const fl_bond_limits *lim,
+                                      const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *out)
 {
   fl_bond_work wk;
-  fl_bond_elastic(bd, b1, b2, out, &wk);
+  if (st && st->broken) {
+    fl_bond_loads_zero(b1, out);
+    return;
+  }
+  fl_vec3 dp_w = fl_v3(0.0, 0.0, 0.0), thp_w = fl_v3(0.0, 0.0, 0.0);
+  if (st && st->yielded) {
+    fl_mat3 r1 = fl_qmat(b1->q);
+    dp_w = fl_mat_mul(&r1, st->dp);
+    thp_w = fl_mat_mul(&r1, st->thp);
+  }
+  fl_bond_elastic(bd, b1, b2, dp_w, thp_w, out, &wk);
+  if (st && lim && fl_bond_yield(bd, lim, &wk, st, out)) {
+    st->fd = st->td = fl_v3(0.0, 0.0, 0.0);
+    fl_bond_loads_zero(b1, out);
+    return;
+  }
   if (st && dm)
     fl_bond_damp(dm, b1, b2, &wk, st, out);
   fl_bond_torques(b1, b2, out);

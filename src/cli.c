@@ -68,6 +68,7 @@ static void usage(FILE *f, const char *prog, enum fl_test_kind kind)
           "      --device DEV      cpu, gpu or auto (default cpu)\n"
           "      --plot FORMAT     png, svg or none (default png)\n"
           "      --seed N          random seed (default: the YAML's, else 1)\n"
+          "      --threads N       threads over the specimens of a batch (default 1)\n"
           "  -q, --quiet           no progress bar\n"
           "      --progress        progress bar on stderr even when it is not a terminal\n"
           "  -h, --help            show this help and exit\n"
@@ -109,6 +110,7 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
                                        {"device", required_argument, NULL, 'd'},
                                        {"plot", required_argument, NULL, 'p'},
                                        {"seed", required_argument, NULL, 'S'},
+                                       {"threads", required_argument, NULL, 'T'},
                                        {"quiet", no_argument, NULL, 'q'},
                                        {"progress", no_argument, NULL, 'P'},
                                        {"help", no_argument, NULL, 'h'},
@@ -116,7 +118,7 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
                                        {NULL, 0, NULL, 0}};
   const char *prefix = NULL, *sets[MAX_SETS];
   int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0;
-  long batch = 1;
+  long batch = 1, threads = 1;
   unsigned long seed = 1;
   enum fl_plot plot = FL_PLOT_PNG;
   int c;
@@ -170,6 +172,12 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
       seed_given = 1;
       break;
     }
+    case 'T':
+      if (!parse_count(optarg, 1, 1024, &threads)) {
+        fprintf(stderr, "%s: --threads '%s': allowed: an integer in [1, 1024]\n", prog, optarg);
+        return 2;
+      }
+      break;
     case 'q':
       quiet = 1;
       break;
@@ -243,7 +251,7 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   sigaction(SIGTERM, &sa, NULL);
 
   progress_ctx pc = {prog, -1.0};
-  fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag};
+  fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads};
   if (force_progress || (!quiet && isatty(STDERR_FILENO)))
     hooks.progress = progress;
   if (exp.test.kind == FL_TEST_BEND3PT && exp.fiber.segments % 2 == 1)

@@ -6,15 +6,9 @@
 
 #include <stddef.h>
 
+#include "bond.h" /* enum fl_criterion, enum fl_post_failure */
+
 enum fl_test_kind { FL_TEST_BEND3PT = 0, FL_TEST_TENSION = 1, FL_TEST_TORSION = 2 };
-enum fl_criterion {
-  FL_CRIT_NONE = 0, FL_CRIT_BENDING_STRESS, FL_CRIT_BENDING_ANGLE, FL_CRIT_AXIAL_STRESS,
-  FL_CRIT_FORCE_STRESS, FL_CRIT_VON_MISES
-};
-enum fl_post_failure {
-  FL_POST_TOTAL_BREAKAGE = 0, FL_POST_CONSTANT_TORQUE, FL_POST_CONSTANT_FORCE,
-  FL_POST_COMBINED_PLASTICITY
-};
 enum fl_buckling { FL_BUCKLING_NONE = 0, FL_BUCKLING_REVERSIBLE, FL_BUCKLING_DAMAGE, FL_BUCKLING_PLASTIC };
 
 #define FL_MAX_CYCLES 64

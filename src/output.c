@@ -57,7 +57,7 @@ static const char *y_name(enum fl_test_kind k) { return k == FL_TEST_TORSION ? "
 static int write_csv(FILE *f, const fl_output_opts *o, const fl_curve *c, const fl_result *r)
 {
   fprintf(f, "# fiberlab %s: %s\n", PACKAGE_VERSION, o->command);
-  fprintf(f, "specimen,time_s,%s,%s,%skinetic_energy_J,strain_energy_J,broken_bonds\n", x_name(r->kind),
+  fprintf(f, "specimen,time_s,%s,%s,%skinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds\n", x_name(r->kind),
           y_name(r->kind), r->kind == FL_TEST_BEND3PT ? "support_force_N," : "");
   for (int s = 0; s < c->nspec; s++)
     for (int p = 0; p < c->npoints; p++) {
@@ -65,7 +65,7 @@ static int write_csv(FILE *f, const fl_output_opts *o, const fl_curve *c, const 
       fprintf(f, "%d,%.10g,%.10g,%.10g,", s, c->time[i], c->x[i], c->y[i]);
       if (r->kind == FL_TEST_BEND3PT)
         fprintf(f, "%.10g,", c->support[i]);
-      fprintf(f, "%.10g,%.10g,%d\n", c->kinetic[i], c->strain[i], c->broken[i]);
+      fprintf(f, "%.10g,%.10g,%d,%d\n", c->kinetic[i], c->strain[i], c->broken[i], c->yielded[i]);
     }
   return ferror(f) ? FL_EIO : FL_OK;
 }
@@ -82,9 +82,11 @@ static void gp_quote(FILE *f, const char *s)
   fputc('\'', f);
 }
 
-static int write_gp(FILE *f, const fl_output_opts *o, const fl_result *r, const fl_output_paths *p)
+static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const fl_result *r,
+                    const fl_output_paths *p)
 {
   const char *xl, *yl, *xs;
+  double xscale = r->kind == FL_TEST_TORSION ? 180.0 / 3.14159265358979323846 : 1e3;
   if (r->kind == FL_TEST_BEND3PT) {
     xl = "Nose displacement (mm)";
     yl = "Force on the nose (N)";
@@ -113,9 +115,22 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_result *r, const 
   fprintf(f, "set title ");
   gp_quote(f, o->title);
   fprintf(f, " noenhanced\n");
+  /* The failure point, per specimen (20 at most): the peak before the break for a
+   * specimen that broke, else the first row with a bond at its limit. */
+  int marks = 0;
+  for (int s = 0; s < r->specimens && marks < 20; s++) {
+    const fl_specimen_result *sr = &r->spec[s];
+    if (sr->failure_row < 0)
+      continue;
+    size_t i = (size_t)s * c->npoints + sr->failure_row;
+    double mx = sr->broken > 0 ? sr->x_at_peak : c->x[i], my = sr->broken > 0 ? sr->peak : c->y[i];
+    fprintf(f, "set label %d '%s' at %.10g,%.10g point pt 7 ps 1.2 lc rgb 'red' offset 1,-0.5\n", marks + 1,
+            marks > 0 ? "" : (sr->broken > 0 ? "break" : "first bond at its limit"), mx * xscale, my);
+    marks++;
+  }
   fprintf(f, "nspec = %d\n", r->specimens);
   fprintf(f, "plot for [s=0:nspec-1] fl_csv using (column(1) == s ? column(3)*%s : NaN):4 "
-             "with lines lw 2 title (nspec > 1 ? sprintf('specimen %%d', s) : 'fiberlab')\n",
+             "with lines lw 2 title (nspec == 1 ? 'fiberlab' : (nspec <= 10 ? sprintf('specimen %%d', s) : ''))\n",
           xs);
   return ferror(f) ? FL_EIO : FL_OK;
 }
@@ -188,7 +203,7 @@ int fl_output_write(const fl_output_opts *o, const fl_curve *c, const fl_result 
     goto fail;
   }
   f = open_temp(p->gp, tgp, sizeof tgp);
-  if (!f || write_gp(f, o, r, p) || fclose(f)) {
+  if (!f || write_gp(f, o, c, r, p) || fclose(f)) {
     snprintf(msg, msglen, "cannot write %s: %s", p->gp, strerror(errno));
     rc = FL_EIO;
     goto fail;
@@ -262,7 +277,8 @@ void fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fprintf(out, "time_step: %.6g\ncritical_time_step: %.6g\nsteps: %ld\nwall_time: %.3f\n", r->time_step,
           r->critical_step, r->steps, r->wall_time);
   fprintf(out, "%s: %.6g\n", r->kind == FL_TEST_TORSION ? "angular_speed" : "speed", r->speed);
-  fprintf(out, "bonds_broken: %d\nkinetic_to_strain_energy: %.4g\n", r->bonds_broken, r->ke_ratio);
+  fprintf(out, "bonds_broken: %d\nbonds_yielded: %d\nkinetic_to_strain_energy: %.4g\n", r->bonds_broken,
+          r->bonds_yielded, r->ke_ratio);
   figure(out, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));
   const char *peak = r->kind == FL_TEST_TORSION ? "peak_torque" : "peak_force";
   const char *at = r->kind == FL_TEST_BEND3PT   ? "displacement_at_peak"

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "fl_defs.h"
+#include "rng.h"
 #include "run.h"
 
 #define PI 3.14159265358979323846
@@ -127,8 +128,28 @@ int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info 
     double c = sqrt(exp->bond.torque_stiffness_scale * G / rho);
     info->first_period = 2.0 * info->gauge / c;
   }
+  /* Elastic limits: the same section on both sides of every bond. */
+  const fl_failure_def *fd = &exp->bond.failure;
+  fl_side_section ss;
+  ss.radius = R;
+  ss.area = sec.area;
+  ss.inertia = sec.inertia;
+  ss.polar = sec.polar;
+  ss.kshape = (Ri * Ri + Ri * R + R * R) / (R * R + Ri * Ri);
+  sys->limits.criterion = (int)fd->criterion;
+  sys->limits.post = (int)fd->post_failure;
+  sys->limits.ignore_compression = fd->ignore_compression;
+  sys->limits.max_stress = fd->max_stress;
+  sys->limits.max_angle = fd->max_bending_angle;
+  sys->limits.sec1 = sys->limits.sec2 = ss;
+
   info->critical_step = fl_system_critical_step(sys, exp->bond.damping, exp->bond.damping_stabilization, kc);
   fl_system_reset(sys);
+  /* Per-bond strengths keyed by (seed, specimen, bond). */
+  for (int sp = 0; sp < nspec; sp++)
+    for (int b = 0; b < sys->nbond; b++)
+      sys->bstate[(size_t)sp * sys->nbond + b].strength =
+          fl_rng_strength(exp->sim.seed, (uint64_t)sp, (uint64_t)b, fd->strength_variation);
   return FL_OK;
 }
 
@@ -203,6 +224,7 @@ void fl_curve_free(fl_curve *c)
   free(c->kinetic);
   free(c->strain);
   free(c->broken);
+  free(c->yielded);
   memset(c, 0, sizeof *c);
 }
 
@@ -230,16 +252,11 @@ double fl_fit_slope(const double *x, const double *y, int a, int b)
  * belong to the first loading leg. */
 static void specimen_figures(const double *x, const double *y, int np, int nfirst, fl_specimen_result *r)
 {
-  int ip = 0, ix = 0;
-  for (int i = 0; i < np; i++) {
-    if (y[i] > y[ip])
-      ip = i;
+  int ix = 0;
+  for (int i = 0; i < np; i++)
     if (x[i] >= x[ix])
       ix = i;
-  }
-  r->peak = y[ip];
-  r->x_at_peak = x[ip];
-  r->y_at_max_x = y[ix];
+  r->y_at_max_x = y[ix]; /* the peak was tracked step by step during the run */
   /* Initial stiffness: least squares over the first leg's rows with 10-50 % of the
    * first leg's peak, before that peak. */
   int fp = 0;
@@ -261,6 +278,18 @@ static void specimen_figures(const double *x, const double *y, int np, int nfirs
 }
 
 /* ---- running ----------------------------------------------------------------- */
+
+/* The test's measured load of specimen s from the loads of the last evaluation: force
+ * on the nose (the specimen pushes it up), grip force along the fiber (tension
+ * positive) or grip torque about it. */
+static double measured(const fl_system *sys, enum fl_test_kind kind, int s)
+{
+  if (kind == FL_TEST_BEND3PT)
+    return sys->tool_force[(size_t)s * sys->ntool + 2].y;
+  if (kind == FL_TEST_TENSION)
+    return -sys->grip_force[s].x;
+  return -sys->grip_torque[s].x;
+}
 
 static double now(void)
 {
@@ -292,6 +321,7 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
     return FL_ETIMESTEP;
   }
   fl_system_set_step(&sys, dt, exp->bond.damping, exp->bond.damping_stabilization);
+  sys.threads = (hooks && hooks->threads > 1) ? hooks->threads : 1;
 
   double target = t->kind == FL_TEST_BEND3PT ? t->max_displacement_m
                   : t->kind == FL_TEST_TENSION ? t->max_elongation_m : t->max_twist_rad;
@@ -315,10 +345,11 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
   curve->kinetic = calloc(nrow, sizeof(double));
   curve->strain = calloc(nrow, sizeof(double));
   curve->broken = calloc(nrow, sizeof(int));
+  curve->yielded = calloc(nrow, sizeof(int));
   res->spec = calloc((size_t)nspec, sizeof *res->spec);
   double *work = calloc((size_t)nspec, sizeof(double));
   if (!curve->time || !curve->x || !curve->y || !curve->support || !curve->kinetic || !curve->strain ||
-      !curve->broken || !res->spec || !work) {
+      !curve->broken || !curve->yielded || !res->spec || !work) {
     rc = FL_ENOMEM;
     snprintf(err, errlen, "out of memory for %zu curve rows", nrow);
     goto out;
@@ -350,24 +381,15 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
         leg_first_end = point;
       for (int s = 0; s < nspec; s++) {
         size_t r = (size_t)s * np + point;
-        double y;
-        if (t->kind == FL_TEST_BEND3PT) {
-          fl_vec3 fn = sys.tool_force[(size_t)s * 3 + 2];
-          fl_vec3 f0 = sys.tool_force[(size_t)s * 3], f1 = sys.tool_force[(size_t)s * 3 + 1];
-          y = fn.y;                       /* the specimen pushes the nose up */
-          curve->support[r] = -(f0.y + f1.y); /* and the supports down */
-        } else if (t->kind == FL_TEST_TENSION) {
-          y = sys.grip_force[s].x; /* bonds pull the moving grip's bodies back: force is -x on them */
-          y = -y;
-        } else {
-          y = -sys.grip_torque[s].x;
-        }
+        double y = measured(&sys, t->kind, s);
+        if (t->kind == FL_TEST_BEND3PT) /* the specimen pushes the supports down */
+          curve->support[r] = -(sys.tool_force[(size_t)s * 3].y + sys.tool_force[(size_t)s * 3 + 1].y);
         curve->time[r] = tm;
         curve->x[r] = pos;
         curve->y[r] = y;
         curve->kinetic[r] = fl_system_kinetic(&sys, s);
         curve->strain[r] = sys.strain_energy[s];
-        curve->broken[r] = 0;
+        fl_system_count(&sys, s, &curve->broken[r], &curve->yielded[r]);
         if (point > 0) {
           size_t q = r - 1;
           work[s] += 0.5 * (curve->y[q] + y) * (pos - curve->x[q]);
@@ -409,6 +431,18 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
       sys.grip_omega = rate;
     int bs = 0, bb = 0;
     rc = fl_system_step(&sys, &bs, &bb);
+    /* The peak from every step's loads (evaluated at this step's start, at pos), not
+     * only from the output rows, and only until a bond breaks: what follows a break is
+     * the ringing of the fragments, not the strength. */
+    for (int s = 0; s < nspec; s++) {
+      if (sys.nbroken[s] > 0)
+        continue;
+      double y = measured(&sys, t->kind, s);
+      if (y > res->spec[s].peak || n == 0) {
+        res->spec[s].peak = y;
+        res->spec[s].x_at_peak = pos;
+      }
+    }
     if (rc == FL_OK && (n & 1023) == 0) {
       for (int s = 0; s < nspec && rc == FL_OK; s++)
         for (int i = 0; i < sys.nbody; i++)
@@ -451,18 +485,33 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
     for (int c = 0; c < 6; c++)
       for (int s = 0; s < nspec; s++)
         memmove(cols[c] + (size_t)s * np, cols[c] + (size_t)s * planned, (size_t)np * sizeof(double));
-    for (int s = 0; s < nspec; s++)
+    for (int s = 0; s < nspec; s++) {
       memmove(curve->broken + (size_t)s * np, curve->broken + (size_t)s * planned, (size_t)np * sizeof(int));
+      memmove(curve->yielded + (size_t)s * np, curve->yielded + (size_t)s * planned, (size_t)np * sizeof(int));
+    }
   }
   res->steps = sys.step;
-  res->max_overlap = sys.max_overlap;
+  for (int s = 0; s < nspec; s++)
+    if (sys.overlap[s] > res->max_overlap)
+      res->max_overlap = sys.overlap[s];
   res->wall_time = now() - t0;
   if (leg_first_end < 0)
     leg_first_end = np;
   for (int s = 0; s < nspec; s++) {
     const double *x = curve->x + (size_t)s * np, *y = curve->y + (size_t)s * np;
-    specimen_figures(x, y, np, leg_first_end, &res->spec[s]);
-    for (int i = 0; i < leg_first_end; i++) {
+    fl_specimen_result *sr = &res->spec[s];
+    sr->failure_row = -1;
+    for (int i = 0; i < np && sr->failure_row < 0; i++)
+      if (curve->yielded[(size_t)s * np + i] > 0)
+        sr->failure_row = i;
+    /* the initial stiffness comes from the elastic part of the first leg */
+    int elastic_end = sr->failure_row > 2 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
+    specimen_figures(x, y, np, elastic_end, sr);
+    fl_system_count(&sys, s, &sr->broken, &sr->yielded);
+    res->bonds_broken += sr->broken;
+    res->bonds_yielded += sr->yielded;
+    int quasi_end = sr->failure_row >= 0 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
+    for (int i = 0; i < quasi_end; i++) {
       size_t r = (size_t)s * np + i;
       if (fabs(curve->x[r]) >= 0.1 * fabs(first) && curve->strain[r] > 0.0) {
         double q = curve->kinetic[r] / curve->strain[r];

@@ -36,6 +36,7 @@ typedef struct {
   double *kinetic;  /* J */
   double *strain;   /* J */
   int *broken;      /* broken bonds */
+  int *yielded;     /* bonds that reached their limit (broken ones included) */
 } fl_curve;
 
 void fl_curve_free(fl_curve *c);
@@ -46,6 +47,9 @@ typedef struct {
   double peak;              /* N or N m */
   double x_at_peak;         /* m or rad */
   double y_at_max_x;        /* N or N m */
+  int failure_row;          /* first row with a bond at its limit, or -1 */
+  int broken;               /* broken bonds at the end */
+  int yielded;              /* bonds that reached their limit */
 } fl_specimen_result;
 
 typedef struct {
@@ -59,7 +63,8 @@ typedef struct {
   double length;         /* span or gauge length realised, m */
   double speed;          /* m/s or rad/s used */
   double ke_ratio;       /* largest kinetic / strain energy while loading */
-  int bonds_broken;
+  int bonds_broken;      /* over all specimens */
+  int bonds_yielded;     /* over all specimens */
   fl_specimen_result *spec; /* per specimen */
   int centre_is_segment;
   double max_overlap;    /* largest tool overlap seen, m */
@@ -74,6 +79,7 @@ typedef struct {
   void (*sample)(void *ctx, const fl_system *sys, int point, double x);
   void *ctx;
   volatile sig_atomic_t *stop; /* set asynchronously to interrupt */
+  int threads;                 /* threads over specimens (0 or 1: serial) */
 } fl_run_hooks;
 
 /* Run the virtual test; err gets a message for FL_EUNSTABLE, FL_ETIMESTEP, ... */

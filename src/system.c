@@ -44,10 +44,13 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->grip_force = calloc(ns, sizeof *sys->grip_force);
   sys->grip_torque = calloc(ns, sizeof *sys->grip_torque);
   sys->strain_energy = calloc(ns, sizeof *sys->strain_energy);
+  sys->overlap = calloc(ns, sizeof *sys->overlap);
+  sys->nbroken = calloc(ns, sizeof *sys->nbroken);
+  sys->threads = 1;
   if (!sys->mass || !sys->inertia_axial || !sys->inertia_trans || !sys->half_length || !sys->radius ||
       !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
       !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
-      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy) {
+      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken) {
     fl_system_free(sys);
     return FL_ENOMEM;
   }
@@ -63,7 +66,7 @@ void fl_system_free(fl_system *sys)
   void *p[] = {sys->mass, sys->inertia_axial, sys->inertia_trans, sys->half_length, sys->radius, sys->motion,
                sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
                sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
-               sys->grip_torque, sys->strain_energy};
+               sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
     free(p[i]);
   memset(sys, 0, sizeof *sys);
@@ -109,6 +112,10 @@ void fl_system_reset(fl_system *sys)
       sys->v[k] = sys->w[k] = sys->L[k] = sys->f[k] = sys->t[k] = fl_v3(0, 0, 0);
     }
   memset(sys->bstate, 0, (size_t)sys->nspec * sys->nbond * sizeof *sys->bstate);
+  for (size_t k = 0; k < (size_t)sys->nspec * sys->nbond; k++)
+    sys->bstate[k].strength = 1.0;
+  memset(sys->overlap, 0, (size_t)sys->nspec * sizeof *sys->overlap);
+  memset(sys->nbroken, 0, (size_t)sys->nspec * sizeof *sys->nbroken);
   memset(sys->xi, 0, (size_t)sys->nspec * sys->nbody * sys->ntool * sizeof *sys->xi);
   sys->grip_disp = sys->grip_angle = 0.0;
   sys->step = 0;

@@ -67,9 +67,12 @@ typedef struct {
   /* time stepping */
   double dt;              /* s */
   fl_bond_damping damping;
+  fl_bond_limits limits;  /* elastic limit and post-failure behaviour */
+  int threads;            /* OpenMP threads over specimens (1: serial) */
   double *strain_energy;  /* bond elastic energy of the last step, per specimen, J */
   long step;              /* steps taken */
-  double max_overlap;     /* largest tool contact overlap seen, m */
+  double *overlap;        /* largest tool contact overlap seen, per specimen, m */
+  int *nbroken;           /* bonds broken so far, per specimen */
 } fl_system;
 
 int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool);
@@ -97,6 +100,9 @@ int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond);
 
 /* Evaluate loads of the current state without advancing (f, t, strain_energy). */
 void fl_system_loads(fl_system *sys, int advance_damping);
+
+/* Broken and yielded bonds of specimen s. */
+void fl_system_count(const fl_system *sys, int s, int *broken, int *yielded);
 
 /* Kinetic energy of specimen s (free bodies), J. */
 double fl_system_kinetic(const fl_system *sys, int s);

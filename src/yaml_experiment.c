@@ -649,10 +649,27 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
   if (!fb->shear_given)
     fb->shear_modulus = fb->youngs_modulus / (2.0 * (1.0 + fb->poisson_ratio));
   const fl_failure_def *fd = &exp->bond.failure;
-  if (fd->criterion != FL_CRIT_NONE) {
+  /* Which post-failure behaviour goes with which criterion (MODEL.md section 7): bit c
+   * of allowed_mask[p] is set when criterion c allows post_failure p. */
+  static const unsigned allowed_mask[] = {
+      0x3e, (1u << FL_CRIT_BENDING_STRESS) | (1u << FL_CRIT_BENDING_ANGLE), 1u << FL_CRIT_FORCE_STRESS,
+      (1u << FL_CRIT_AXIAL_STRESS) | (1u << FL_CRIT_VON_MISES)};
+  if (fd->criterion != FL_CRIT_NONE && !(allowed_mask[fd->post_failure] & (1u << fd->criterion))) {
+    char allowed[160] = "";
+    for (int pf = 0; post_names[pf]; pf++)
+      if (allowed_mask[pf] & (1u << fd->criterion)) {
+        size_t n = strlen(allowed);
+        snprintf(allowed + n, sizeof allowed - n, "%s%s", n ? " | " : "", post_names[pf]);
+      }
+    o = key_origin(exp, path, "bond.failure.post_failure");
+    return fail(err, errlen, &o, "bond.failure.post_failure: '%s' does not go with criterion '%s'; allowed with %s: %s",
+                post_names[fd->post_failure], criterion_names[fd->criterion], criterion_names[fd->criterion],
+                allowed);
+  }
+  if (fd->criterion != FL_CRIT_NONE && fd->criterion != FL_CRIT_BENDING_ANGLE && !fd->max_stress_given) {
     o = key_origin(exp, path, "bond.failure.criterion");
     return fail(err, errlen, &o,
-                "bond.failure.criterion: '%s' is not available in this version of fiberlab; allowed: none",
+                "bond.failure.max_stress: missing, and criterion '%s' needs it; allowed: a number in (0, 1e+13] Pa",
                 criterion_names[fd->criterion]);
   }
   if (exp->bond.buckling.type != FL_BUCKLING_NONE) {

@@ -45,6 +45,9 @@ static fl_body body(fl_vec3 x, fl_quat q)
   return b;
 }
 
+/* An elastic bond: no criterion. */
+static const fl_bond_limits elastic_only = {FL_CRIT_NONE, 0, 0, 0.0, 0.0, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
+
 static double vmax(fl_vec3 a) { return fmax(fabs(a.x), fmax(fabs(a.y), fabs(a.z))); }
 
 /* Rigid motion of a bonded pair with an oblique bond: no load. */
@@ -62,7 +65,7 @@ START_TEST(test_rigid_motion_pair_no_load)
     fl_body b1 = body(fl_add(fl_add(o, fl_qrot(Q, fl_sub(x1, o))), tr), fl_qmul(Q, q1));
     fl_body b2 = body(fl_add(fl_add(o, fl_qrot(Q, fl_sub(x2, o))), tr), fl_qmul(Q, q2));
     fl_bond_loads ld;
-    fl_bond_eval(&bd, NULL, &b1, &b2, NULL, &ld);
+    fl_bond_eval(&bd, NULL, &elastic_only, &b1, &b2, NULL, &ld);
     /* load scales: k * 1 um, k_bend * 1 urad would already be far above these bounds */
     ck_assert_double_le(vmax(ld.force), 1e-9 * s1.k_axial * 1e-6 * 1e3);
     ck_assert_double_le(vmax(ld.moment), 1e-12 * s1.k_bend);
@@ -123,8 +126,8 @@ START_TEST(test_order_invariance)
     fl_body B1 = body(fl_add(x1, rvec(2e-4)), rquat(0.3));
     fl_body B2 = body(fl_add(x2, rvec(2e-4)), rquat(0.3));
     fl_bond_loads l12, l21;
-    fl_bond_eval(&b12, NULL, &B1, &B2, NULL, &l12);
-    fl_bond_eval(&b21, NULL, &B2, &B1, NULL, &l21);
+    fl_bond_eval(&b12, NULL, &elastic_only, &B1, &B2, NULL, &l12);
+    fl_bond_eval(&b21, NULL, &elastic_only, &B2, &B1, NULL, &l21);
     double fs = fl_norm(l12.force), ts = fl_norm(l12.torque1) + fl_norm(l12.torque2);
     ck_assert_double_gt(fs, 0.0);
     ck_assert_double_le(fl_norm(fl_add(l12.force, l21.force)), 1e-12 * fs);
@@ -144,7 +147,7 @@ START_TEST(test_action_reaction)
                               side(1.3e-3, 3e-3, 9e9, 3e9));
     fl_body B1 = body(fl_add(x1, rvec(3e-4)), rquat(0.5)), B2 = body(fl_add(x2, rvec(3e-4)), rquat(0.5));
     fl_bond_loads ld;
-    fl_bond_eval(&bd, NULL, &B1, &B2, NULL, &ld);
+    fl_bond_eval(&bd, NULL, &elastic_only, &B1, &B2, NULL, &ld);
     /* torque about the origin: x1 x F + T1 + x2 x (-F) + T2 */
     fl_vec3 tot = fl_add(fl_add(fl_cross(B1.x, ld.force), ld.torque1),
                          fl_add(fl_cross(B2.x, fl_neg(ld.force)), ld.torque2));
@@ -168,7 +171,7 @@ START_TEST(test_springs_in_series_split)
   fl_vec3 x2 = fl_sub(fl_v3(d1, 0, 0), fl_qrot(q2, fl_v3(-d2, 0, 0)));
   fl_body B2 = body(x2, q2);
   fl_bond_loads ld;
-  fl_bond_eval(&bd, NULL, &B1, &B2, NULL, &ld);
+  fl_bond_eval(&bd, NULL, &elastic_only, &B1, &B2, NULL, &ld);
   double c1 = 1 / s1.k_bend, c2 = 1 / s2.k_bend;
   ck_assert_double_eq_tol(ld.moment.z, theta / (c1 + c2), 1e-12 * theta / (c1 + c2));
   double phi1 = theta * c1 / (c1 + c2); /* side 1's angle */
@@ -177,7 +180,7 @@ START_TEST(test_springs_in_series_split)
   ck_assert_double_le(fl_norm(ld.force), 1e-9);
   /* twist about the axis: psi / (ct1 + ct2) */
   fl_body B3 = body(fl_v3(d1 + d2, 0, 0), fl_qexp(fl_v3(psi, 0, 0)));
-  fl_bond_eval(&bd, NULL, &B1, &B3, NULL, &ld);
+  fl_bond_eval(&bd, NULL, &elastic_only, &B1, &B3, NULL, &ld);
   double t1 = 1 / s1.k_twist, t2 = 1 / s2.k_twist;
   ck_assert_double_eq_tol(ld.moment.x, psi / (t1 + t2), 1e-12 * psi / (t1 + t2));
   ck_assert_double_le(fabs(ld.moment.y) + fabs(ld.moment.z), 1e-15);

@@ -56,7 +56,11 @@ check fiber-tension "fiber-tension: bad/grips-too-long.yaml:5:17: test.gauge_len
 check fiber-bend3pt "fiber-bend3pt: bad/cycles-end.yaml:4:11: test.cycles: the last turning point 0.0015 is not max_displacement 0.002; allowed: a list ending at the maximum" bad/cycles-end.yaml
 check fiber-torsion "fiber-torsion: bad/negative-cycle.yaml:4:15: test.cycles: item 2 '-1' is negative; allowed: turning points >= 0" bad/negative-cycle.yaml
 check fiber-tension "fiber-tension: bad/key-for-other-test.yaml:3:3: test.span: unknown key for a tension test; allowed: kind, speed, gauge_length, grip_length, max_elongation, cycles" bad/key-for-other-test.yaml
-check fiber-bend3pt "fiber-bend3pt: bad/failure-not-available.yaml:3:16: bond.failure.criterion: 'von_mises' is not available in this version of fiberlab; allowed: none" bad/failure-not-available.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/forbidden-pair.yaml:5:19: bond.failure.post_failure: 'constant_torque' does not go with criterion 'von_mises'; allowed with von_mises: total_breakage | combined_plasticity" bad/forbidden-pair.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/missing-max-stress.yaml:3:16: bond.failure.max_stress: missing, and criterion 'axial_stress' needs it; allowed: a number in (0, 1e+13] Pa" bad/missing-max-stress.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/bending-angle-180.yaml:4:24: bond.failure.max_bending_angle: '180' is out of range; allowed: a number in [0, 180) deg" bad/bending-angle-180.yaml
+check fiber-tension "fiber-tension: bad/negative-variation.yaml:5:25: bond.failure.strength_variation: '-0.1' is out of range; allowed: a number in [0, 10]" bad/negative-variation.yaml
+check fiber-bend3pt "fiber-bend3pt: --set 'bond.failure.post_failure': bond.failure.post_failure: 'constant_force' does not go with criterion 'bending_stress'; allowed with bending_stress: total_breakage | constant_torque" -s bond.failure.criterion=bending_stress -s bond.failure.max_stress=1e7 -s bond.failure.post_failure=constant_force "$good"
 check fiber-tension "fiber-tension: bad/time-step-too-large.yaml:6:14: simulation.time_step: 0.001 s is above the stability bound 7.477e-06 s; allowed: a step up to 7.477e-06 s, auto (1.495e-06 s with safety 0.2), or force_time_step: true" bad/time-step-too-large.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/not-there.yaml: cannot open: No such file or directory" bad/not-there.yaml
 check fiber-tension "fiber-tension: ex/wheat-straw-bend3pt.yaml: test.kind: 'bend3pt' is not a fiber-tension test; allowed here: tension (use fiber-bend3pt)" "$good"

@@ -25,7 +25,7 @@ grep -q '^test: bend3pt$' summary && grep -q '^span: 0.1$' summary && grep -q '^
   grep -q '^kinetic_to_strain_energy: ' summary && grep -q '^peak_force: ' summary &&
   grep -q '^force_at_max_displacement: ' summary && grep -q '^csv: b.csv$' summary &&
   ok "bend3pt summary keys" || { bad "bend3pt summary"; cat summary; }
-sed -n 2p b.csv | grep -qx 'specimen,time_s,displacement_m,force_N,support_force_N,kinetic_energy_J,strain_energy_J,broken_bonds' &&
+sed -n 2p b.csv | grep -qx 'specimen,time_s,displacement_m,force_N,support_force_N,kinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds' &&
   ok "bend3pt CSV header" || bad "bend3pt CSV header: $(sed -n 2p b.csv)"
 head -1 b.csv | grep -q '^# fiberlab .*fiber-bend3pt' && ok "CSV comment line" || bad "CSV comment: $(head -1 b.csv)"
 [ "$(grep -c '^0,' b.csv)" -eq 50 ] && ok "50 rows" || bad "rows: $(grep -c '^0,' b.csv)"
@@ -47,14 +47,14 @@ for k in peak_force_mean peak_force_std peak_force_min peak_force_max elongation
 done
 grep -q '^specimens: 3$' summary && ok "specimens: 3" || bad "specimens"
 [ "$(grep -c '^2,' t.csv)" -eq 20 ] && ok "specimen 2 rows" || bad "specimen 2 rows"
-sed -n 2p t.csv | grep -qx 'specimen,time_s,elongation_m,force_N,kinetic_energy_J,strain_energy_J,broken_bonds' &&
+sed -n 2p t.csv | grep -qx 'specimen,time_s,elongation_m,force_N,kinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds' &&
   ok "tension CSV header" || bad "tension CSV header"
 [ -e t.png ] && bad "plot written with --plot none" || ok "--plot none writes no plot"
 
 # torsion: header and a positive peak torque
 "$bin/fiber-torsion" -q --plot none -o r -s simulation.output_points=20 "$ex/aluminium-tube-torsion.yaml" >summary 2>err
 [ $? -eq 0 ] && ok "torsion exit 0" || { bad "torsion exit"; cat err; }
-sed -n 2p r.csv | grep -qx 'specimen,time_s,twist_rad,torque_Nm,kinetic_energy_J,strain_energy_J,broken_bonds' &&
+sed -n 2p r.csv | grep -qx 'specimen,time_s,twist_rad,torque_Nm,kinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds' &&
   ok "torsion CSV header" || bad "torsion CSV header"
 grep -q '^peak_torque: [1-9]' summary && ok "torsion peak torque > 0" || bad "torsion peak: $(grep peak summary)"
 
@@ -75,6 +75,21 @@ cp t.csv keep.csv
   -s fiber.segments=12 "$ex/glass-fibre-tension.yaml" \
   >/dev/null 2>&1
 cmp -s t.csv keep.csv && ok "previous output untouched" || bad "previous output replaced"
+
+# strength variation: the same seed gives bit-identical CSVs, for 1 and 2 threads;
+# another seed gives other specimens
+run_batch() {
+  prefix=$1
+  shift
+  "$bin/fiber-tension" -q --plot none -o "$prefix" --batch 6 "$@" -s fiber.segments=20 -s simulation.output_points=30 \
+    "$ex/glass-fibre-tension-break.yaml" >/dev/null 2>&1
+}
+run_batch s1 --threads 1 --seed 11 && run_batch s2 --threads 2 --seed 11 && run_batch s3 --threads 1 --seed 11 &&
+  run_batch s4 --threads 1 --seed 12 || bad "batch runs failed"
+tail -n +2 s1.csv >a; tail -n +2 s2.csv >b; tail -n +2 s3.csv >c3; tail -n +2 s4.csv >d
+cmp -s a c3 && ok "same seed, same CSV" || bad "same seed gave different CSVs"
+cmp -s a b && ok "1 and 2 threads, same CSV" || bad "1 and 2 threads gave different CSVs"
+cmp -s a d && bad "another seed gave the same CSV" || ok "another seed, other specimens"
 
 # --help and --version on stdout, exit 0
 "$bin/fiber-bend3pt" --help | grep -q '^Usage: fiber-bend3pt' && ok "--help" || bad "--help"
