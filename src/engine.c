@@ -28,7 +28,8 @@ static void specimen_loads(fl_system *sys, int s, int advance)
   fl_vec3 *FL_RESTRICT f = sys->f + base;
   fl_vec3 *FL_RESTRICT t = sys->t + base;
   fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
-  const fl_bond_limits *lim = sys->limits.criterion != FL_CRIT_NONE ? &sys->limits : NULL;
+  const fl_bond_limits *lim = sys->limits[s].criterion != FL_CRIT_NONE ? &sys->limits[s] : NULL;
+  const fl_bond *bond = sys->bond + (size_t)s * sys->nbond;
   double energy = 0.0;
   memset(f, 0, (size_t)sys->nbody * sizeof *f);
   memset(t, 0, (size_t)sys->nbody * sizeof *t);
@@ -38,7 +39,7 @@ static void specimen_loads(fl_system *sys, int s, int advance)
     fl_body bi = body_at(sys, base + i), bj = body_at(sys, base + j);
     fl_bond_loads ld;
     fl_bond_state next = st[b];
-    fl_bond_eval(&sys->bond[b], &sys->damping, lim, &bi, &bj, &next, &ld);
+    fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &next, &ld);
     if (advance) {
       sys->nbroken[s] += next.broken - st[b].broken;
       st[b] = next;
@@ -84,7 +85,7 @@ static void specimen_loads(fl_system *sys, int s, int advance)
       fl_vec3 fc = fl_v3(0, 0, 0), tc = fl_v3(0, 0, 0);
       fl_vec3 hist = *xi;
       double delta =
-          fl_contact_tool(&sys->law[k], tool, sys->x[kb], a, hl, r, sys->v[kb], sys->w[kb], sys->dt, &hist, &fc, &tc);
+          fl_contact_tool(&sys->law[(size_t)s * sys->ntool + k], tool, sys->x[kb], a, hl, r, sys->v[kb], sys->w[kb], sys->dt, &hist, &fc, &tc);
       if (advance) {
         *xi = hist;
         if (delta > sys->overlap[s])

@@ -5,6 +5,7 @@
 #define FL_EXPERIMENT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "bond.h" /* enum fl_criterion, enum fl_post_failure */
 
@@ -111,5 +112,13 @@ void fl_experiment_where(const fl_experiment *exp, const char *file, const char 
 /* Checks across keys (after the file and every -s): fills G from poisson_ratio,
  * rejects forbidden combinations. */
 int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen);
+
+/* The value of a numeric key by its dotted path, in the YAML's units (degrees for
+ * angles); FL_EINPUT for an unknown or non-numeric key. */
+int fl_experiment_get(const fl_experiment *exp, const char *path, double *value);
+/* 1 when path names a real-valued key (the kind a fit may free). */
+int fl_experiment_key_is_number(const char *path);
+/* Write the experiment as YAML that loads back to the same definition. */
+int fl_experiment_write(FILE *f, const fl_experiment *exp);
 
 #endif

@@ -46,8 +46,40 @@ static fl_contact_law tool_law(const fl_experiment *exp, double seg_mass, double
   return law;
 }
 
-int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info *info)
+/* Limits of one specimen's bonds: the same section on both sides of every bond. */
+static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *sec)
 {
+  const fl_failure_def *fd = &exp->bond.failure;
+  double R = exp->fiber.outer_radius_m, Ri = exp->fiber.inner_radius_ratio * R;
+  fl_bond_limits lim;
+  memset(&lim, 0, sizeof lim);
+  lim.criterion = (int)fd->criterion;
+  lim.post = (int)fd->post_failure;
+  lim.ignore_compression = fd->ignore_compression;
+  lim.max_stress = fd->max_stress;
+  lim.max_angle = fd->max_bending_angle;
+  lim.sec1.radius = R;
+  lim.sec1.area = sec->area;
+  lim.sec1.inertia = sec->inertia;
+  lim.sec1.polar = sec->polar;
+  lim.sec1.kshape = (Ri * Ri + Ri * R + R * R) / (R * R + Ri * Ri);
+  lim.sec2 = lim.sec1;
+  return lim;
+}
+
+int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b)
+{
+  const fl_fiber_def *fa = &a->fiber, *fb = &b->fiber;
+  return fa->length_m == fb->length_m && fa->outer_radius_m == fb->outer_radius_m &&
+         fa->inner_radius_ratio == fb->inner_radius_ratio && fa->segments == fb->segments &&
+         fa->density == fb->density && memcmp(&a->test, &b->test, sizeof a->test) == 0 &&
+         a->sim.time_step == b->sim.time_step && a->sim.safety == b->sim.safety &&
+         a->sim.output_points == b->sim.output_points && a->sim.force_time_step == b->sim.force_time_step;
+}
+
+int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, fl_build_info *info)
+{
+  const fl_experiment *exp = exps[0]; /* geometry, test and simulation */
   const fl_fiber_def *fb = &exp->fiber;
   const fl_test_def *t = &exp->test;
   double R = fb->outer_radius_m, Ri = fb->inner_radius_ratio * R;
@@ -57,6 +89,9 @@ int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info 
   memset(info, 0, sizeof *info);
   info->h = h;
   info->section = sec;
+  for (int s = 1; s < nspec; s++)
+    if (!fl_experiment_batchable(exp, exps[s]))
+      return FL_EINPUT;
 
   if (t->kind == FL_TEST_BEND3PT) {
     nbody = fb->segments;
@@ -83,9 +118,20 @@ int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info 
     if (t->kind != FL_TEST_BEND3PT)
       sys->motion[i] = i < ng ? FL_GRIP_FIXED : (i >= ng + nfree ? FL_GRIP_MOVING : FL_FREE);
   }
-  fl_side_stiffness s = side_stiffness(exp, &sec, 0.5 * h);
-  for (int b = 0; b < nbody - 1; b++)
-    fl_system_bond_chain(sys, b, b, b + 1, &s, &s);
+  /* Bonds and limits per specimen: specimens of a batch may differ in their bond
+   * parameters and moduli (a calibration's perturbed runs). */
+  for (int s = 0; s < nspec; s++) {
+    if (s > 0 && exps[s] == exps[s - 1]) {
+      memcpy(sys->bond + (size_t)s * sys->nbond, sys->bond + (size_t)(s - 1) * sys->nbond,
+             (size_t)sys->nbond * sizeof *sys->bond);
+      sys->limits[s] = sys->limits[s - 1];
+      continue;
+    }
+    fl_side_stiffness st = side_stiffness(exps[s], &sec, 0.5 * h);
+    for (int b = 0; b < nbody - 1; b++)
+      fl_system_bond_chain(sys, s, b, b, b + 1, &st, &st);
+    sys->limits[s] = bond_limits(exps[s], &sec);
+  }
 
   double E = fb->youngs_modulus, G = fb->shear_modulus, rho = fb->density;
   double kc = 0.0;
@@ -106,21 +152,22 @@ int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info 
     fl_tool tl[3] = {{fl_v3(-xs, -(R + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
                      {fl_v3(xs, -(R + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
                      {fl_v3(0, R + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn}};
+    info->contact_overlap_ref = 0.05 * R;
     for (int k = 0; k < 3; k++) {
       sys->tool[k] = tl[k];
-      sys->law[k] = tool_law(exp, sys->mass[0], tl[k].radius);
+      for (int s = 0; s < nspec; s++) {
+        fl_contact_law *law = &sys->law[(size_t)s * 3 + k];
+        *law = tool_law(exps[s], sys->mass[0], tl[k].radius);
+        /* Contact stiffness at an overlap of 5 % of the radius, the stiffest tool. */
+        double kk = 2.0 * law->e_star * sqrt(law->r_star * info->contact_overlap_ref);
+        if (kk > kc)
+          kc = kk;
+      }
     }
     /* Lowest bending mode of the simply supported span. */
     double om = (PI / info->span) * (PI / info->span) *
                 sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
     info->first_period = 2.0 * PI / om;
-    /* Contact stiffness at an overlap of 5 % of the radius, the stiffest tool. */
-    info->contact_overlap_ref = 0.05 * R;
-    for (int k = 0; k < 3; k++) {
-      double kk = 2.0 * sys->law[k].e_star * sqrt(sys->law[k].r_star * info->contact_overlap_ref);
-      if (kk > kc)
-        kc = kk;
-    }
   } else if (t->kind == FL_TEST_TENSION) {
     double c = sqrt(exp->bond.force_stiffness_scale * E / rho);
     info->first_period = 2.0 * info->gauge / c;
@@ -128,29 +175,34 @@ int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info 
     double c = sqrt(exp->bond.torque_stiffness_scale * G / rho);
     info->first_period = 2.0 * info->gauge / c;
   }
-  /* Elastic limits: the same section on both sides of every bond. */
-  const fl_failure_def *fd = &exp->bond.failure;
-  fl_side_section ss;
-  ss.radius = R;
-  ss.area = sec.area;
-  ss.inertia = sec.inertia;
-  ss.polar = sec.polar;
-  ss.kshape = (Ri * Ri + Ri * R + R * R) / (R * R + Ri * Ri);
-  sys->limits.criterion = (int)fd->criterion;
-  sys->limits.post = (int)fd->post_failure;
-  sys->limits.ignore_compression = fd->ignore_compression;
-  sys->limits.max_stress = fd->max_stress;
-  sys->limits.max_angle = fd->max_bending_angle;
-  sys->limits.sec1 = sys->limits.sec2 = ss;
-
-  info->critical_step = fl_system_critical_step(sys, exp->bond.damping, exp->bond.damping_stabilization, kc);
+  /* The stability bound of the batch: the smallest of its specimens'. */
+  info->critical_step = HUGE_VAL;
+  for (int s = 0; s < nspec; s++) {
+    if (s > 0 && exps[s] == exps[s - 1])
+      continue;
+    double c = fl_system_critical_step(sys, s, exps[s]->bond.damping, exps[s]->bond.damping_stabilization, kc);
+    if (c < info->critical_step)
+      info->critical_step = c;
+  }
   fl_system_reset(sys);
   /* Per-bond strengths keyed by (seed, specimen, bond). */
-  for (int sp = 0; sp < nspec; sp++)
+  for (int s = 0; s < nspec; s++)
     for (int b = 0; b < sys->nbond; b++)
-      sys->bstate[(size_t)sp * sys->nbond + b].strength =
-          fl_rng_strength(exp->sim.seed, (uint64_t)sp, (uint64_t)b, fd->strength_variation);
+      sys->bstate[(size_t)s * sys->nbond + b].strength =
+          fl_rng_strength(exps[s]->sim.seed, (uint64_t)s, (uint64_t)b, exps[s]->bond.failure.strength_variation);
   return FL_OK;
+}
+
+int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info *info)
+{
+  const fl_experiment **exps = malloc((size_t)nspec * sizeof *exps);
+  if (!exps)
+    return FL_ENOMEM;
+  for (int s = 0; s < nspec; s++)
+    exps[s] = exp;
+  int rc = fl_build_many(exps, nspec, sys, info);
+  free(exps);
+  return rc;
 }
 
 /* ---- the loading path ------------------------------------------------------- */
@@ -301,10 +353,28 @@ static double now(void)
 int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
            char *err, size_t errlen)
 {
+  const fl_experiment **exps = malloc((size_t)nspec * sizeof *exps);
+  if (!exps) {
+    memset(curve, 0, sizeof *curve);
+    memset(res, 0, sizeof *res);
+    snprintf(err, errlen, "out of memory for %d specimens", nspec);
+    return FL_ENOMEM;
+  }
+  for (int s = 0; s < nspec; s++)
+    exps[s] = exp;
+  int rc = fl_run_many(exps, nspec, hooks, curve, res, err, errlen);
+  free(exps);
+  return rc;
+}
+
+int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
+                fl_result *res, char *err, size_t errlen)
+{
+  const fl_experiment *exp = exps[0];
   fl_system sys;
   fl_build_info info;
   const fl_test_def *t = &exp->test;
-  int rc = fl_build(exp, nspec, &sys, &info);
+  int rc = fl_build_many(exps, nspec, &sys, &info);
   memset(curve, 0, sizeof *curve);
   memset(res, 0, sizeof *res);
   if (rc) {
@@ -320,7 +390,9 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
     fl_system_free(&sys);
     return FL_ETIMESTEP;
   }
-  fl_system_set_step(&sys, dt, exp->bond.damping, exp->bond.damping_stabilization);
+  fl_system_set_step(&sys, dt);
+  for (int s = 0; s < nspec; s++)
+    fl_system_set_damping(&sys, s, exps[s]->bond.damping, exps[s]->bond.damping_stabilization);
   sys.threads = (hooks && hooks->threads > 1) ? hooks->threads : 1;
 
   double target = t->kind == FL_TEST_BEND3PT ? t->max_displacement_m

@@ -24,6 +24,13 @@ typedef struct {
 /* Build specimens (geometry, bonds, tools, grips) for exp in sys; sets nothing of the
  * time step. */
 int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info *info);
+/* The same with specimen s built from exps[s]: geometry, test and simulation come from
+ * exps[0], and the others may differ from it only where fl_experiment_batchable()
+ * allows (bond parameters, moduli); FL_EINPUT otherwise. */
+int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, fl_build_info *info);
+/* 1 when b differs from a only in what a batch may vary: the bond block and the
+ * fiber's moduli (not its geometry or density, the test or the simulation). */
+int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b);
 
 /* One curve row per specimen and output point, index s * npoints + p. */
 typedef struct {
@@ -85,6 +92,10 @@ typedef struct {
 /* Run the virtual test; err gets a message for FL_EUNSTABLE, FL_ETIMESTEP, ... */
 int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
            char *err, size_t errlen);
+/* Run a batch whose specimen s is exps[s] (see fl_build_many): one time step (the
+ * smallest bound), one loading path (exps[0]'s), one curve per specimen. */
+int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
+                fl_result *res, char *err, size_t errlen);
 
 /* Slope of y on x by least squares over rows [a, b). */
 double fl_fit_slope(const double *x, const double *y, int a, int b);

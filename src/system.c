@@ -37,7 +37,10 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->t = calloc(nsb, sizeof *sys->t);
   sys->b1 = calloc(nbd + 1, sizeof *sys->b1);
   sys->b2 = calloc(nbd + 1, sizeof *sys->b2);
-  sys->bond = calloc(nbd + 1, sizeof *sys->bond);
+  sys->bond = calloc(ns * nbd + 1, sizeof *sys->bond);
+  sys->damping = calloc(ns, sizeof *sys->damping);
+  sys->law = calloc(ns * (size_t)ntool + 1, sizeof *sys->law);
+  sys->limits = calloc(ns, sizeof *sys->limits);
   sys->bstate = calloc(ns * nbd + 1, sizeof *sys->bstate);
   sys->xi = calloc(nsb * (size_t)ntool + 1, sizeof *sys->xi);
   sys->tool_force = calloc(ns * (size_t)ntool + 1, sizeof *sys->tool_force);
@@ -50,7 +53,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   if (!sys->mass || !sys->inertia_axial || !sys->inertia_trans || !sys->half_length || !sys->radius ||
       !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
       !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
-      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken) {
+      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->damping || !sys->limits || !sys->law) {
     fl_system_free(sys);
     return FL_ENOMEM;
   }
@@ -66,7 +69,7 @@ void fl_system_free(fl_system *sys)
   void *p[] = {sys->mass, sys->inertia_axial, sys->inertia_trans, sys->half_length, sys->radius, sys->motion,
                sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
                sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
-               sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken};
+               sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->damping, sys->limits, sys->law};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
     free(p[i]);
   memset(sys, 0, sizeof *sys);
@@ -92,14 +95,16 @@ void fl_system_set_segment(fl_system *sys, int i, double r_out, double r_in, dou
   sys->radius[i] = r_out;
 }
 
-void fl_system_bond_chain(fl_system *sys, int b, int i, int j, const fl_side_stiffness *s1,
+void fl_system_bond_chain(fl_system *sys, int s, int b, int i, int j, const fl_side_stiffness *s1,
                           const fl_side_stiffness *s2)
 {
   /* Contact point midway between the bonded lengths, fixed in both body frames. */
   fl_vec3 c = fl_scale(fl_add(sys->x_ref[i], sys->x_ref[j]), 0.5);
+  fl_bond bd = fl_bond_make(sys->x_ref[i], sys->q_ref[i], sys->x_ref[j], sys->q_ref[j], c, *s1, *s2);
   sys->b1[b] = i;
   sys->b2[b] = j;
-  sys->bond[b] = fl_bond_make(sys->x_ref[i], sys->q_ref[i], sys->x_ref[j], sys->q_ref[j], c, *s1, *s2);
+  for (int k = s < 0 ? 0 : s; k < (s < 0 ? sys->nspec : s + 1); k++)
+    sys->bond[(size_t)k * sys->nbond + b] = bd;
 }
 
 void fl_system_reset(fl_system *sys)
@@ -135,7 +140,7 @@ static double damped_bound(double omega, double a_damp, double stab)
   return 2.0 / om * (sqrt(1.0 + z * z) - z);
 }
 
-double fl_system_critical_step(const fl_system *sys, double a_damp, double stab, double kc)
+double fl_system_critical_step(const fl_system *sys, int s, double a_damp, double stab, double kc)
 {
   /* Gershgorin bound on the mass-normalised stiffness of the linearised chain, per body
    * and direction: translation, bending rotation, twist. */
@@ -146,7 +151,7 @@ double fl_system_critical_step(const fl_system *sys, double a_damp, double stab,
   if (!rt || !rr || !rw)
     goto done;
   for (int b = 0; b < sys->nbond; b++) {
-    const fl_bond *bd = &sys->bond[b];
+    const fl_bond *bd = &sys->bond[(size_t)s * sys->nbond + b];
     int i = sys->b1[b], j = sys->b2[b];
     double ka = fl_series(bd->s1.k_axial, bd->s2.k_axial), ks = fl_series(bd->s1.k_shear, bd->s2.k_shear);
     double kt = fl_series(bd->s1.k_twist, bd->s2.k_twist), kb = fl_series(bd->s1.k_bend, bd->s2.k_bend);
@@ -189,9 +194,12 @@ done:
   return best;
 }
 
-void fl_system_set_step(fl_system *sys, double dt, double a_damp, double stab)
+void fl_system_set_step(fl_system *sys, double dt) { sys->dt = dt; }
+
+void fl_system_set_damping(fl_system *sys, int s, double a_damp, double stab)
 {
-  sys->dt = dt;
-  sys->damping.a_damp = a_damp;
-  sys->damping.decay = (stab > 0.0 && a_damp > 0.0) ? exp(-dt / (a_damp * stab)) : 0.0;
+  for (int k = s < 0 ? 0 : s; k < (s < 0 ? sys->nspec : s + 1); k++) {
+    sys->damping[k].a_damp = a_damp;
+    sys->damping[k].decay = (stab > 0.0 && a_damp > 0.0) ? exp(-sys->dt / (a_damp * stab)) : 0.0;
+  }
 }

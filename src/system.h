@@ -44,15 +44,16 @@ typedef struct {
   fl_vec3 *f;     /* force of the current step, N */
   fl_vec3 *t;     /* torque about the centre, N m */
 
-  /* per bond b, shared */
-  int *b1, *b2;   /* body indices */
-  fl_bond *bond;  /* definitions */
-  /* per specimen and bond, index s * nbond + b */
+  /* per bond b, shared: the body indices */
+  int *b1, *b2;
+  /* per specimen and bond, index s * nbond + b: definitions (specimens of a batch may
+   * differ in stiffness) and state */
+  fl_bond *bond;
   fl_bond_state *bstate;
 
   /* tools and their contacts */
   fl_tool tool[FL_MAX_TOOLS];
-  fl_contact_law law[FL_MAX_TOOLS];
+  fl_contact_law *law;  /* per specimen and tool, index s * ntool + k */
   fl_vec3 *xi;          /* tangential history, index (s * nbody + i) * ntool + k */
   fl_vec3 *tool_force;  /* force the specimen exerts on tool k, index s * ntool + k, N */
 
@@ -66,8 +67,8 @@ typedef struct {
 
   /* time stepping */
   double dt;              /* s */
-  fl_bond_damping damping;
-  fl_bond_limits limits;  /* elastic limit and post-failure behaviour */
+  fl_bond_damping *damping; /* per specimen */
+  fl_bond_limits *limits;   /* per specimen: elastic limit and post-failure behaviour */
   int threads;            /* OpenMP threads over specimens (1: serial) */
   double *strain_energy;  /* bond elastic energy of the last step, per specimen, J */
   long step;              /* steps taken */
@@ -88,8 +89,9 @@ fl_section fl_section_hollow(double r_out, double r_in);
 
 /* Body i: mass and inertia of a hollow segment of bonded length h. */
 void fl_system_set_segment(fl_system *sys, int i, double r_out, double r_in, double h, double density);
-/* Bond b between consecutive bodies along their common axis at t = 0. */
-void fl_system_bond_chain(fl_system *sys, int b, int i, int j, const fl_side_stiffness *s1,
+/* Bond b between bodies i and j, created at t = 0 at the point midway between their
+ * centres, in every specimen (s < 0) or in specimen s alone. */
+void fl_system_bond_chain(fl_system *sys, int s, int b, int i, int j, const fl_side_stiffness *s1,
                           const fl_side_stiffness *s2);
 /* Copy the reference state (x_ref, q_ref, zero velocities) to every specimen. */
 void fl_system_reset(fl_system *sys);
@@ -107,12 +109,14 @@ void fl_system_count(const fl_system *sys, int s, int *broken, int *yielded);
 /* Kinetic energy of specimen s (free bodies), J. */
 double fl_system_kinetic(const fl_system *sys, int s);
 
-/* Stability bound of the explicit step, 2 / omega_max with the damping reduction, s.
- * contact_stiffness: the largest tool contact stiffness expected, N/m (0: none). */
-double fl_system_critical_step(const fl_system *sys, double a_damp, double stabilization,
+/* Stability bound of the explicit step for specimen s, 2 / omega_max with the damping
+ * reduction, s.  contact_stiffness: the largest tool contact stiffness expected, N/m
+ * (0: none). */
+double fl_system_critical_step(const fl_system *sys, int s, double a_damp, double stabilization,
                                double contact_stiffness);
 
-/* Set dt and the Maxwell decay factor. */
-void fl_system_set_step(fl_system *sys, double dt, double a_damp, double stabilization);
+/* Set dt, and the damping of every specimen (s < 0) or of specimen s alone. */
+void fl_system_set_step(fl_system *sys, double dt);
+void fl_system_set_damping(fl_system *sys, int s, double a_damp, double stabilization);
 
 #endif

@@ -708,3 +708,135 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
   }
   return FL_OK;
 }
+
+int fl_experiment_get(const fl_experiment *exp, const char *path, double *value)
+{
+  const key_def *k = find_key(path);
+  if (!k)
+    return FL_EINPUT;
+  const char *base = (const char *)exp + k->offset;
+  switch (k->type) {
+  case KT_REAL:
+  case KT_REAL_AUTO:
+    *value = *(const double *)base;
+    return FL_OK;
+  case KT_DEG:
+    *value = *(const double *)base / DEG;
+    return FL_OK;
+  case KT_INT:
+  case KT_BOOL:
+  case KT_ENUM:
+    *value = *(const int *)base;
+    return FL_OK;
+  case KT_SEED:
+    *value = (double)*(const unsigned long *)base;
+    return FL_OK;
+  default:
+    return FL_EINPUT;
+  }
+}
+
+int fl_experiment_key_is_number(const char *path)
+{
+  const key_def *k = find_key(path);
+  return k && (k->type == KT_REAL || k->type == KT_DEG || k->type == KT_REAL_AUTO);
+}
+
+/* The shortest %g text that reads back as v. */
+static void put_double(FILE *f, double v)
+{
+  char buf[40];
+  for (int prec = 6; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v)
+      break;
+  }
+  fputs(buf, f);
+}
+
+/* One key's value as YAML text. */
+static void write_value(FILE *f, const fl_experiment *exp, const key_def *k)
+{
+  const char *base = (const char *)exp + k->offset;
+  switch (k->type) {
+  case KT_REAL:
+    put_double(f, *(const double *)base);
+    break;
+  case KT_REAL_AUTO:
+    if (*(const double *)base <= 0.0)
+      fprintf(f, "auto");
+    else
+      put_double(f, *(const double *)base);
+    break;
+  case KT_DEG:
+    put_double(f, *(const double *)base / DEG);
+    break;
+  case KT_INT:
+    fprintf(f, "%d", *(const int *)base);
+    break;
+  case KT_SEED:
+    fprintf(f, "%lu", *(const unsigned long *)base);
+    break;
+  case KT_BOOL:
+    fprintf(f, "%s", *(const int *)base ? "true" : "false");
+    break;
+  case KT_ENUM:
+    fprintf(f, "%s", k->names[*(const int *)base]);
+    break;
+  case KT_CYCLES: {
+    const fl_test_def *t = &exp->test;
+    double unit = t->kind == FL_TEST_TORSION ? DEG : 1.0;
+    fputc('[', f);
+    for (int i = 0; i < t->ncycles; i++) {
+      fputs(i ? ", " : "", f);
+      put_double(f, t->cycles[i] / unit);
+    }
+    fputc(']', f);
+    break;
+  }
+  case KT_SECTION:
+    break;
+  }
+}
+
+/* Whether a key belongs in the written file. */
+static int write_key(const fl_experiment *exp, const key_def *k)
+{
+  const char *p = k->path;
+  if (k->kinds && !(k->kinds & (1 << exp->test.kind)))
+    return 0;
+  if (strcmp(p, "fiber.poisson_ratio") == 0) /* the shear modulus is written, resolved */
+    return 0;
+  if (strcmp(p, "test.cycles") == 0)
+    return exp->test.ncycles > 0;
+  if (strncmp(p, "bond.failure.", 13) == 0 && strcmp(p, "bond.failure.criterion") != 0)
+    return exp->bond.failure.criterion != FL_CRIT_NONE;
+  if (strncmp(p, "bond.buckling.", 14) == 0 && strcmp(p, "bond.buckling.type") != 0)
+    return exp->bond.buckling.type != FL_BUCKLING_NONE;
+  return 1;
+}
+
+int fl_experiment_write(FILE *f, const fl_experiment *exp)
+{
+  for (size_t i = 0; i < NKEYS; i++) {
+    const key_def *k = &keys[i];
+    int depth = 0;
+    for (const char *c = k->path; *c; c++)
+      depth += *c == '.';
+    const char *leaf = strrchr(k->path, '.');
+    leaf = leaf ? leaf + 1 : k->path;
+    if (k->type == KT_SECTION) {
+      fprintf(f, "%*s%s:\n", 2 * depth, "", leaf);
+      continue;
+    }
+    if (!write_key(exp, k))
+      continue;
+    fprintf(f, "%*s%s: ", 2 * depth, "", leaf);
+    write_value(f, exp, k);
+    if (*k->unit)
+      fprintf(f, "  # %s", k->unit);
+    fputc('\n', f);
+  }
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+

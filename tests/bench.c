@@ -44,11 +44,12 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
   double d = h / 2;
   fl_side_stiffness s = {E * sec.area / d, G * sec.area / d, G * sec.polar / d, E * sec.inertia / d};
   for (int b = 0; b < nbond; b++)
-    fl_system_bond_chain(&sys, b, b, b + 1, &s, &s);
+    fl_system_bond_chain(&sys, -1, b, b, b + 1, &s, &s);
   fl_system_reset(&sys);
   double a_damp = 1e-7;
-  double crit = fl_system_critical_step(&sys, a_damp, 1.0, 0.0);
-  fl_system_set_step(&sys, 0.2 * crit, a_damp, 1.0);
+  double crit = fl_system_critical_step(&sys, 0, a_damp, 1.0, 0.0);
+  fl_system_set_step(&sys, 0.2 * crit);
+  fl_system_set_damping(&sys, -1, a_damp, 1.0);
   for (size_t k = 0; k < (size_t)nspec * nbody; k++) {
     sys.v[k] = fl_v3(1e-3 * srand1(), 1e-3 * srand1(), 1e-3 * srand1());
   }

@@ -89,7 +89,7 @@ START_TEST(test_rigid_motion_curved_fiber_no_load)
   }
   fl_side_stiffness s = side(1e-3, h / 2, 5e9, 2e9);
   for (int b = 0; b < n - 1; b++)
-    fl_system_bond_chain(&sys, b, b, b + 1, &s, &s);
+    fl_system_bond_chain(&sys, -1, b, b, b + 1, &s, &s);
   fl_system_reset(&sys);
   fl_quat Q = fl_qexp(fl_v3(0.7, -1.9, 1.2));
   fl_vec3 tr = fl_v3(0.3, -0.2, 0.05);
@@ -201,8 +201,9 @@ static void free_pair(fl_system *sys, double damping, double stab, double safety
   sys->b1[0] = 0;
   sys->b2[0] = 1;
   fl_system_reset(sys);
-  double crit = fl_system_critical_step(sys, damping, stab, 0.0);
-  fl_system_set_step(sys, safety * crit, damping, stab);
+  double crit = fl_system_critical_step(sys, 0, damping, stab, 0.0);
+  fl_system_set_step(sys, safety * crit);
+  fl_system_set_damping(sys, -1, damping, stab);
 }
 
 static void momenta(const fl_system *sys, fl_vec3 *p, fl_vec3 *H)
@@ -290,7 +291,8 @@ START_TEST(test_damping_log_decrement)
   double ka = fl_series(sys.bond[0].s1.k_axial, sys.bond[0].s2.k_axial);
   double m1 = sys.mass[0], m2 = sys.mass[1], mu = m1 * m2 / (m1 + m2);
   double omega = sqrt(ka / mu), zeta = 0.05, a = 2 * zeta / omega;
-  fl_system_set_step(&sys, 0.005 * 2 * PI / omega, a, 0.0);
+  fl_system_set_step(&sys, 0.005 * 2 * PI / omega);
+  fl_system_set_damping(&sys, -1, a, 0.0);
   sys.v[1] = fl_v3(0.01, 0, 0);
   sys.v[0] = fl_v3(-0.01 * m2 / m1, 0, 0);
   double prev2 = 0, prev1 = 0, peaks[8];
@@ -318,9 +320,10 @@ static double run_heavy_damping(double stab, int *blew)
 {
   fl_system sys;
   free_pair(&sys, 0.0, 1.0, 0.2); /* the undamped automatic step */
-  double crit = fl_system_critical_step(&sys, 0.0, 1.0, 0.0);
+  double crit = fl_system_critical_step(&sys, 0, 0.0, 1.0, 0.0);
   double omega = 2.0 / crit, a = 40.0 / omega; /* zeta about 20 on the fastest mode */
-  fl_system_set_step(&sys, 0.2 * crit, a, stab);
+  fl_system_set_step(&sys, 0.2 * crit);
+  fl_system_set_damping(&sys, -1, a, stab);
   rng_state = 12345;
   kick(&sys, 0.05, 20.0);
   double e0 = total_energy(&sys), e = e0;

@@ -35,7 +35,8 @@ static int check_file(const char *path, long steps)
     return 1;
   }
   double dt = exp.sim.safety * info.critical_step;
-  fl_system_set_step(&sys, dt, exp.bond.damping, exp.bond.damping_stabilization);
+  fl_system_set_step(&sys, dt);
+  fl_system_set_damping(&sys, -1, exp.bond.damping, exp.bond.damping_stabilization);
   /* random velocities of 1e-4 of the fiber length per first-mode period */
   double v = 1e-4 * exp.fiber.length_m / info.first_period;
   for (int i = 0; i < sys.nbody; i++) {
