@@ -768,8 +768,8 @@ static void write_value(FILE *f, const fl_experiment *exp, const key_def *k)
     else
       put_double(f, *(const double *)base);
     break;
-  case KT_DEG:
-    put_double(f, *(const double *)base / DEG);
+  case KT_DEG: /* degrees to 15 digits: the radian round trip is not exact */
+    fprintf(f, "%.15g", *(const double *)base / DEG);
     break;
   case KT_INT:
     fprintf(f, "%d", *(const int *)base);
@@ -789,7 +789,10 @@ static void write_value(FILE *f, const fl_experiment *exp, const key_def *k)
     fputc('[', f);
     for (int i = 0; i < t->ncycles; i++) {
       fputs(i ? ", " : "", f);
-      put_double(f, t->cycles[i] / unit);
+      if (unit != 1.0)
+        fprintf(f, "%.15g", t->cycles[i] / unit);
+      else
+        put_double(f, t->cycles[i]);
     }
     fputc(']', f);
     break;
