@@ -254,11 +254,10 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads};
   if (force_progress || (!quiet && isatty(STDERR_FILENO)))
     hooks.progress = progress;
-  if (exp.test.kind == FL_TEST_BEND3PT && exp.fiber.segments % 2 == 1)
-    fprintf(stderr,
-            "%s: warning: fiber.segments %d is odd: a segment centre, not a bond, lies under the loading nose "
-            "(use an even count to put a bond there)\n",
-            prog, exp.fiber.segments);
+  char warn[4096];
+  if (fl_experiment_warnings(&exp, file, warn, sizeof warn) > 0)
+    for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
+      fprintf(stderr, "%s: warning: %s\n", prog, line);
 
   fl_curve curve;
   fl_result res;

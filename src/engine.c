@@ -28,7 +28,9 @@ static void specimen_loads(fl_system *sys, int s, int advance)
   fl_vec3 *FL_RESTRICT f = sys->f + base;
   fl_vec3 *FL_RESTRICT t = sys->t + base;
   fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
-  const fl_bond_limits *lim = sys->limits[s].criterion != FL_CRIT_NONE ? &sys->limits[s] : NULL;
+  const fl_bond_limits *lim =
+      (sys->limits[s].criterion != FL_CRIT_NONE || sys->limits[s].buckling.type != FL_BUCKLING_NONE) ? &sys->limits[s]
+                                                                                                       : NULL;
   const fl_bond *bond = sys->bond + (size_t)s * sys->nbond;
   double energy = 0.0;
   memset(f, 0, (size_t)sys->nbody * sizeof *f);
@@ -41,7 +43,7 @@ static void specimen_loads(fl_system *sys, int s, int advance)
     fl_bond_state next = st[b];
     fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &next, &ld);
     if (advance) {
-      sys->nbroken[s] += next.broken - st[b].broken;
+      sys->nbroken[s] += (next.broken - st[b].broken) + (next.buckled - st[b].buckled);
       st[b] = next;
     }
     f[i] = fl_add(f[i], ld.force);
@@ -195,7 +197,7 @@ void fl_system_count(const fl_system *sys, int s, int *broken, int *yielded)
   int nb = 0, ny = 0;
   for (int b = 0; b < sys->nbond; b++) {
     nb += st[b].broken;
-    ny += st[b].yielded;
+    ny += st[b].yielded || st[b].buckled;
   }
   *broken = nb;
   *yielded = ny;

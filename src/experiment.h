@@ -10,7 +10,6 @@
 #include "bond.h" /* enum fl_criterion, enum fl_post_failure */
 
 enum fl_test_kind { FL_TEST_BEND3PT = 0, FL_TEST_TENSION = 1, FL_TEST_TORSION = 2 };
-enum fl_buckling { FL_BUCKLING_NONE = 0, FL_BUCKLING_REVERSIBLE, FL_BUCKLING_DAMAGE, FL_BUCKLING_PLASTIC };
 
 #define FL_MAX_CYCLES 64
 #define FL_MAX_KEYS 64
@@ -46,6 +45,7 @@ typedef struct {
   double displacement_at_min_force; /* m */
   double slope_after_min_force;     /* N/m */
   int values_given;          /* any number given */
+  unsigned given;            /* bit per number given: sample_length, max_force, min_force, displacement */
 } fl_buckling_def;
 
 typedef struct {
@@ -107,6 +107,9 @@ const char *fl_test_kind_name(enum fl_test_kind kind);
 int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t errlen);
 /* Apply one -s KEY=VALUE, with the checks of the file. */
 int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, size_t errlen);
+/* Warnings about a valid definition (one per line, "file:line:col: key: ..."), into
+ * buf; returns how many. */
+int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len);
 /* "file:line:col" where key path was given, or the -s option that set it. */
 void fl_experiment_where(const fl_experiment *exp, const char *file, const char *path, char *buf, size_t len);
 /* Checks across keys (after the file and every -s): fills G from poisson_ratio,

@@ -123,15 +123,36 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
     if (sr->failure_row < 0)
       continue;
     size_t i = (size_t)s * c->npoints + sr->failure_row;
-    double mx = sr->broken > 0 ? sr->x_at_peak : c->x[i], my = sr->broken > 0 ? sr->peak : c->y[i];
+    /* a break or a buckle snaps: mark the peak before it, not the ringing after it */
+    int snap = sr->broken > 0 || sr->buckled > 0;
+    double mx = snap ? sr->x_at_peak : c->x[i], my = snap ? sr->peak : c->y[i];
+    const char *what = sr->broken > 0 ? "break" : sr->buckled > 0 ? "buckling" : "first bond at its limit";
     fprintf(f, "set label %d '%s' at %.10g,%.10g point pt 7 ps 1.2 lc rgb 'red' offset 1,-0.5\n", marks + 1,
-            marks > 0 ? "" : (sr->broken > 0 ? "break" : "first bond at its limit"), mx * xscale, my);
+            marks > 0 ? "" : what, mx * xscale, my);
     marks++;
+  }
+  /* bend3pt with buckling: the lab curve the envelope was built from, through its
+   * turning points (the peak on the measured initial slope, the minimum, the slope). */
+  int envelope = r->kind == FL_TEST_BEND3PT && r->buckling && r->spec[0].initial_stiffness > 0.0;
+  if (envelope) {
+    double xend = 0.0;
+    for (int i = 0; i < c->npoints; i++)
+      if (c->x[i] > xend)
+        xend = c->x[i];
+    double up = r->bk_fmax / r->spec[0].initial_stiffness;
+    fprintf(f, "$envelope << EOD\n0,0\n%.10g,%.10g\n%.10g,%.10g\n", up * xscale, r->bk_fmax, r->bk_umin * xscale,
+            r->bk_fmin);
+    if (xend > r->bk_umin) {
+      double fe = r->bk_fmin + r->bk_slope * (xend - r->bk_umin);
+      fprintf(f, "%.10g,%.10g\n", xend * xscale, fe > 0.0 ? fe : 0.0);
+    }
+    fprintf(f, "EOD\n");
   }
   fprintf(f, "nspec = %d\n", r->specimens);
   fprintf(f, "plot for [s=0:nspec-1] fl_csv using (column(1) == s ? column(3)*%s : NaN):4 "
-             "with lines lw 2 title (nspec == 1 ? 'fiberlab' : (nspec <= 10 ? sprintf('specimen %%d', s) : ''))\n",
-          xs);
+             "with lines lw 2 title (nspec == 1 ? 'fiberlab' : (nspec <= 10 ? sprintf('specimen %%d', s) : ''))%s\n",
+          xs, envelope ? ", \\\n  $envelope using 1:2 with linespoints dt 2 lw 1.5 pt 6 lc rgb 'gray30' "
+                         "title 'buckling envelope (Fmax, Fmin at umin, slope)'" : "");
   return ferror(f) ? FL_EIO : FL_OK;
 }
 

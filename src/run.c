@@ -64,6 +64,14 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
   lim.sec1.polar = sec->polar;
   lim.sec1.kshape = (Ri * Ri + Ri * R + R * R) / (R * R + Ri * Ri);
   lim.sec2 = lim.sec1;
+  /* The buckling envelope of every bond, from its own bending stiffness. */
+  const fl_buckling_def *bk = &exp->bond.buckling;
+  if (bk->type != FL_BUCKLING_NONE) {
+    double ei = exp->bond.torque_stiffness_scale * exp->fiber.youngs_modulus * sec->inertia;
+    double h = exp->fiber.length_m / exp->fiber.segments;
+    lim.buckling = fl_buckling_make((int)bk->type, bk->sample_length, bk->max_force, bk->min_force,
+                                    bk->displacement_at_min_force, bk->slope_after_min_force, ei / h, ei);
+  }
   return lim;
 }
 
@@ -420,8 +428,9 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   curve->yielded = calloc(nrow, sizeof(int));
   res->spec = calloc((size_t)nspec, sizeof *res->spec);
   double *work = calloc((size_t)nspec, sizeof(double));
+  double *event_time = malloc((size_t)nspec * sizeof(double)); /* first break or buckle, s */
   if (!curve->time || !curve->x || !curve->y || !curve->support || !curve->kinetic || !curve->strain ||
-      !curve->broken || !curve->yielded || !res->spec || !work) {
+      !curve->broken || !curve->yielded || !res->spec || !work || !event_time) {
     rc = FL_ENOMEM;
     snprintf(err, errlen, "out of memory for %zu curve rows", nrow);
     goto out;
@@ -436,7 +445,14 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   res->speed = speed;
   res->centre_is_segment = info.centre_is_segment;
   res->overlap_ref = info.contact_overlap_ref;
+  res->buckling = (int)exp->bond.buckling.type;
+  res->bk_fmax = exp->bond.buckling.max_force;
+  res->bk_fmin = exp->bond.buckling.min_force;
+  res->bk_umin = exp->bond.buckling.displacement_at_min_force;
+  res->bk_slope = exp->bond.buckling.slope_after_min_force;
 
+  for (int s = 0; s < nspec; s++)
+    event_time[s] = -1.0;
   double t0 = now(), last_progress = -1.0;
   double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION ? 0.0 : target));
   int point = 0, leg_first_end = -1;
@@ -462,6 +478,13 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         curve->kinetic[r] = fl_system_kinetic(&sys, s);
         curve->strain[r] = sys.strain_energy[s];
         fl_system_count(&sys, s, &curve->broken[r], &curve->yielded[r]);
+        /* after a break or a buckle, a row may set the peak again once the ringing has
+         * had two periods of the lowest mode to settle and the run is quasi-static */
+        if (sys.nbroken[s] > 0 && tm >= event_time[s] + 2.0 * info.first_period &&
+            curve->kinetic[r] <= 0.05 * curve->strain[r] && y > res->spec[s].peak) {
+          res->spec[s].peak = y;
+          res->spec[s].x_at_peak = pos;
+        }
         if (point > 0) {
           size_t q = r - 1;
           work[s] += 0.5 * (curve->y[q] + y) * (pos - curve->x[q]);
@@ -504,11 +527,15 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     int bs = 0, bb = 0;
     rc = fl_system_step(&sys, &bs, &bb);
     /* The peak from every step's loads (evaluated at this step's start, at pos), not
-     * only from the output rows, and only until a bond breaks: what follows a break is
-     * the ringing of the fragments, not the strength. */
+     * only from the output rows, until a bond breaks or buckles: what follows at once
+     * is the ringing of the released energy, not the strength.  Later rows count again
+     * once the run is quasi-static (below). */
     for (int s = 0; s < nspec; s++) {
-      if (sys.nbroken[s] > 0)
+      if (sys.nbroken[s] > 0) {
+        if (event_time[s] < 0.0)
+          event_time[s] = tm;
         continue;
+      }
       double y = measured(&sys, t->kind, s);
       if (y > res->spec[s].peak || n == 0) {
         res->spec[s].peak = y;
@@ -580,6 +607,8 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     int elastic_end = sr->failure_row > 2 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
     specimen_figures(x, y, np, elastic_end, sr);
     fl_system_count(&sys, s, &sr->broken, &sr->yielded);
+    for (int b = 0; b < sys.nbond; b++)
+      sr->buckled += sys.bstate[(size_t)s * sys.nbond + b].buckled;
     res->bonds_broken += sr->broken;
     res->bonds_yielded += sr->yielded;
     int quasi_end = sr->failure_row >= 0 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
@@ -594,6 +623,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   }
 out:
   free(work);
+  free(event_time);
   fl_system_free(&sys);
   return rc;
 }

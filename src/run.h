@@ -56,7 +56,8 @@ typedef struct {
   double y_at_max_x;        /* N or N m */
   int failure_row;          /* first row with a bond at its limit, or -1 */
   int broken;               /* broken bonds at the end */
-  int yielded;              /* bonds that reached their limit */
+  int yielded;              /* bonds that reached their limit or buckled */
+  int buckled;              /* bonds that buckled */
 } fl_specimen_result;
 
 typedef struct {
@@ -75,6 +76,9 @@ typedef struct {
   fl_specimen_result *spec; /* per specimen */
   int centre_is_segment;
   double max_overlap;    /* largest tool overlap seen, m */
+  /* bend3pt with buckling: the five numbers the envelope came from (type 0: none) */
+  int buckling;
+  double bk_fmax, bk_fmin, bk_umin, bk_slope; /* N, N, m, N/m */
   double overlap_ref;    /* overlap assumed by the time step, m */
 } fl_result;
 

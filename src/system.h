@@ -73,7 +73,8 @@ typedef struct {
   double *strain_energy;  /* bond elastic energy of the last step, per specimen, J */
   long step;              /* steps taken */
   double *overlap;        /* largest tool contact overlap seen, per specimen, m */
-  int *nbroken;           /* bonds broken so far, per specimen */
+  int *nbroken;           /* bonds broken or buckled so far, per specimen: the events that
+                           * release stored energy and set the specimen ringing */
 } fl_system;
 
 int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool);

@@ -338,8 +338,13 @@ static int set_scalar(const key_def *k, fl_experiment *exp, const char *text, co
 
 static void mark_given(const key_def *k, fl_experiment *exp)
 {
+  static const char *const bnums[] = {"bond.buckling.sample_length", "bond.buckling.max_force",
+                                      "bond.buckling.min_force", "bond.buckling.displacement_at_min_force"};
   if (k->given >= 0)
     *(int *)((char *)exp + k->given) = 1;
+  for (unsigned i = 0; i < 4; i++)
+    if (strcmp(k->path, bnums[i]) == 0)
+      exp->bond.buckling.given |= 1u << i;
 }
 
 /* ---- the file ------------------------------------------------------------ */
@@ -628,6 +633,40 @@ static origin key_origin(const fl_experiment *exp, const char *file, const char 
   return o;
 }
 
+int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len)
+{
+  int n = 0;
+  size_t used = 0;
+  char where[4200];
+  buf[0] = '\0';
+  const fl_buckling_def *bk = &exp->bond.buckling;
+  if (bk->type == FL_BUCKLING_NONE && bk->values_given) {
+    fl_experiment_where(exp, path, "bond.buckling.type", where, sizeof where);
+    used += (size_t)snprintf(buf + used, len - used,
+                             "%s%s: bond.buckling: type is none, so the buckling numbers given are ignored", n ? "\n" : "",
+                             where);
+    n++;
+  }
+  if (bk->type != FL_BUCKLING_NONE && exp->test.kind == FL_TEST_BEND3PT && used < len &&
+      fabs(bk->sample_length / exp->test.span_m - 1.0) > 0.2) {
+    fl_experiment_where(exp, path, "bond.buckling.sample_length", where, sizeof where);
+    used += (size_t)snprintf(buf + used, len - used,
+                             "%s%s: bond.buckling.sample_length %g m differs from test.span %g m: the envelope "
+                             "comes from a test of another span",
+                             n ? "\n" : "", where, bk->sample_length, exp->test.span_m);
+    n++;
+  }
+  if (exp->test.kind == FL_TEST_BEND3PT && exp->fiber.segments % 2 == 1 && used < len) {
+    fl_experiment_where(exp, path, "fiber.segments", where, sizeof where);
+    used += (size_t)snprintf(buf + used, len - used,
+                             "%s%s: fiber.segments %d is odd: a segment centre, not a bond, lies under the loading "
+                             "nose, so two bonds share the hinge (use an even count)",
+                             n ? "\n" : "", where, exp->fiber.segments);
+    n++;
+  }
+  return n;
+}
+
 void fl_experiment_where(const fl_experiment *exp, const char *file, const char *path, char *buf, size_t len)
 {
   origin o = key_origin(exp, file, path);
@@ -672,10 +711,21 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
                 "bond.failure.max_stress: missing, and criterion '%s' needs it; allowed: a number in (0, 1e+13] Pa",
                 criterion_names[fd->criterion]);
   }
-  if (exp->bond.buckling.type != FL_BUCKLING_NONE) {
-    o = key_origin(exp, path, "bond.buckling.type");
-    return fail(err, errlen, &o, "bond.buckling.type: '%s' is not available in this version of fiberlab; allowed: none",
-                buckling_names[exp->bond.buckling.type]);
+  const fl_buckling_def *bk = &exp->bond.buckling;
+  if (bk->type != FL_BUCKLING_NONE) {
+    static const char *const need[] = {"bond.buckling.sample_length", "bond.buckling.max_force",
+                                       "bond.buckling.min_force", "bond.buckling.displacement_at_min_force"};
+    for (int i = 0; i < 4; i++)
+      if (!(bk->given & (1u << i))) {
+        o = key_origin(exp, path, "bond.buckling.type");
+        return fail(err, errlen, &o, "%s: missing, and buckling type '%s' needs it; allowed: a number in %s", need[i],
+                    buckling_names[bk->type], i == 2 ? "[0, 1e+12] N" : i == 1 ? "(0, 1e+12] N" : "(0, 1000] m");
+      }
+    if (bk->min_force > bk->max_force) {
+      o = key_origin(exp, path, "bond.buckling.min_force");
+      return fail(err, errlen, &o, "bond.buckling.min_force: %g N is above max_force %g N; allowed: [0, max_force]",
+                  bk->min_force, bk->max_force);
+    }
   }
   int tors = t->kind == FL_TEST_TORSION;
   double unit = tors ? DEG : 1.0;

@@ -46,7 +46,7 @@ static fl_body body(fl_vec3 x, fl_quat q)
 }
 
 /* An elastic bond: no criterion. */
-static const fl_bond_limits elastic_only = {FL_CRIT_NONE, 0, 0, 0.0, 0.0, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
+static fl_bond_limits elastic_only; /* zero: criterion none, buckling none */
 
 static double vmax(fl_vec3 a) { return fmax(fabs(a.x), fmax(fabs(a.y), fabs(a.z))); }
 

@@ -91,6 +91,29 @@ cmp -s a c3 && ok "same seed, same CSV" || bad "same seed gave different CSVs"
 cmp -s a b && ok "1 and 2 threads, same CSV" || bad "1 and 2 threads gave different CSVs"
 cmp -s a d && bad "another seed gave the same CSV" || ok "another seed, other specimens"
 
+# warnings: valid input runs (exit 0) and says what looks wrong, naming file, line, key
+cat >w.yaml <<'YAML'
+fiber: {segments: 23}
+bond:
+  buckling: {type: none, max_force: 3}
+test: {kind: bend3pt, max_displacement: 1.0e-4}
+simulation: {output_points: 10}
+YAML
+"$bin/fiber-bend3pt" -q --plot none -o w w.yaml >/dev/null 2>err && ok "warnings: exit 0" || bad "warnings: exit"
+grep -qx 'fiber-bend3pt: warning: w.yaml:3:20: bond.buckling: type is none, so the buckling numbers given are ignored' err &&
+  ok "warning: buckling numbers ignored" || bad "warning text: $(cat err)"
+grep -q '^fiber-bend3pt: warning: w.yaml:1:19: fiber.segments 23 is odd' err && ok "warning: odd segments" ||
+  bad "odd warning: $(cat err)"
+cat >w2.yaml <<'YAML'
+bond:
+  buckling: {type: reversible, sample_length: 0.017, max_force: 30, min_force: 20, displacement_at_min_force: 3.0e-3}
+test: {kind: bend3pt, max_displacement: 1.0e-4}
+simulation: {output_points: 10}
+YAML
+"$bin/fiber-bend3pt" -q --plot none -o w2 w2.yaml >/dev/null 2>err
+grep -qx 'fiber-bend3pt: warning: w2.yaml:2:47: bond.buckling.sample_length 0.017 m differs from test.span 0.1 m: the envelope comes from a test of another span' err &&
+  ok "warning: sample length against span" || bad "span warning: $(cat err)"
+
 # --help and --version on stdout, exit 0
 "$bin/fiber-bend3pt" --help | grep -q '^Usage: fiber-bend3pt' && ok "--help" || bad "--help"
 "$bin/fiber-torsion" --version | grep -q '^fiber-torsion (fiberlab) ' && ok "--version" || bad "--version"

@@ -1,0 +1,169 @@
+/* fit.h: calibration of an experiment's parameters against measured curves.
+ *
+ * A fit definition (fl_fit) is read from a Fit YAML by fl_fit_load (yaml_fit.c), which
+ * also loads every experiment and measured table it names, so that all input errors
+ * come out before any simulation.  fl_calibrate (calibrate.c) then runs a bounded
+ * nonlinear least-squares fit with GSL's gsl_multifit_nlinear (trust region), and
+ * fl_calibration_write / fl_calibration_summary report it.  See fiberlab-fit(5) and
+ * fiber-calibrate(1). */
+#ifndef FL_FIT_H
+#define FL_FIT_H
+
+#include <gsl/gsl_multifit_nlinear.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "experiment.h"
+#include "measured.h"
+
+#define FL_FIT_MAX_FREE 16   /* free parameters */
+#define FL_FIT_MAX_DATA 64   /* data items */
+#define FL_FIT_PATH 4096     /* file names */
+#define FL_FIT_KEY 128       /* dotted paths */
+
+/* What a data item holds. */
+enum fl_fit_data_kind {
+  FL_FIT_CURVE = 0, /* a load-displacement (or torque-twist) curve */
+  FL_FIT_PEAKS = 1  /* the peak loads of several specimens (strength statistics) */
+};
+
+/* One measured curve, or one set of peak loads, and the experiment that simulates it. */
+typedef struct {
+  enum fl_fit_data_kind kind;
+  enum fl_test_kind test;       /* the test it comes from */
+  char file[FL_FIT_PATH];       /* as the fit file wrote it */
+  char path[FL_FIT_PATH];       /* opened: relative to the fit file's folder */
+  char exp_path[FL_FIT_PATH];   /* its experiment file */
+  fl_experiment exp;            /* loaded, with --set and the item's set: applied */
+  fl_measured data;             /* SI rows kept (curves: 0 <= x <= x_max) */
+  double weight;                /* > 0 */
+  double x_max;                 /* m or rad: the largest abscissa fitted */
+  int specimens;                /* peaks: specimens simulated per evaluation */
+} fl_fit_data;
+
+/* One free parameter, in the experiment file's units (degrees for angles). */
+typedef struct {
+  char path[FL_FIT_KEY]; /* dotted path of a numeric experiment key */
+  double start;          /* starting value (set by fl_calibrate when start_auto) */
+  int start_auto;        /* 1: start: auto */
+  double min, max;       /* bounds, min < max */
+} fl_fit_param;
+
+/* The trust-region method: a name and GSL's table of functions. */
+typedef struct {
+  const char *name;                          /* as in YAML */
+  const gsl_multifit_nlinear_trs *const *trs; /* GSL's gsl_multifit_nlinear_trs_* */
+} fl_fit_method;
+
+/* The methods, in order, ending with a NULL name. */
+extern const fl_fit_method fl_fit_methods[];
+
+typedef struct {
+  int method;          /* index into fl_fit_methods */
+  int max_iterations;  /* trust-region iterations */
+  double xtol;         /* step test of gsl_multifit_nlinear_test */
+  double gtol;         /* gradient test */
+  double ftol;         /* residual-change test */
+} fl_fit_solver;
+
+/* The defaults: lm, 100 iterations, xtol 1e-6, gtol 1e-8, ftol 1e-10. */
+fl_fit_solver fl_fit_solver_default(void);
+
+typedef struct {
+  char file[FL_FIT_PATH];     /* the fit file */
+  char exp_path[FL_FIT_PATH]; /* its experiment: */
+  fl_experiment exp;          /* loaded, with --set applied: what the fit calibrates */
+  int ndata;
+  fl_fit_data *data;          /* ndata items */
+  int nfree;
+  fl_fit_param free[FL_FIT_MAX_FREE];
+  fl_fit_solver solver;
+  int npoints;                /* residuals: curve points, plus 2 per peaks item */
+} fl_fit;
+
+/* Read a Fit YAML, the experiments and the measured tables it names; sets (nsets
+ * KEY=VALUE strings, as -s) apply to every experiment after its file.  Errors:
+ * "file:line:col: key: 'value' is ...; allowed: ..." in err, FL_EINPUT or FL_EIO. */
+int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fit, char *err, size_t errlen);
+/* Free what fl_fit_load allocated. */
+void fl_fit_free(fl_fit *fit);
+
+/* Apply parameter values (in the YAML's units) to an experiment and finish it. */
+int fl_fit_apply(const fl_fit *fit, const double *value, fl_experiment *exp, char *err, size_t errlen);
+
+/* ---- the calibration ------------------------------------------------------------- */
+
+enum fl_calibration_status {
+  FL_CAL_CONVERGED = 0,      /* a convergence test passed and the result is determined */
+  FL_CAL_MAX_ITERATIONS = 1, /* solver.max_iterations reached first */
+  FL_CAL_FAILED = 2          /* no progress, a parameter at its bound or without influence, a failed run */
+};
+
+typedef struct {
+  int threads;                  /* threads over the specimens of a batch (0, 1: serial) */
+  int progress;                 /* 1: one line per iteration on log */
+  FILE *log;                    /* progress and notes (stderr); NULL: none */
+  const char *prog;             /* program name for log lines */
+  volatile sig_atomic_t *stop;  /* set asynchronously to interrupt */
+} fl_calibrate_opts;
+
+/* One data item's fit. */
+typedef struct {
+  int points;        /* residual rows: curve points, or the specimens of a peaks item */
+  double *x;         /* curves: measured abscissae (SI); peaks: plotting positions (i - 0.5) / n */
+  double *measured;  /* measured y (SI); peaks: sorted */
+  double *fitted;    /* simulated y at x; peaks: quantiles of the simulated peaks */
+  double rms;        /* RMS of fitted - measured over the largest |measured| */
+  double r_squared;  /* 1 - SS_res / SS_tot of the rows */
+} fl_calibration_curve;
+
+typedef struct {
+  enum fl_calibration_status status;
+  char message[1024];          /* why it failed or stopped (empty when converged) */
+  int iterations;              /* trust-region iterations */
+  long simulations;            /* specimens simulated, batches counted by their specimens */
+  long batches;                /* engine runs */
+  double wall_time;            /* s */
+  int nfree;
+  double value[FL_FIT_MAX_FREE];     /* best point, YAML units */
+  double std_error[FL_FIT_MAX_FREE]; /* NAN when not determined */
+  double start[FL_FIT_MAX_FREE];     /* as used (auto resolved) */
+  double correlation[FL_FIT_MAX_FREE * FL_FIT_MAX_FREE]; /* row-major, NAN when not determined */
+  double cost;                 /* half the sum of squared residuals at the best point */
+  int ncurves;
+  fl_calibration_curve *curve; /* ncurves */
+  double r_squared;            /* all curve rows together, each relative to its largest |measured| */
+  fl_experiment calibrated;    /* fit->exp with the best values */
+} fl_calibration;
+
+/* Fit.  Returns FL_OK with cal->status set (a report exists: write it even when the
+ * status is not converged), or an error status with err set when no point could be
+ * evaluated (then there is nothing to report). */
+int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen);
+void fl_calibration_free(fl_calibration *cal);
+
+/* What fl_calibration_write writes. */
+typedef struct {
+  const char *prefix;  /* PREFIX.yaml, .csv, .gp and the plot */
+  const char *command; /* the command line, for the CSV comment */
+  int plot;            /* 0 png, 1 svg, 2 none (enum fl_plot) */
+  int plot_required;   /* 1: a missing gnuplot is an error */
+} fl_calibration_output;
+
+/* Paths written, for the summary (plot empty when none). */
+typedef struct {
+  char yaml[FL_FIT_PATH];
+  char csv[FL_FIT_PATH];
+  char gp[FL_FIT_PATH];
+  char plot[FL_FIT_PATH];
+} fl_calibration_paths;
+
+/* Write the calibrated experiment, the curves CSV, the gnuplot script and the plot,
+ * each to a temporary name first, all renamed once all succeeded. */
+int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
+                         fl_calibration_paths *paths, char *err, size_t errlen);
+/* The summary, one YAML document (fiber-calibrate(1)). */
+void fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_paths *p);
+
+#endif

@@ -1,0 +1,329 @@
+/* check_buckling.c: the buckling envelope (MODEL.md section 8), segment by segment, and
+ * virtual 3-point tests of a slender hollow stem with each kind of buckling. */
+#include <config.h>
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bond.h"
+#include "run.h"
+
+#define PI 3.14159265358979323846
+
+/* ---- the envelope builder -------------------------------------------------------- */
+
+static const double L = 0.1, FMAX = 4.0, FMIN = 2.5, UMIN = 4e-3, KB = 2.0, EI = 0.05;
+
+START_TEST(test_envelope_elastic_branch)
+{
+  fl_buckling_envelope e = fl_buckling_make(FL_BUCKLING_PLASTIC, L, FMAX, FMIN, UMIN, 150.0, KB, EI);
+  double mmax = FMAX * L / 4;
+  ck_assert_double_eq_tol(e.phi_b, mmax / KB, 1e-15);
+  ck_assert_double_eq_tol(fl_buckling_moment(&e, 0.5 * e.phi_b), 0.5 * mmax, 1e-15);
+  ck_assert_double_eq_tol(fl_buckling_moment(&e, e.phi_b), mmax, 1e-15);
+}
+END_TEST
+
+START_TEST(test_envelope_drop)
+{
+  fl_buckling_envelope e = fl_buckling_make(FL_BUCKLING_PLASTIC, L, FMAX, FMIN, UMIN, 150.0, KB, EI);
+  double mmax = FMAX * L / 4, mmin = FMIN * L / 4;
+  ck_assert_double_eq_tol(e.k_drop, 10 * KB, 1e-15);
+  ck_assert_double_eq_tol(e.phi_d, e.phi_b + (mmax - mmin) / (10 * KB), 1e-15);
+  double mid = 0.5 * (e.phi_b + e.phi_d);
+  ck_assert_double_eq_tol(fl_buckling_moment(&e, mid), 0.5 * (mmax + mmin), 1e-14);
+}
+END_TEST
+
+START_TEST(test_envelope_plateau)
+{
+  fl_buckling_envelope e = fl_buckling_make(FL_BUCKLING_PLASTIC, L, FMAX, FMIN, UMIN, 150.0, KB, EI);
+  double mmin = FMIN * L / 4;
+  /* the hinge takes the nose travel the elastic beam does not, plus its own elastic angle */
+  double u_el = FMIN * L * L * L / (48 * EI);
+  double phi_m = 2 * atan(2 * (UMIN - u_el) / L) + mmin / KB;
+  ck_assert_double_eq_tol(e.phi_m, phi_m, 1e-15);
+  ck_assert_double_eq_tol(fl_buckling_moment(&e, 0.5 * (e.phi_d + e.phi_m)), mmin, 1e-15);
+  ck_assert_double_eq_tol(fl_buckling_post(&e, 0.5 * e.phi_d), mmin, 1e-15);
+  /* a minimum reached during the drop: the plateau starts at once */
+  fl_buckling_envelope f = fl_buckling_make(FL_BUCKLING_PLASTIC, L, FMAX, FMIN, 1e-5, 150.0, KB, EI);
+  ck_assert_double_eq_tol(f.phi_m, f.phi_d, 1e-15);
+}
+END_TEST
+
+START_TEST(test_envelope_beyond_plateau)
+{
+  fl_buckling_envelope e = fl_buckling_make(FL_BUCKLING_PLASTIC, L, FMAX, FMIN, UMIN, 150.0, KB, EI);
+  double mmin = FMIN * L / 4, k = 150.0 * L * L / 16;
+  ck_assert_double_eq_tol(fl_buckling_moment(&e, e.phi_m + 0.1), mmin + 0.1 * k, 1e-14);
+  /* a falling branch stops at zero */
+  fl_buckling_envelope g = fl_buckling_make(FL_BUCKLING_PLASTIC, L, FMAX, FMIN, UMIN, -200.0, KB, EI);
+  ck_assert_double_eq_tol(fl_buckling_moment(&g, g.phi_m + 0.01), mmin - 0.01 * 200 * L * L / 16, 1e-14);
+  ck_assert_double_eq(fl_buckling_moment(&g, g.phi_m + 10.0), 0.0);
+}
+END_TEST
+
+/* ---- virtual tests ---------------------------------------------------------------- */
+
+/* A slender hollow stem: span 0.1 m, 4 mm diameter (span / D = 25). */
+static fl_experiment stem(int type, double slope, double umax)
+{
+  fl_experiment e = fl_experiment_default();
+  e.fiber.length_m = 0.1 * 26.0 / 24.0;
+  e.fiber.segments = 26;
+  e.fiber.outer_radius_m = 2e-3;
+  e.fiber.inner_radius_ratio = 0.8;
+  e.fiber.density = 800;
+  e.fiber.youngs_modulus = 5.5e9;
+  e.fiber.shear_modulus = 5.5e9 / 2.6;
+  e.bond.damping = 5e-6; /* light: a plastic hinge turning under damping carries a viscous moment too */
+  e.bond.buckling.type = type;
+  e.bond.buckling.sample_length = 0.1;
+  e.bond.buckling.max_force = FMAX;
+  e.bond.buckling.min_force = FMIN;
+  e.bond.buckling.displacement_at_min_force = UMIN;
+  e.bond.buckling.slope_after_min_force = slope;
+  e.test.kind = FL_TEST_BEND3PT;
+  e.test.span_m = 0.1;
+  e.test.friction = 0.0;
+  e.test.max_displacement_m = umax;
+  e.sim.output_points = 400;
+  return e;
+}
+
+typedef struct {
+  double phi_p[1024]; /* largest plastic bending angle of any bond, per output point */
+} probe;
+
+static void keep(void *ctx, const fl_system *sys, int point, double x)
+{
+  (void)x;
+  probe *p = ctx;
+  if (point >= 1024)
+    return;
+  p->phi_p[point] = 0;
+  for (int b = 0; b < sys->nbond; b++)
+    if (fl_norm(sys->bstate[b].thp) > p->phi_p[point])
+      p->phi_p[point] = fl_norm(sys->bstate[b].thp);
+}
+
+static void run_ok(const fl_experiment *e, probe *p, fl_curve *c, fl_result *r)
+{
+  char err[512];
+  fl_run_hooks h = {NULL, keep, p, NULL, 1};
+  int rc = fl_run(e, 1, &h, c, r, err, sizeof err);
+  ck_assert_msg(rc == 0, "run failed: %s", err);
+}
+
+START_TEST(test_stem_reproduces_the_five_numbers)
+{
+  double slope = 150.0, umax = 8e-3;
+  fl_experiment e = stem(FL_BUCKLING_PLASTIC, slope, umax);
+  fl_curve c;
+  fl_result r;
+  static probe p;
+  run_ok(&e, &p, &c, &r);
+  ck_assert_double_eq_tol(r.spec[0].peak, FMAX, 0.03 * FMAX);
+  /* the plateau: median force over the rows between the drop and umin */
+  int n = 0;
+  double *v = malloc((size_t)c.npoints * sizeof *v);
+  for (int i = 0; i < c.npoints; i++)
+    if (c.x[i] > r.spec[0].x_at_peak + 0.3 * (UMIN - r.spec[0].x_at_peak) && c.x[i] < 0.9 * UMIN)
+      v[n++] = c.y[i];
+  ck_assert_int_gt(n, 10);
+  for (int i = 1; i < n; i++) /* insertion sort: n is small */
+    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+      double t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  double fmin = v[n / 2];
+  ck_assert_double_eq_tol(fmin, FMIN, 0.05 * FMIN);
+  /* the rising branch after the minimum: slope by least squares over its last 60 % */
+  int a = 0;
+  while (a < c.npoints && c.x[a] < UMIN + 0.4 * (umax - UMIN))
+    a++;
+  double s = fl_fit_slope(c.x, c.y, a, c.npoints - 5);
+  ck_assert_double_eq_tol(s, slope, 0.15 * slope);
+  /* the displacement at the minimum: where that line meets the plateau */
+  double xa = c.x[a], ya = c.y[a];
+  double umin = xa - (ya - fmin) / s;
+  ck_assert_double_eq_tol(umin, UMIN, 0.10 * UMIN);
+  free(v);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+END_TEST
+
+/* Load past the peak to u1, unload to zero nose travel, reload to umax. */
+static void cycle(int type, fl_curve *c, fl_result *r, probe *p, int *turn, int *lift)
+{
+  double u1 = 3.5e-3, umax = 5e-3;
+  fl_experiment e = stem(type, 150.0, umax);
+  e.test.ncycles = 3;
+  e.test.cycles[0] = u1;
+  e.test.cycles[1] = 0.0;
+  e.test.cycles[2] = umax;
+  run_ok(&e, p, c, r);
+  *turn = 0;
+  while (*turn < c->npoints - 1 && c->x[*turn + 1] >= c->x[*turn])
+    (*turn)++;
+  /* where the unloading force reaches zero (the nose leaves the stem) */
+  *lift = *turn;
+  while (*lift < c->npoints - 1 && c->y[*lift + 1] > 0.0 && c->x[*lift + 1] <= c->x[*lift])
+    (*lift)++;
+}
+
+/* slope of the unloading rows with force between lo and hi of the force at the turn */
+static double unload_slope(const fl_curve *c, int turn, int lift, double lo, double hi)
+{
+  int a = -1, b = -1;
+  for (int i = turn; i <= lift; i++) {
+    if (a < 0 && c->y[i] <= hi * c->y[turn])
+      a = i;
+    if (c->y[i] >= lo * c->y[turn])
+      b = i + 1;
+  }
+  ck_assert_int_gt(b - a, 4);
+  return fl_fit_slope(c->x, c->y, a, b);
+}
+
+START_TEST(test_reversible_returns_to_zero)
+{
+  fl_curve c;
+  fl_result r;
+  static probe p;
+  int turn, lift;
+  cycle(FL_BUCKLING_REVERSIBLE, &c, &r, &p, &turn, &lift);
+  double xz = c.x[lift] - c.y[lift] * (c.x[lift + 1] - c.x[lift]) / (c.y[lift + 1] - c.y[lift]);
+  ck_assert_double_le(fabs(xz), 0.03 * c.x[turn]); /* no residual */
+  /* reloading retraces: at the same travel, within 5 % of the force on the way up */
+  for (int i = lift + 1; i < c.npoints; i++)
+    if (c.x[i] > 0.5e-3 && c.x[i] < 1.5e-3) {
+      int k = 0;
+      while (k < turn && c.x[k + 1] < c.x[i])
+        k++;
+      double up = c.y[k] + (c.y[k + 1] - c.y[k]) * (c.x[i] - c.x[k]) / (c.x[k + 1] - c.x[k]);
+      ck_assert_double_eq_tol(c.y[i], up, 0.05 * up);
+    }
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_damage_unloads_along_the_secant)
+{
+  fl_curve c;
+  fl_result r;
+  static probe p;
+  int turn, lift;
+  cycle(FL_BUCKLING_DAMAGE, &c, &r, &p, &turn, &lift);
+  double secant = c.y[turn] / c.x[turn];
+  double k = unload_slope(&c, turn, lift, 0.2, 0.8);
+  ck_assert_double_eq_tol(k, secant, 0.05 * secant);
+  ck_assert_double_le(k, 0.8 * r.spec[0].initial_stiffness); /* softer than the elastic beam */
+  /* reloading with that lower slope, up to the turning point */
+  int a = lift + 1;
+  while (a < c.npoints && c.y[a] < 0.2 * c.y[turn])
+    a++;
+  int b = a;
+  while (b < c.npoints && c.y[b] < 0.8 * c.y[turn] && c.x[b] < c.x[turn])
+    b++;
+  ck_assert_int_gt(b - a, 4);
+  double kr = fl_fit_slope(c.x, c.y, a, b);
+  ck_assert_double_eq_tol(kr, secant, 0.05 * secant);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_plastic_keeps_a_permanent_angle)
+{
+  fl_curve c;
+  fl_result r;
+  static probe p;
+  int turn, lift;
+  cycle(FL_BUCKLING_PLASTIC, &c, &r, &p, &turn, &lift);
+  double k0 = r.spec[0].initial_stiffness;
+  double k = unload_slope(&c, turn, lift, 0.2, 0.8);
+  ck_assert_double_eq_tol(k, k0, 0.05 * k0);
+  /* residual travel: the hinge's permanent angle */
+  double xz = c.x[lift] - c.y[lift] * (c.x[lift + 1] - c.x[lift]) / (c.y[lift + 1] - c.y[lift]);
+  double theory = 0.5 * 0.1 * tan(0.5 * p.phi_p[lift]);
+  ck_assert_double_gt(p.phi_p[lift], 0.0);
+  ck_assert_double_eq_tol(xz, theory, 0.05 * theory);
+  /* reloading never above the post-buckling level (the plateau, then the rising branch) */
+  for (int i = lift + 1; i < c.npoints; i++) {
+    double post = c.x[i] <= UMIN ? FMIN : FMIN + 150.0 * (c.x[i] - UMIN);
+    ck_assert_double_le(c.y[i], 1.05 * post);
+  }
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+END_TEST
+
+/* Buckling in parallel with a stress limit: the stem buckles, its moment climbs again
+ * on a steep post-buckling branch, and the bond breaks when the bending stress reaches
+ * the limit.  The limit is set between Fmax and Fmax / (1 - 2 h / L), where the
+ * neighbours of the hinge would reach their own buckling moment first. */
+START_TEST(test_buckles_then_breaks)
+{
+  double slope = 2000.0, fbreak = 4.2;
+  fl_experiment e = stem(FL_BUCKLING_REVERSIBLE, slope, 8e-3);
+  fl_section s = fl_section_hollow(2e-3, 1.6e-3);
+  e.bond.failure.criterion = FL_CRIT_BENDING_STRESS;
+  e.bond.failure.post_failure = FL_POST_TOTAL_BREAKAGE;
+  e.bond.failure.max_stress = fbreak * 0.1 / 4 * 2e-3 / s.inertia;
+  fl_curve c;
+  fl_result r;
+  static probe p;
+  run_ok(&e, &p, &c, &r);
+  ck_assert_int_eq(r.bonds_broken, 1);
+  /* buckled first: the peak before the break is the buckling peak, and the force at the
+   * break (the last row before it fell) is the stress limit's */
+  ck_assert_double_eq_tol(r.spec[0].peak, fbreak, 0.05 * fbreak);
+  int brk = 0;
+  while (brk < c.npoints && c.broken[brk] == 0)
+    brk++;
+  ck_assert_int_lt(brk, c.npoints);
+  ck_assert_double_gt(c.x[brk], UMIN);
+  int first = 0;
+  while (first < c.npoints && c.yielded[first] == 0)
+    first++;
+  ck_assert_int_lt(first, brk);                       /* buckled before it broke */
+  ck_assert_double_le(fabs(c.y[c.npoints - 1]), 0.05 * fbreak); /* nothing carried after */
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+END_TEST
+
+static Suite *buckling_suite(void)
+{
+  Suite *s = suite_create("buckling");
+  TCase *te = tcase_create("envelope");
+  tcase_add_test(te, test_envelope_elastic_branch);
+  tcase_add_test(te, test_envelope_drop);
+  tcase_add_test(te, test_envelope_plateau);
+  tcase_add_test(te, test_envelope_beyond_plateau);
+  suite_add_tcase(s, te);
+  TCase *tv = tcase_create("virtual tests");
+  tcase_set_timeout(tv, 300);
+  tcase_add_test(tv, test_stem_reproduces_the_five_numbers);
+  tcase_add_test(tv, test_reversible_returns_to_zero);
+  tcase_add_test(tv, test_damage_unloads_along_the_secant);
+  tcase_add_test(tv, test_plastic_keeps_a_permanent_angle);
+  tcase_add_test(tv, test_buckles_then_breaks);
+  suite_add_tcase(s, tv);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(buckling_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
