@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "fl_defs.h"
+#include "gpu.h"
 #include "output.h"
 #include "run.h"
 
@@ -119,6 +120,7 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   const char *prefix = NULL, *sets[MAX_SETS];
   int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0;
   long batch = 1, threads = 1;
+  int device = 0; /* 0 cpu, 1 gpu, 2 auto */
   unsigned long seed = 1;
   enum fl_plot plot = FL_PLOT_PNG;
   int c;
@@ -142,14 +144,23 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
       }
       break;
     case 'd':
-      if (strcmp(optarg, "cpu") == 0 || strcmp(optarg, "auto") == 0)
-        break;
-      if (strcmp(optarg, "gpu") == 0) {
+      if (strcmp(optarg, "cpu") == 0)
+        device = 0;
+      else if (strcmp(optarg, "gpu") == 0)
+        device = 1;
+      else if (strcmp(optarg, "auto") == 0)
+        device = 2;
+      else {
+        fprintf(stderr, "%s: --device '%s': allowed: cpu | gpu | auto\n", prog, optarg);
+        return 2;
+      }
+#ifndef HAVE_CUDA
+      if (device == 1) {
         fprintf(stderr, "%s: --device gpu: this fiberlab was built without CUDA; allowed: cpu | auto\n", prog);
         return 2;
       }
-      fprintf(stderr, "%s: --device '%s': allowed: cpu | gpu | auto\n", prog, optarg);
-      return 2;
+#endif
+      break;
     case 'p':
       plot_given = 1;
       if (strcmp(optarg, "png") == 0)
@@ -188,7 +199,11 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
       usage(stdout, prog, kind);
       return 0;
     case 'V':
+#ifdef HAVE_CUDA
+      printf("%s (fiberlab) %s\nCUDA engine: built in\n", prog, PACKAGE_VERSION);
+#else
       printf("%s (fiberlab) %s\nCUDA engine: not built in\n", prog, PACKAGE_VERSION);
+#endif
       return 0;
     case ':':
       fprintf(stderr, "%s: option '%s' needs a value\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
@@ -251,7 +266,22 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   sigaction(SIGTERM, &sa, NULL);
 
   progress_ctx pc = {prog, -1.0};
-  fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads};
+  int use_gpu = 0;
+  if (device != 0) {
+#ifdef HAVE_CUDA
+    char why[256];
+    use_gpu = fl_gpu_available(why, sizeof why);
+    if (!use_gpu && device == 1) {
+      fprintf(stderr, "%s: --device gpu: %s; allowed: cpu | auto\n", prog, why);
+      return 2;
+    }
+    if (!use_gpu)
+      fprintf(stderr, "%s: note: --device auto: %s; running on the CPU\n", prog, why);
+#else
+    fprintf(stderr, "%s: note: --device auto: this fiberlab was built without CUDA; running on the CPU\n", prog);
+#endif
+  }
+  fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads, use_gpu};
   if (force_progress || (!quiet && isatty(STDERR_FILENO)))
     hooks.progress = progress;
   char warn[4096];

@@ -89,4 +89,39 @@ FL_HD static inline double fl_contact_tool(const fl_contact_law *law, const fl_t
   return delta;
 }
 
+/* All tool contacts of one free segment: adds their force and torque to *f, *t, writes
+ * each tool's share (the force the segment puts on the tool) to tool_force[k], keeps
+ * the overlap's maximum in *overlap.  xi[k] is the history of the pair with tool k;
+ * advance 0 evaluates without moving it on. */
+FL_HD static inline void fl_contact_tools(const fl_contact_law *law, const fl_tool *tools, int ntool, fl_vec3 x,
+                                          fl_quat q, fl_vec3 v, fl_vec3 w, double hl, double r, double dt,
+                                          fl_vec3 *xi, int advance, fl_vec3 *f, fl_vec3 *t, fl_vec3 *tool_force,
+                                          double *overlap)
+{
+  fl_vec3 a = fl_qrot(q, fl_v3(1.0, 0.0, 0.0));
+  for (int k = 0; k < ntool; k++) {
+    const fl_tool *tool = &tools[k];
+    fl_vec3 rel = fl_sub(x, tool->point);
+    fl_vec3 rp = fl_axpy(rel, -fl_dot(rel, tool->axis), tool->axis);
+    double reach = hl + r + tool->radius;
+    tool_force[k] = fl_v3(0.0, 0.0, 0.0);
+    if (fl_dot(rp, rp) > reach * reach) {
+      if (advance)
+        xi[k] = fl_v3(0.0, 0.0, 0.0);
+      continue;
+    }
+    fl_vec3 fc = fl_v3(0.0, 0.0, 0.0), tc = fl_v3(0.0, 0.0, 0.0);
+    fl_vec3 hist = xi[k];
+    double delta = fl_contact_tool(&law[k], tool, x, a, hl, r, v, w, dt, &hist, &fc, &tc);
+    if (advance) {
+      xi[k] = hist;
+      if (delta > *overlap)
+        *overlap = delta;
+    }
+    *f = fl_add(*f, fc);
+    *t = fl_add(*t, tc);
+    tool_force[k] = fl_neg(fc);
+  }
+}
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fl_defs.h"
+#include "integrate.h"
 #include "system.h"
 
 static inline fl_body body_at(const fl_system *sys, size_t k)
@@ -65,39 +66,19 @@ static void specimen_loads(fl_system *sys, int s, int advance)
   sys->grip_force[s] = gf;
   sys->grip_torque[s] = gt;
 
+  fl_vec3 *tf = sys->tool_force + (size_t)s * sys->ntool;
   for (int k = 0; k < sys->ntool; k++)
-    sys->tool_force[(size_t)s * sys->ntool + k] = fl_v3(0, 0, 0);
+    tf[k] = fl_v3(0, 0, 0);
   for (int i = 0; i < sys->nbody && sys->ntool > 0; i++) {
     if (sys->motion[i] != FL_FREE)
       continue;
     size_t kb = base + i;
-    fl_vec3 a = fl_qrot(sys->q[kb], fl_v3(1, 0, 0));
-    double hl = sys->half_length[i], r = sys->radius[i];
-    for (int k = 0; k < sys->ntool; k++) {
-      const fl_tool *tool = &sys->tool[k];
-      fl_vec3 *xi = &sys->xi[kb * sys->ntool + k];
-      fl_vec3 rel = fl_sub(sys->x[kb], tool->point);
-      fl_vec3 rp = fl_axpy(rel, -fl_dot(rel, tool->axis), tool->axis);
-      double reach = hl + r + tool->radius;
-      if (fl_dot(rp, rp) > reach * reach) {
-        if (advance)
-          *xi = fl_v3(0, 0, 0);
-        continue;
-      }
-      fl_vec3 fc = fl_v3(0, 0, 0), tc = fl_v3(0, 0, 0);
-      fl_vec3 hist = *xi;
-      double delta =
-          fl_contact_tool(&sys->law[(size_t)s * sys->ntool + k], tool, sys->x[kb], a, hl, r, sys->v[kb], sys->w[kb], sys->dt, &hist, &fc, &tc);
-      if (advance) {
-        *xi = hist;
-        if (delta > sys->overlap[s])
-          sys->overlap[s] = delta;
-      }
-      f[i] = fl_add(f[i], fc);
-      t[i] = fl_add(t[i], tc);
-      fl_vec3 *tf = &sys->tool_force[(size_t)s * sys->ntool + k];
-      *tf = fl_sub(*tf, fc);
-    }
+    fl_vec3 share[FL_MAX_TOOLS];
+    fl_contact_tools(sys->law + (size_t)s * sys->ntool, sys->tool, sys->ntool, sys->x[kb], sys->q[kb], sys->v[kb],
+                     sys->w[kb], sys->half_length[i], sys->radius[i], sys->dt, sys->xi + kb * sys->ntool, advance,
+                     &f[i], &t[i], share, &sys->overlap[s]);
+    for (int k = 0; k < sys->ntool; k++)
+      tf[k] = fl_add(tf[k], share[k]);
   }
 }
 
@@ -110,41 +91,22 @@ void fl_system_loads(fl_system *sys, int advance_damping)
     specimen_loads(sys, s, advance_damping);
 }
 
-/* w = R diag(1/Ia, 1/It, 1/It) R^T L for a body symmetric about its x axis. */
-static inline fl_vec3 omega_of(fl_quat q, fl_vec3 L, double ia, double it)
-{
-  /* body x axis in world: the first column of R(q) */
-  fl_vec3 a = fl_v3(1.0 - 2.0 * (q.y * q.y + q.z * q.z), 2.0 * (q.x * q.y + q.w * q.z), 2.0 * (q.x * q.z - q.w * q.y));
-  return fl_axpy(fl_scale(L, 1.0 / it), (1.0 / ia - 1.0 / it) * fl_dot(a, L), a);
-}
-
 /* One step of specimen s; returns the first body that left the finite numbers, or -1. */
 static int specimen_step(fl_system *sys, int s, double disp, fl_quat qg, fl_vec3 wg)
 {
-  double dt = sys->dt;
   int bad = -1;
   specimen_loads(sys, s, 1);
   size_t base = (size_t)s * sys->nbody;
   for (int i = 0; i < sys->nbody; i++) {
     size_t k = base + i;
     if (sys->motion[i] == FL_FREE) {
-      double m = sys->mass[i], ia = sys->inertia_axial[i], it = sys->inertia_trans[i];
-      sys->v[k] = fl_axpy(sys->v[k], dt / m, sys->f[k]);
-      sys->x[k] = fl_axpy(sys->x[k], dt, sys->v[k]);
-      sys->L[k] = fl_axpy(sys->L[k], dt, sys->t[k]);
-      fl_vec3 w = omega_of(sys->q[k], sys->L[k], ia, it);
-      sys->q[k] = fl_qnormalize(fl_qmul(fl_qexp(fl_scale(w, dt)), sys->q[k]));
-      sys->w[k] = omega_of(sys->q[k], sys->L[k], ia, it);
-      if (bad < 0 && !(isfinite(sys->x[k].x) && isfinite(sys->x[k].y) && isfinite(sys->x[k].z) &&
-                       isfinite(sys->w[k].x) && isfinite(sys->w[k].y) && isfinite(sys->w[k].z)))
+      if (!fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->f[k], sys->t[k],
+                             sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt) &&
+          bad < 0)
         bad = i;
     } else if (sys->motion[i] == FL_GRIP_MOVING) {
-      fl_vec3 xr = fl_add(sys->x_ref[i], fl_v3(disp, 0, 0));
-      sys->x[k] = fl_qrot(qg, xr);
-      sys->q[k] = fl_qmul(qg, sys->q_ref[i]);
-      sys->w[k] = wg;
-      sys->v[k] = fl_add(fl_v3(sys->grip_speed, 0, 0), fl_cross(wg, sys->x[k]));
-      sys->L[k] = fl_v3(0, 0, 0);
+      fl_integrate_grip(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->x_ref[i], sys->q_ref[i], disp,
+                        qg, wg, sys->grip_speed);
     }
   }
   return bad;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "fl_defs.h"
+#include "gpu.h"
 #include "rng.h"
 #include "run.h"
 
@@ -402,6 +403,20 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   for (int s = 0; s < nspec; s++)
     fl_system_set_damping(&sys, s, exps[s]->bond.damping, exps[s]->bond.damping_stabilization);
   sys.threads = (hooks && hooks->threads > 1) ? hooks->threads : 1;
+  fl_gpu *gpu = NULL;
+  if (hooks && hooks->gpu) {
+#ifdef HAVE_CUDA
+    rc = fl_gpu_create(&gpu, &sys, err, errlen);
+    if (rc) {
+      fl_system_free(&sys);
+      return rc;
+    }
+#else
+    snprintf(err, errlen, "this fiberlab was built without CUDA");
+    fl_system_free(&sys);
+    return FL_EINPUT;
+#endif
+  }
 
   double target = t->kind == FL_TEST_BEND3PT ? t->max_displacement_m
                   : t->kind == FL_TEST_TENSION ? t->max_elongation_m : t->max_twist_rad;
@@ -464,6 +479,13 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     /* Record when this step's time reaches the next output time. */
     double t_out = point * p.total / (np - 1);
     if (point < np && tm + 0.5 * dt >= t_out) {
+#ifdef HAVE_CUDA
+      if (gpu && fl_gpu_download(gpu, &sys)) {
+        snprintf(err, errlen, "cannot copy the state back from the GPU");
+        rc = FL_EIO;
+        goto out;
+      }
+#endif
       fl_system_loads(&sys, 0);
       if (leg > 0 && leg_first_end < 0)
         leg_first_end = point;
@@ -525,7 +547,18 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     else
       sys.grip_omega = rate;
     int bs = 0, bb = 0;
-    rc = fl_system_step(&sys, &bs, &bb);
+#ifdef HAVE_CUDA
+    if (gpu) {
+      rc = fl_gpu_step(gpu, &sys, 1, &bs, &bb);
+      if (rc == FL_OK && (n & 1023) == 0)
+        rc = fl_gpu_download(gpu, &sys);
+      if (rc == FL_EIO) {
+        snprintf(err, errlen, "the GPU step failed at step %ld", n + 1);
+        goto out;
+      }
+    } else
+#endif
+      rc = fl_system_step(&sys, &bs, &bb);
     /* The peak from every step's loads (evaluated at this step's start, at pos), not
      * only from the output rows, until a bond breaks or buckles: what follows at once
      * is the ringing of the released energy, not the strength.  Later rows count again
@@ -624,6 +657,11 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
 out:
   free(work);
   free(event_time);
+#ifdef HAVE_CUDA
+  fl_gpu_free(&gpu);
+#else
+  (void)gpu;
+#endif
   fl_system_free(&sys);
   return rc;
 }

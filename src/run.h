@@ -91,6 +91,7 @@ typedef struct {
   void *ctx;
   volatile sig_atomic_t *stop; /* set asynchronously to interrupt */
   int threads;                 /* threads over specimens (0 or 1: serial) */
+  int gpu;                     /* 1: step on the CUDA engine (a build with CUDA and a device) */
 } fl_run_hooks;
 
 /* Run the virtual test; err gets a message for FL_EUNSTABLE, FL_ETIMESTEP, ... */

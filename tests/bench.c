@@ -6,9 +6,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "fl_defs.h"
+#include "gpu.h"
 #include "run.h"
 #include "system.h"
 
@@ -26,6 +28,20 @@ static double srand1(void)
   st ^= st >> 7;
   st ^= st << 17;
   return 2.0 * ((st >> 11) * (1.0 / 9007199254740992.0)) - 1.0;
+}
+
+static int use_gpu = 0;
+static double device_bw = 0.0; /* GB/s */
+
+/* Bytes each bond update moves on the GPU engine (reads and writes of the bond kernel
+ * per bond plus the body kernel per body, one body per bond in a long chain). */
+static double gpu_bytes_per_update(void)
+{
+  double bond = sizeof(fl_bond) + 2 * sizeof(fl_bond_state) + 2 * (3 * sizeof(fl_vec3) + sizeof(fl_quat)) +
+                3 * sizeof(fl_vec3) + sizeof(double);
+  double body = 2 * (3 * sizeof(fl_vec3) + sizeof(double)) + 2 * (4 * sizeof(fl_vec3) + sizeof(fl_quat)) +
+                2 * sizeof(fl_vec3) + 5 * sizeof(double) + 3 * sizeof(int);
+  return bond + body;
 }
 
 /* nspec fibers of nbond bonds each: a glass-fibre-like straight chain. */
@@ -55,16 +71,44 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
   }
   int bs, bb;
   double t0 = now();
-  for (long n = 0; n < steps; n++)
-    if (fl_system_step(&sys, &bs, &bb)) {
+#ifdef HAVE_CUDA
+  fl_gpu *gpu = NULL;
+  char msg[256];
+  if (use_gpu) {
+    if (fl_gpu_create(&gpu, &sys, msg, sizeof msg)) {
+      fprintf(stderr, "bench: %s: %s\n", name, msg);
+      fl_system_free(&sys);
+      return 1;
+    }
+    fl_gpu_step(gpu, &sys, 0, &bs, &bb); /* warm-up */
+    t0 = now();
+  }
+#endif
+  for (long n = 0; n < steps; n++) {
+    int rc;
+#ifdef HAVE_CUDA
+    if (use_gpu)
+      rc = fl_gpu_step(gpu, &sys, 0, &bs, &bb);
+    else
+#endif
+      rc = fl_system_step(&sys, &bs, &bb);
+    if (rc) {
       fprintf(stderr, "bench: %s unstable at step %ld\n", name, n);
       fl_system_free(&sys);
       return 1;
     }
+  }
   double t = now() - t0;
   long bonds = (long)nspec * nbond;
-  printf("%s bonds=%ld steps=%ld seconds=%.3f bond_updates_per_s=%.4g\n", name, bonds, steps, t,
-         (double)bonds * steps / t);
+  double rate = (double)bonds * steps / t;
+  if (use_gpu)
+    printf("%s bonds=%ld steps=%ld seconds=%.3f bond_updates_per_s=%.4g achieved_GB_per_s=%.0f device_GB_per_s=%.0f\n",
+           name, bonds, steps, t, rate, rate * gpu_bytes_per_update() / 1e9, device_bw);
+  else
+    printf("%s bonds=%ld steps=%ld seconds=%.3f bond_updates_per_s=%.4g\n", name, bonds, steps, t, rate);
+#ifdef HAVE_CUDA
+  fl_gpu_free(&gpu);
+#endif
   fflush(stdout);
   fl_system_free(&sys);
   return 0;
@@ -72,8 +116,36 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
 
 int main(int argc, char **argv)
 {
-  long steps = argc > 1 ? atol(argv[1]) : 2000;
+  long steps = 2000;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--gpu") == 0)
+      use_gpu = 1;
+    else
+      steps = atol(argv[i]);
+  }
   int fails = 0;
+  if (use_gpu) {
+#ifdef HAVE_CUDA
+    char why[256], name[256];
+    if (!fl_gpu_available(why, sizeof why)) {
+      fprintf(stderr, "bench: --gpu: %s\n", why);
+      return 77;
+    }
+    fl_gpu_describe(name, sizeof name, &device_bw);
+    printf("# device: %s, %.0f GB/s; %.0f bytes moved per bond update\n", name, device_bw, gpu_bytes_per_update());
+    /* bonds from 1e5 to 1e8; batches from 1 to 1e4 specimens */
+    fails += bench_case("gpu_chain_100000", 1, 100000, steps);
+    fails += bench_case("gpu_fibers_1000x100", 100, 1000, steps);
+    fails += bench_case("gpu_fibers_1000x1000", 1000, 1000, steps);
+    fails += bench_case("gpu_fibers_1000x10000", 10000, 1000, steps);
+    fails += bench_case("gpu_fibers_10000x10000", 10000, 10000, steps / 10 > 0 ? steps / 10 : 1);
+    fails += bench_case("gpu_batch_3pt_1000x24", 1000, 24, steps);
+    return fails ? 1 : 0;
+#else
+    fprintf(stderr, "bench: --gpu: this fiberlab was built without CUDA\n");
+    return 77;
+#endif
+  }
   /* cost against the number of specimens: fibers of 100 bonds */
   fails += bench_case("fibers_100x10", 10, 100, steps);
   fails += bench_case("fibers_100x100", 100, 100, steps);

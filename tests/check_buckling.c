@@ -112,7 +112,7 @@ static void keep(void *ctx, const fl_system *sys, int point, double x)
 static void run_ok(const fl_experiment *e, probe *p, fl_curve *c, fl_result *r)
 {
   char err[512];
-  fl_run_hooks h = {NULL, keep, p, NULL, 1};
+  fl_run_hooks h = {NULL, keep, p, NULL, 1, 0};
   int rc = fl_run(e, 1, &h, c, r, err, sizeof err);
   ck_assert_msg(rc == 0, "run failed: %s", err);
 }

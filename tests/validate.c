@@ -134,7 +134,7 @@ static void bend_case(int n, double ratio, double arot, double slender)
   p.ic = (n + 2) / 2;      /* bodies ic-1 and ic meet at x = 0 */
   p.is = 1;                /* bodies 0 and 1 meet at -span/2 */
   p.js = n + 1;            /* bodies n and n+1 meet at +span/2 */
-  fl_run_hooks hooks = {NULL, bend_sample, &p, NULL, 1};
+  fl_run_hooks hooks = {NULL, bend_sample, &p, NULL, 1, 0};
   fl_curve c;
   fl_result r;
   char err[512], cfg[160];

@@ -1,0 +1,423 @@
+/* engine.cu: the CUDA engine.  The same physics as the CPU engine (src/engine.c), from
+ * the same headers: bond.h (bond law, limits, buckling), contact.h (tool contacts),
+ * integrate.h (rigid-body step).  Bodies and bonds live in device memory as the arrays
+ * of fl_system (cudaMalloc).  One step is three kernels: every bond of every specimen
+ * (one thread each), every body (gathers its bonds' loads in ascending bond order, then
+ * its tool contacts, then integrates: no atomics on floating-point data, so runs repeat
+ * bit for bit), and, when asked, one thread per specimen summing what the test
+ * measures. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "fl_defs.h"
+}
+#include "bond.h"
+#include "contact.h"
+#include "integrate.h"
+#include "gpu.h"
+
+/* Device arrays, passed to kernels by value. */
+struct fl_gpu_dev {
+  int nspec, nbody, nbond, ntool;
+  /* per body, shared */
+  const double *mass, *ia, *it, *hl, *radius;
+  const unsigned char *motion;
+  const fl_vec3 *x_ref;
+  const fl_quat *q_ref;
+  const int *adj_start;          /* body i's bonds: adj_bond[adj_start[i] .. adj_start[i + 1]) */
+  const int *adj_bond;           /* in ascending order */
+  const unsigned char *adj_side; /* 1: the body is the bond's body 1 */
+  const int *b1, *b2;            /* per bond, shared */
+  /* per specimen and body */
+  fl_vec3 *x, *v, *w, *L;
+  fl_quat *q;
+  fl_vec3 *f, *t;    /* loads of the step, for the measurement */
+  fl_vec3 *gt;       /* moving-grip bodies: t + x x f about the origin, before the step */
+  double *ov;        /* largest tool overlap of the step */
+  fl_vec3 *xi;       /* contact history, (s * nbody + i) * ntool + k */
+  fl_vec3 *tshare;   /* force on tool k from body i, same index */
+  /* per specimen and bond */
+  const fl_bond *bond;
+  fl_bond_state *st;
+  fl_vec3 *bf, *bt1, *bt2;
+  double *be;
+  /* per specimen */
+  const fl_bond_damping *damping;
+  const fl_bond_limits *limits;
+  const fl_contact_law *law; /* s * ntool + k */
+  int *nbroken;
+  int *bad;                  /* first body that left the finite numbers, or nbody */
+  double *energy, *overlap;
+  fl_vec3 *grip_force, *grip_torque, *tool_force;
+};
+
+struct fl_gpu {
+  fl_gpu_dev d;
+  int *bad_host;    /* nspec: the step's bad[] on the host */
+  void *blocks[48]; /* every cudaMalloc, for freeing */
+  int nblocks;
+  size_t nsb, nsd;  /* specimen x body, specimen x bond */
+};
+
+/* The tools of a step, by value. */
+struct fl_tools {
+  fl_tool tool[FL_MAX_TOOLS];
+};
+
+__global__ void k_bonds(fl_gpu_dev d)
+{
+  size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= (size_t)d.nspec * d.nbond)
+    return;
+  int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
+  size_t base = (size_t)s * d.nbody;
+  int i = d.b1[b], j = d.b2[b];
+  fl_body bi = {d.x[base + i], d.q[base + i], d.v[base + i], d.w[base + i]};
+  fl_body bj = {d.x[base + j], d.q[base + j], d.v[base + j], d.w[base + j]};
+  const fl_bond_limits *lim = &d.limits[s];
+  if (lim->criterion == FL_CRIT_NONE && lim->buckling.type == FL_BUCKLING_NONE)
+    lim = NULL;
+  fl_bond_state next = d.st[idx];
+  fl_bond_loads ld;
+  fl_bond_eval(&d.bond[idx], &d.damping[s], lim, &bi, &bj, &next, &ld);
+  int events = (next.broken - d.st[idx].broken) + (next.buckled - d.st[idx].buckled);
+  if (events)
+    atomicAdd(&d.nbroken[s], events); /* integer: order-independent */
+  d.st[idx] = next;
+  d.bf[idx] = ld.force;
+  d.bt1[idx] = ld.torque1;
+  d.bt2[idx] = ld.torque2;
+  d.be[idx] = ld.energy;
+}
+
+__global__ void k_bodies(fl_gpu_dev d, fl_tools tools, double dt, double disp, fl_quat qg, fl_vec3 wg, double vg)
+{
+  size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= (size_t)d.nspec * d.nbody)
+    return;
+  int s = (int)(k / d.nbody), i = (int)(k - (size_t)s * d.nbody);
+  size_t bb = (size_t)s * d.nbond;
+  fl_vec3 f = fl_v3(0.0, 0.0, 0.0), t = fl_v3(0.0, 0.0, 0.0);
+  for (int a = d.adj_start[i]; a < d.adj_start[i + 1]; a++) {
+    size_t bi = bb + d.adj_bond[a];
+    if (d.adj_side[a]) {
+      f = fl_add(f, d.bf[bi]);
+      t = fl_add(t, d.bt1[bi]);
+    } else {
+      f = fl_sub(f, d.bf[bi]);
+      t = fl_add(t, d.bt2[bi]);
+    }
+  }
+  d.ov[k] = 0.0;
+  if (d.motion[i] == FL_FREE && d.ntool > 0)
+    fl_contact_tools(d.law + (size_t)s * d.ntool, tools.tool, d.ntool, d.x[k], d.q[k], d.v[k], d.w[k], d.hl[i],
+                     d.radius[i], dt, d.xi + k * d.ntool, 1, &f, &t, d.tshare + k * d.ntool, &d.ov[k]);
+  d.f[k] = f;
+  d.t[k] = t;
+  if (d.motion[i] == FL_GRIP_MOVING)
+    d.gt[k] = fl_add(t, fl_cross(d.x[k], f));
+  if (d.motion[i] == FL_FREE) {
+    if (!fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, d.mass[i], d.ia[i], d.it[i], dt))
+      atomicMin(&d.bad[s], i);
+  } else if (d.motion[i] == FL_GRIP_MOVING) {
+    fl_integrate_grip(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], d.x_ref[i], d.q_ref[i], disp, qg, wg, vg);
+  }
+}
+
+/* What the test measures, per specimen, summed in body order as on the CPU. */
+__global__ void k_measure(fl_gpu_dev d)
+{
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= d.nspec)
+    return;
+  size_t base = (size_t)s * d.nbody, bb = (size_t)s * d.nbond;
+  double e = 0.0, ov = d.overlap[s];
+  for (int b = 0; b < d.nbond; b++)
+    e += d.be[bb + b];
+  fl_vec3 gf = fl_v3(0.0, 0.0, 0.0), gt = fl_v3(0.0, 0.0, 0.0);
+  fl_vec3 tf[FL_MAX_TOOLS];
+  for (int k = 0; k < d.ntool; k++)
+    tf[k] = fl_v3(0.0, 0.0, 0.0);
+  for (int i = 0; i < d.nbody; i++) {
+    size_t k = base + i;
+    if (d.motion[i] == FL_GRIP_MOVING) {
+      gf = fl_add(gf, d.f[k]);
+      gt = fl_add(gt, d.gt[k]);
+    }
+    if (d.motion[i] == FL_FREE) {
+      for (int m = 0; m < d.ntool; m++)
+        tf[m] = fl_add(tf[m], d.tshare[k * d.ntool + m]);
+      if (d.ov[k] > ov)
+        ov = d.ov[k];
+    }
+  }
+  d.energy[s] = e;
+  d.overlap[s] = ov;
+  d.grip_force[s] = gf;
+  d.grip_torque[s] = gt;
+  for (int m = 0; m < d.ntool; m++)
+    d.tool_force[(size_t)s * d.ntool + m] = tf[m];
+}
+
+__global__ void k_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
+                             const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *out)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  const fl_bond_limits *l = &lim[i];
+  if (l->criterion == FL_CRIT_NONE && l->buckling.type == FL_BUCKLING_NONE)
+    l = NULL;
+  fl_bond_eval(&bond[i], &dm[i], l, &b1[i], &b2[i], &st[i], &out[i]);
+}
+
+/* ---- host side -------------------------------------------------------------------- */
+
+static int cuda_fail(cudaError_t e, const char *what, char *msg, size_t len)
+{
+  if (msg)
+    snprintf(msg, len, "CUDA: %s: %s", what, cudaGetErrorString(e));
+  return e == cudaErrorMemoryAllocation ? FL_ENOMEM : FL_EIO;
+}
+
+extern "C" int fl_gpu_available(char *msg, size_t len)
+{
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    snprintf(msg, len, "no CUDA device answers (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    return 0;
+  }
+  return 1;
+}
+
+extern "C" int fl_gpu_describe(char *name, size_t len, double *bandwidth_gbs)
+{
+  cudaDeviceProp p;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)
+    return FL_EIO;
+  snprintf(name, len, "%s", p.name);
+  int clock_khz = 0, bus_bits = 0;
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev);
+  cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev);
+  *bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9; /* double data rate */
+  return FL_OK;
+}
+
+/* Allocate and copy n bytes (src may be NULL: zeroed). */
+static int put(fl_gpu *g, void **dst, const void *src, size_t n, char *msg, size_t len)
+{
+  if (n == 0)
+    n = 8;
+  cudaError_t e = cudaMalloc(dst, n);
+  if (e != cudaSuccess)
+    return cuda_fail(e, "cudaMalloc", msg, len);
+  g->blocks[g->nblocks++] = *dst;
+  e = src ? cudaMemcpy(*dst, src, n, cudaMemcpyHostToDevice) : cudaMemset(*dst, 0, n);
+  return e == cudaSuccess ? FL_OK : cuda_fail(e, "copy to the device", msg, len);
+}
+
+#define PUT(field, src, n)                                                                                      \
+  do {                                                                                                          \
+    void *p_ = NULL;                                                                                            \
+    int rc_ = put(g, &p_, (src), (n), msg, len);                                                                \
+    if (rc_) {                                                                                                  \
+      fl_gpu_free(&g);                                                                                          \
+      return rc_;                                                                                               \
+    }                                                                                                           \
+    *(void **)&g->d.field = p_;                                                                                 \
+  } while (0)
+
+extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size_t len)
+{
+  fl_gpu *g = (fl_gpu *)calloc(1, sizeof *g);
+  if (!g)
+    return FL_ENOMEM;
+  *out = NULL;
+  int nb = sys->nbody, nd = sys->nbond, ns = sys->nspec, nt = sys->ntool;
+  g->d.nspec = ns;
+  g->d.nbody = nb;
+  g->d.nbond = nd;
+  g->d.ntool = nt;
+  g->nsb = (size_t)ns * nb;
+  g->nsd = (size_t)ns * nd;
+  g->bad_host = (int *)malloc((size_t)ns * sizeof(int));
+  if (!g->bad_host) {
+    free(g);
+    return FL_ENOMEM;
+  }
+  /* each body's bonds, in ascending bond order */
+  int *start = (int *)calloc((size_t)nb + 1, sizeof(int)), *list = (int *)malloc(2 * (size_t)nd * sizeof(int) + 8);
+  unsigned char *side = (unsigned char *)malloc(2 * (size_t)nd + 8);
+  int *fill = (int *)calloc((size_t)nb + 1, sizeof(int));
+  if (!start || !list || !side || !fill) {
+    free(start), free(list), free(side), free(fill), free(g->bad_host), free(g);
+    return FL_ENOMEM;
+  }
+  for (int b = 0; b < nd; b++)
+    start[sys->b1[b] + 1]++, start[sys->b2[b] + 1]++;
+  for (int i = 0; i < nb; i++)
+    start[i + 1] += start[i];
+  for (int b = 0; b < nd; b++) {
+    int i = sys->b1[b], j = sys->b2[b];
+    list[start[i] + fill[i]] = b, side[start[i] + fill[i]++] = 1;
+    list[start[j] + fill[j]] = b, side[start[j] + fill[j]++] = 0;
+  }
+  size_t v3 = sizeof(fl_vec3);
+  PUT(mass, sys->mass, nb * sizeof(double));
+  PUT(ia, sys->inertia_axial, nb * sizeof(double));
+  PUT(it, sys->inertia_trans, nb * sizeof(double));
+  PUT(hl, sys->half_length, nb * sizeof(double));
+  PUT(radius, sys->radius, nb * sizeof(double));
+  PUT(motion, sys->motion, nb);
+  PUT(x_ref, sys->x_ref, nb * v3);
+  PUT(q_ref, sys->q_ref, nb * sizeof(fl_quat));
+  PUT(adj_start, start, ((size_t)nb + 1) * sizeof(int));
+  PUT(adj_bond, list, 2 * (size_t)nd * sizeof(int));
+  PUT(adj_side, side, 2 * (size_t)nd);
+  free(start), free(list), free(side), free(fill);
+  PUT(b1, sys->b1, nd * sizeof(int));
+  PUT(b2, sys->b2, nd * sizeof(int));
+  PUT(x, sys->x, g->nsb * v3);
+  PUT(v, sys->v, g->nsb * v3);
+  PUT(w, sys->w, g->nsb * v3);
+  PUT(L, sys->L, g->nsb * v3);
+  PUT(q, sys->q, g->nsb * sizeof(fl_quat));
+  PUT(f, NULL, g->nsb * v3);
+  PUT(t, NULL, g->nsb * v3);
+  PUT(gt, NULL, g->nsb * v3);
+  PUT(ov, NULL, g->nsb * sizeof(double));
+  PUT(xi, sys->xi, g->nsb * nt * v3);
+  PUT(tshare, NULL, g->nsb * nt * v3);
+  PUT(bond, sys->bond, g->nsd * sizeof(fl_bond));
+  PUT(st, sys->bstate, g->nsd * sizeof(fl_bond_state));
+  PUT(bf, NULL, g->nsd * v3);
+  PUT(bt1, NULL, g->nsd * v3);
+  PUT(bt2, NULL, g->nsd * v3);
+  PUT(be, NULL, g->nsd * sizeof(double));
+  PUT(damping, sys->damping, ns * sizeof(fl_bond_damping));
+  PUT(limits, sys->limits, ns * sizeof(fl_bond_limits));
+  PUT(law, sys->law, (size_t)ns * nt * sizeof(fl_contact_law));
+  PUT(nbroken, sys->nbroken, ns * sizeof(int));
+  PUT(bad, NULL, ns * sizeof(int));
+  PUT(energy, NULL, ns * sizeof(double));
+  PUT(overlap, sys->overlap, ns * sizeof(double));
+  PUT(grip_force, NULL, ns * v3);
+  PUT(grip_torque, NULL, ns * v3);
+  PUT(tool_force, NULL, (size_t)ns * nt * v3);
+  *out = g;
+  return FL_OK;
+}
+
+static int get(void *dst, const void *src, size_t n)
+{
+  return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) == cudaSuccess ? FL_OK : FL_EIO;
+}
+
+extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int measure, int *bad_spec, int *bad_bond)
+{
+  fl_gpu_dev d = g->d;
+  double dt = sys->dt;
+  double disp = sys->grip_disp + sys->grip_speed * dt;
+  double ang = sys->grip_angle + sys->grip_omega * dt;
+  fl_quat qg = fl_qexp(fl_v3(ang, 0, 0));
+  fl_vec3 wg = fl_v3(sys->grip_omega, 0, 0);
+  fl_tools tools;
+  memcpy(tools.tool, sys->tool, sizeof tools.tool);
+  int threads = 256;
+  size_t nd = g->nsd, nb = g->nsb;
+  /* bad[s] = nbody: no body lost */
+  int *fill = g->bad_host;
+  for (int s = 0; s < d.nspec; s++)
+    fill[s] = d.nbody;
+  if (cudaMemcpy(d.bad, fill, (size_t)d.nspec * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess)
+    return FL_EIO;
+  if (nd > 0)
+    k_bonds<<<(unsigned)((nd + threads - 1) / threads), threads>>>(d);
+  k_bodies<<<(unsigned)((nb + threads - 1) / threads), threads>>>(d, tools, dt, disp, qg, wg, sys->grip_speed);
+  if (measure)
+    k_measure<<<(d.nspec + 127) / 128, 128>>>(d);
+  if (cudaGetLastError() != cudaSuccess)
+    return FL_EIO;
+  if (get(fill, d.bad, (size_t)d.nspec * sizeof(int)))
+    return FL_EIO;
+  if (measure) {
+    size_t v3 = sizeof(fl_vec3);
+    if (get(sys->grip_force, d.grip_force, d.nspec * v3) || get(sys->grip_torque, d.grip_torque, d.nspec * v3) ||
+        get(sys->tool_force, d.tool_force, (size_t)d.nspec * d.ntool * v3) ||
+        get(sys->nbroken, d.nbroken, d.nspec * sizeof(int)) ||
+        get(sys->strain_energy, d.energy, d.nspec * sizeof(double)))
+      return FL_EIO;
+  }
+  sys->grip_disp = disp;
+  sys->grip_angle = ang;
+  for (int k = 0; k < sys->ntool; k++)
+    sys->tool[k].point = fl_axpy(sys->tool[k].point, dt, sys->tool[k].vel);
+  sys->step++;
+  for (int s = 0; s < d.nspec; s++)
+    if (fill[s] < d.nbody) {
+      *bad_spec = s;
+      *bad_bond = -1;
+      for (int b = 0; b < sys->nbond; b++)
+        if (sys->b1[b] == fill[s] || sys->b2[b] == fill[s]) {
+          *bad_bond = b;
+          break;
+        }
+      return FL_EUNSTABLE;
+    }
+  return FL_OK;
+}
+
+extern "C" int fl_gpu_download(fl_gpu *g, fl_system *sys)
+{
+  fl_gpu_dev d = g->d;
+  size_t v3 = sizeof(fl_vec3);
+  if (get(sys->x, d.x, g->nsb * v3) || get(sys->v, d.v, g->nsb * v3) || get(sys->w, d.w, g->nsb * v3) ||
+      get(sys->L, d.L, g->nsb * v3) || get(sys->q, d.q, g->nsb * sizeof(fl_quat)) ||
+      get(sys->xi, d.xi, g->nsb * d.ntool * v3) || get(sys->bstate, d.st, g->nsd * sizeof(fl_bond_state)) ||
+      get(sys->nbroken, d.nbroken, d.nspec * sizeof(int)) || get(sys->overlap, d.overlap, d.nspec * sizeof(double)))
+    return FL_EIO;
+  return FL_OK;
+}
+
+extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
+                                 const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *loads)
+{
+  void *p[7] = {0};
+  size_t sz[7] = {sizeof *bond, sizeof *dm, sizeof *lim, sizeof *b1, sizeof *b2, sizeof *st, sizeof *loads};
+  const void *src[7] = {bond, dm, lim, b1, b2, st, NULL};
+  int rc = FL_OK;
+  for (int k = 0; k < 7 && rc == FL_OK; k++) {
+    if (cudaMalloc(&p[k], sz[k] * (size_t)n + 8) != cudaSuccess)
+      rc = FL_ENOMEM;
+    else if (src[k] && cudaMemcpy(p[k], src[k], sz[k] * (size_t)n, cudaMemcpyHostToDevice) != cudaSuccess)
+      rc = FL_EIO;
+  }
+  if (rc == FL_OK) {
+    k_eval_bonds<<<(n + 127) / 128, 128>>>(n, (const fl_bond *)p[0], (const fl_bond_damping *)p[1],
+                                           (const fl_bond_limits *)p[2], (const fl_body *)p[3], (const fl_body *)p[4],
+                                           (fl_bond_state *)p[5], (fl_bond_loads *)p[6]);
+    if (cudaGetLastError() != cudaSuccess || get(st, p[5], sizeof *st * (size_t)n) ||
+        get(loads, p[6], sizeof *loads * (size_t)n))
+      rc = FL_EIO;
+  }
+  for (int k = 0; k < 7; k++)
+    if (p[k])
+      cudaFree(p[k]);
+  return rc;
+}
+
+extern "C" void fl_gpu_free(fl_gpu **gpu)
+{
+  if (!gpu || !*gpu)
+    return;
+  for (int k = 0; k < (*gpu)->nblocks; k++)
+    cudaFree((*gpu)->blocks[k]);
+  free((*gpu)->bad_host);
+  free(*gpu);
+  *gpu = NULL;
+}

@@ -1,0 +1,44 @@
+/* gpu.h: the CUDA engine's C interface (gpu/engine.cu).  The host builds an fl_system
+ * as for the CPU engine; the GPU engine keeps a copy in device memory (structure of
+ * arrays, cudaMalloc) and advances it with the same physics headers (bond.h,
+ * contact.h, integrate.h).  Loads are gathered per body in a fixed order, so a GPU
+ * run repeats bit for bit. */
+#ifndef FL_GPU_H
+#define FL_GPU_H
+
+#include <stddef.h>
+
+#include "system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fl_gpu fl_gpu;
+
+/* 1 when the build has CUDA and a device answers; otherwise 0 and a reason in msg. */
+int fl_gpu_available(char *msg, size_t len);
+/* Device name and memory bandwidth (GB/s, from clock and bus width), for reports. */
+int fl_gpu_describe(char *name, size_t len, double *bandwidth_gbs);
+
+/* Copy sys (after fl_build and the time step) to the device. */
+int fl_gpu_create(fl_gpu **gpu, const fl_system *sys, char *msg, size_t len);
+/* One step on the device with the host's grip and tool motion (sys->grip_*, tool vel),
+ * which it advances on the host as fl_system_step does.  measure: also reduce, per
+ * specimen, the tool and grip loads and the broken-bond counts into sys (small
+ * copies).  Returns FL_OK or FL_EUNSTABLE with *bad_spec, *bad_bond. */
+int fl_gpu_step(fl_gpu *gpu, fl_system *sys, int measure, int *bad_spec, int *bad_bond);
+/* Copy the device state (bodies, bond states, contact history, counters) to sys. */
+int fl_gpu_download(fl_gpu *gpu, fl_system *sys);
+/* Evaluate n bonds on the device (for the CPU-versus-GPU check): loads[i] for
+ * bond[i] between b1[i] and b2[i] with state st[i] (advanced), damping dm[i], limits
+ * lim[i] (criterion none and buckling none: elastic). */
+int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
+                      const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *loads);
+void fl_gpu_free(fl_gpu **gpu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
