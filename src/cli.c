@@ -297,12 +297,21 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
       char where[4200];
       fl_experiment_where(&exp, file, "simulation.time_step", where, sizeof where);
       fprintf(stderr, "%s: %s: %s\n", prog, where, err);
+    } else if ((rc == FL_EUNSTABLE || rc == FL_EINTERRUPT) && curve.npoints > 0) {
+      /* keep what was recorded, under a name that says so; the usual outputs stay as
+       * they were */
+      fl_output_opts po = {prefix, cmd, file, FL_PLOT_NONE, 0};
+      char ppath[4200], perr[4400];
+      if (fl_output_partial(&po, &curve, &res, ppath, sizeof ppath, perr, sizeof perr) == FL_OK)
+        fprintf(stderr, "%s: %s: %s; the %d rows recorded so far are in %s\n", prog, file, err, curve.npoints, ppath);
+      else
+        fprintf(stderr, "%s: %s: %s; %s\n", prog, file, err, perr);
     } else {
       fprintf(stderr, "%s: %s: %s; no output written\n", prog, file, err);
     }
     fl_curve_free(&curve);
     fl_result_free(&res);
-    return rc == FL_ETIMESTEP ? 2 : 1;
+    return (rc == FL_ETIMESTEP || rc == FL_ELIMIT) ? 2 : 1;
   }
   if (res.max_overlap > 2.0 * res.overlap_ref)
     fprintf(stderr,

@@ -258,6 +258,23 @@ fail:
   return rc;
 }
 
+int fl_output_partial(const fl_output_opts *o, const fl_curve *c, const fl_result *r, char *path, size_t len,
+                      char *msg, size_t msglen)
+{
+  char tmp[4200];
+  snprintf(path, len, "%s.partial.csv", o->prefix);
+  FILE *f = open_temp(path, tmp, sizeof tmp);
+  if (!f || write_csv(f, o, c, r) || fclose(f) || rename(tmp, path)) {
+    snprintf(msg, msglen, "cannot write %s: %s", path, strerror(errno));
+    unlink(tmp);
+    return FL_EIO;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  chmod(path, 0666 & ~mask);
+  return FL_OK;
+}
+
 static void stats(const fl_result *r, size_t off, double *mean, double *sd, double *mn, double *mx)
 {
   double s = 0, s2 = 0;

@@ -31,6 +31,11 @@ int fl_gnuplot_available(void);
 int fl_output_write(const fl_output_opts *o, const fl_curve *c, const fl_result *r, fl_output_paths *paths,
                     char *msg, size_t msglen);
 
+/* The rows an unstable or interrupted run recorded, in PREFIX.partial.csv (atomically);
+ * path gets the name. */
+int fl_output_partial(const fl_output_opts *o, const fl_curve *c, const fl_result *r, char *path, size_t len,
+                      char *msg, size_t msglen);
+
 /* The run's summary, one YAML document. */
 void fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *paths);
 

@@ -338,6 +338,23 @@ static void specimen_figures(const double *x, const double *y, int np, int nfirs
   r->initial_stiffness = fl_fit_slope(x, y, a, b);
 }
 
+/* Rows were written at s * planned + p; close the gaps when fewer were recorded
+ * (curve->npoints of them). */
+static void compact_rows(fl_curve *curve, int planned)
+{
+  int np = curve->npoints, nspec = curve->nspec;
+  if (np == planned)
+    return;
+  double *cols[] = {curve->time, curve->x, curve->y, curve->support, curve->kinetic, curve->strain};
+  for (int c = 0; c < 6; c++)
+    for (int s = 0; s < nspec; s++)
+      memmove(cols[c] + (size_t)s * np, cols[c] + (size_t)s * planned, (size_t)np * sizeof(double));
+  for (int s = 0; s < nspec; s++) {
+    memmove(curve->broken + (size_t)s * np, curve->broken + (size_t)s * planned, (size_t)np * sizeof(int));
+    memmove(curve->yielded + (size_t)s * np, curve->yielded + (size_t)s * planned, (size_t)np * sizeof(int));
+  }
+}
+
 /* ---- running ----------------------------------------------------------------- */
 
 /* The test's measured load of specimen s from the loads of the last evaluation: force
@@ -427,7 +444,16 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   double speed = t->speed > 0.0 ? t->speed : target / (20.0 * info.first_period);
   path p;
   path_make(&p, t, target, speed, info.first_period);
-  long nsteps = (long)ceil(p.total / dt);
+  double steps_needed = ceil(p.total / dt);
+  if (steps_needed > FL_MAX_STEPS) {
+    snprintf(err, errlen,
+             "the test needs %.3g time steps of %.3g s; allowed: at most %.0e (shorten the test, raise its speed, "
+             "or use fewer segments)",
+             steps_needed, dt, FL_MAX_STEPS);
+    fl_system_free(&sys);
+    return FL_ELIMIT;
+  }
+  long nsteps = (long)steps_needed;
   int np = exp->sim.output_points;
 
   size_t nrow = (size_t)nspec * np;
@@ -442,6 +468,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   curve->broken = calloc(nrow, sizeof(int));
   curve->yielded = calloc(nrow, sizeof(int));
   res->spec = calloc((size_t)nspec, sizeof *res->spec);
+  int point = 0; /* output rows recorded */
   double *work = calloc((size_t)nspec, sizeof(double));
   double *event_time = malloc((size_t)nspec * sizeof(double)); /* first break or buckle, s */
   if (!curve->time || !curve->x || !curve->y || !curve->support || !curve->kinetic || !curve->strain ||
@@ -470,7 +497,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     event_time[s] = -1.0;
   double t0 = now(), last_progress = -1.0;
   double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION ? 0.0 : target));
-  int point = 0, leg_first_end = -1;
+  int leg_first_end = -1;
   double pos = 0.0;
   for (long n = 0; n <= nsteps; n++) {
     double tm = n * dt;
@@ -610,18 +637,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     hooks->progress(hooks->ctx, 1.0);
   curve->npoints = point;
   np = point;
-  /* Compact rows if fewer points than planned were recorded. */
-  if (np != exp->sim.output_points) {
-    int planned = exp->sim.output_points;
-    double *cols[] = {curve->time, curve->x, curve->y, curve->support, curve->kinetic, curve->strain};
-    for (int c = 0; c < 6; c++)
-      for (int s = 0; s < nspec; s++)
-        memmove(cols[c] + (size_t)s * np, cols[c] + (size_t)s * planned, (size_t)np * sizeof(double));
-    for (int s = 0; s < nspec; s++) {
-      memmove(curve->broken + (size_t)s * np, curve->broken + (size_t)s * planned, (size_t)np * sizeof(int));
-      memmove(curve->yielded + (size_t)s * np, curve->yielded + (size_t)s * planned, (size_t)np * sizeof(int));
-    }
-  }
+  compact_rows(curve, exp->sim.output_points);
   res->steps = sys.step;
   for (int s = 0; s < nspec; s++)
     if (sys.overlap[s] > res->max_overlap)
@@ -655,6 +671,13 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     }
   }
 out:
+  /* An unstable or interrupted run keeps the rows it recorded, for a partial curve. */
+  if ((rc == FL_EUNSTABLE || rc == FL_EINTERRUPT) && curve->time) {
+    curve->npoints = point;
+    compact_rows(curve, exp->sim.output_points);
+    res->kind = t->kind;
+    res->specimens = nspec;
+  }
   free(work);
   free(event_time);
 #ifdef HAVE_CUDA

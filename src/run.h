@@ -8,6 +8,9 @@
 #include "experiment.h"
 #include "system.h"
 
+/* The most time steps one run may take (a run beyond it would not end in a day). */
+#define FL_MAX_STEPS 1e10
+
 /* What the builder realised from the definition. */
 typedef struct {
   double h;              /* segment bonded length (centre spacing), m */

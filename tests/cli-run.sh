@@ -68,6 +68,15 @@ grep -q 'unstable at step [0-9]*.*specimen 0, bond [0-9]*' err && ok "message na
   bad "instability message: $(cat err)"
 [ -s out ] && bad "stdout not empty on failure" || ok "nothing on stdout"
 [ -e u.csv ] || [ -e u.gp ] && bad "output written by a failed run" || ok "no output from a failed run"
+[ -s u.partial.csv ] && grep -q 'rows recorded so far are in u.partial.csv' err && ok "partial curve kept as u.partial.csv" ||
+  bad "partial curve: $(ls; cat err)"
+
+# what a file may ask for: a run of more than 1e10 steps is refused before it starts
+"$bin/fiber-tension" -q --plot none -o big -s test.speed=1e-12 "$ex/glass-fibre-tension.yaml" >/dev/null 2>err
+st=$?
+[ $st -eq 2 ] && grep -q 'time steps of .*allowed: at most 1e+10' err && ok "step limit: exit 2" ||
+  bad "step limit: $st $(cat err)"
+
 
 # an earlier good output survives a failed run under the same prefix
 cp t.csv keep.csv
