@@ -93,7 +93,8 @@ __global__ void k_bonds(fl_gpu_dev d)
   d.be[idx] = ld.energy;
 }
 
-__global__ void k_bodies(fl_gpu_dev d, fl_tools tools, double dt, double disp, fl_quat qg, fl_vec3 wg, double vg)
+__global__ void k_bodies(fl_gpu_dev d, fl_tools tools, fl_vec3 g, double dt, double disp, fl_quat qg, fl_vec3 wg,
+                         double vg)
 {
   size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= (size_t)d.nspec * d.nbody)
@@ -120,7 +121,7 @@ __global__ void k_bodies(fl_gpu_dev d, fl_tools tools, double dt, double disp, f
   if (d.motion[i] == FL_GRIP_MOVING)
     d.gt[k] = fl_add(t, fl_cross(d.x[k], f));
   if (d.motion[i] == FL_FREE) {
-    if (!fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, d.mass[i], d.ia[i], d.it[i], dt))
+    if (!fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, g, d.mass[i], d.ia[i], d.it[i], dt))
       atomicMin(&d.bad[s], i);
   } else if (d.motion[i] == FL_GRIP_MOVING) {
     fl_integrate_grip(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], d.x_ref[i], d.q_ref[i], disp, qg, wg, vg);
@@ -338,7 +339,8 @@ extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int measure, int *bad_spec
     return FL_EIO;
   if (nd > 0)
     k_bonds<<<(unsigned)((nd + threads - 1) / threads), threads>>>(d);
-  k_bodies<<<(unsigned)((nb + threads - 1) / threads), threads>>>(d, tools, dt, disp, qg, wg, sys->grip_speed);
+  k_bodies<<<(unsigned)((nb + threads - 1) / threads), threads>>>(d, tools, sys->gravity, dt, disp, qg, wg,
+                                                                   sys->grip_speed);
   if (measure)
     k_measure<<<(d.nspec + 127) / 128, 128>>>(d);
   if (cudaGetLastError() != cudaSuccess)

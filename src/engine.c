@@ -101,7 +101,7 @@ static int specimen_step(fl_system *sys, int s, double disp, fl_quat qg, fl_vec3
     size_t k = base + i;
     if (sys->motion[i] == FL_FREE) {
       if (!fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->f[k], sys->t[k],
-                             sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt) &&
+                             sys->gravity, sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt) &&
           bad < 0)
         bad = i;
     } else if (sys->motion[i] == FL_GRIP_MOVING) {

@@ -67,6 +67,7 @@ typedef struct {
   double tool_poisson_ratio;
   double friction;
   double restitution;         /* tool contacts */
+  double gravity;             /* m/s^2, along -y (bend3pt: the specimen rests on the supports) */
   double max_displacement_m;
   /* tension and torsion */
   double gauge_length_m;

@@ -15,12 +15,13 @@ FL_HD static inline fl_vec3 fl_omega_of(fl_quat q, fl_vec3 L, double ia, double 
   return fl_axpy(fl_scale(L, 1.0 / it), (1.0 / ia - 1.0 / it) * fl_dot(a, L), a);
 }
 
-/* One step of a free body with force f and torque t (about its centre); x, v (half
- * step), q, L, w updated in place.  Returns 0 when the body left the finite numbers. */
+/* One step of a free body with force f and torque t (about its centre) under gravity
+ * g (m/s^2); x, v (half step), q, L, w updated in place.  Returns 0 when the body left
+ * the finite numbers. */
 FL_HD static inline int fl_integrate_free(fl_vec3 *x, fl_vec3 *v, fl_quat *q, fl_vec3 *L, fl_vec3 *w, fl_vec3 f,
-                                          fl_vec3 t, double m, double ia, double it, double dt)
+                                          fl_vec3 t, fl_vec3 g, double m, double ia, double it, double dt)
 {
-  *v = fl_axpy(*v, dt / m, f);
+  *v = fl_axpy(fl_axpy(*v, dt / m, f), dt, g);
   *x = fl_axpy(*x, dt, *v);
   *L = fl_axpy(*L, dt, t);
   fl_vec3 w_half = fl_omega_of(*q, *L, ia, it);

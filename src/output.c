@@ -110,7 +110,7 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
     fprintf(f, "set terminal svg size 900,600 dynamic enhanced font 'sans,12'\n");
   else
     fprintf(f, "set terminal pngcairo size 900,600 enhanced font 'sans,11'\n");
-  fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key top left\n");
+  fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key bottom right\n");
   fprintf(f, "set xlabel '%s'\nset ylabel '%s'\n", xl, yl);
   fprintf(f, "set title ");
   gp_quote(f, o->title);

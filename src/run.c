@@ -155,6 +155,7 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
       }
     }
     info->span = 2.0 * xs;
+    sys->gravity = fl_v3(0.0, -t->gravity, 0.0);
     info->free_bonds = (int)floor(info->span / h + 0.5);
     info->centre_is_segment = nbody % 2 == 1;
     double rs = t->support_radius_m, rn = t->nose_radius_m;
@@ -355,6 +356,9 @@ static void compact_rows(fl_curve *curve, int planned)
   }
 }
 
+/* Displacement measured from the first touch (none yet: 0). */
+static double travel(double touch, double pos) { return touch < 0.0 ? 0.0 : pos - touch; }
+
 /* ---- running ----------------------------------------------------------------- */
 
 /* The test's measured load of specimen s from the loads of the last evaluation: force
@@ -471,8 +475,9 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   int point = 0; /* output rows recorded */
   double *work = calloc((size_t)nspec, sizeof(double));
   double *event_time = malloc((size_t)nspec * sizeof(double)); /* first break or buckle, s */
+  double *touch = malloc((size_t)nspec * sizeof(double));      /* bend3pt: nose position at first touch */
   if (!curve->time || !curve->x || !curve->y || !curve->support || !curve->kinetic || !curve->strain ||
-      !curve->broken || !curve->yielded || !res->spec || !work || !event_time) {
+      !curve->broken || !curve->yielded || !res->spec || !work || !event_time || !touch) {
     rc = FL_ENOMEM;
     snprintf(err, errlen, "out of memory for %zu curve rows", nrow);
     goto out;
@@ -495,6 +500,10 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
 
   for (int s = 0; s < nspec; s++)
     event_time[s] = -1.0;
+  /* tension and torsion measure from the start; bend3pt from the nose's first touch,
+   * which comes after the specimen has settled on the supports under its weight */
+  for (int s = 0; s < nspec; s++)
+    touch[s] = t->kind == FL_TEST_BEND3PT ? -1.0 : 0.0;
   double t0 = now(), last_progress = -1.0;
   double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION ? 0.0 : target));
   int leg_first_end = -1;
@@ -522,7 +531,8 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         if (t->kind == FL_TEST_BEND3PT) /* the specimen pushes the supports down */
           curve->support[r] = -(sys.tool_force[(size_t)s * 3].y + sys.tool_force[(size_t)s * 3 + 1].y);
         curve->time[r] = tm;
-        curve->x[r] = pos;
+        double xs = travel(touch[s], pos);
+        curve->x[r] = xs;
         curve->y[r] = y;
         curve->kinetic[r] = fl_system_kinetic(&sys, s);
         curve->strain[r] = sys.strain_energy[s];
@@ -532,11 +542,11 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         if (sys.nbroken[s] > 0 && tm >= event_time[s] + 2.0 * info.first_period &&
             curve->kinetic[r] <= 0.05 * curve->strain[r] && y > res->spec[s].peak) {
           res->spec[s].peak = y;
-          res->spec[s].x_at_peak = pos;
+          res->spec[s].x_at_peak = xs;
         }
         if (point > 0) {
           size_t q = r - 1;
-          work[s] += 0.5 * (curve->y[q] + y) * (pos - curve->x[q]);
+          work[s] += 0.5 * (curve->y[q] + y) * (xs - curve->x[q]);
         }
         /* Energy jump: kinetic energy far above the work put in, once loading is under way. */
         if (leg == 0 && fabs(pos) >= 0.1 * fabs(first) && curve->kinetic[r] > 100.0 * (fabs(work[s]) + curve->strain[r])) {
@@ -597,9 +607,11 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         continue;
       }
       double y = measured(&sys, t->kind, s);
+      if (t->kind == FL_TEST_BEND3PT && touch[s] < 0.0 && y > 0.0)
+        touch[s] = pos; /* the nose's first touch: displacement counts from here */
       if (y > res->spec[s].peak || n == 0) {
         res->spec[s].peak = y;
-        res->spec[s].x_at_peak = pos;
+        res->spec[s].x_at_peak = travel(touch[s], pos);
       }
     }
     if (rc == FL_OK && (n & 1023) == 0) {
@@ -680,6 +692,7 @@ out:
   }
   free(work);
   free(event_time);
+  free(touch);
 #ifdef HAVE_CUDA
   fl_gpu_free(&gpu);
 #else

@@ -70,6 +70,7 @@ typedef struct {
   fl_bond_damping *damping; /* per specimen */
   fl_bond_limits *limits;   /* per specimen: elastic limit and post-failure behaviour */
   int threads;            /* OpenMP threads over specimens (1: serial) */
+  fl_vec3 gravity;        /* acceleration of the free bodies, m/s^2 */
   double *strain_energy;  /* bond elastic energy of the last step, per specimen, J */
   long step;              /* steps taken */
   double *overlap;        /* largest tool contact overlap seen, per specimen, m */

@@ -92,6 +92,7 @@ static const key_def keys[] = {
     {"test.tool_poisson_ratio", KT_REAL, OFF(test.tool_poisson_ratio), -1, 0.5, 1, 0, "", NULL, K_BEND, -1},
     {"test.friction", KT_REAL, OFF(test.friction), 0, 10, 0, 0, "", NULL, K_BEND, -1},
     {"test.restitution", KT_REAL, OFF(test.restitution), 0, 1, 1, 0, "", NULL, K_BEND, -1},
+    {"test.gravity", KT_REAL, OFF(test.gravity), 0, 1000, 0, 0, "m/s^2", NULL, K_BEND, -1},
     {"test.speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e3, 1, 0, "m/s", NULL, K_BEND | K_TENS, -1},
     {"test.max_displacement", KT_REAL, OFF(test.max_displacement_m), 0, 10, 1, 0, "m", NULL, K_BEND, -1},
     {"test.gauge_length", KT_REAL, OFF(test.gauge_length_m), 0, 1e3, 1, 0, "m", NULL, K_TENS | K_TORS, -1},
@@ -137,6 +138,7 @@ fl_experiment fl_experiment_default(void)
   e.test.tool_poisson_ratio = 0.3;
   e.test.friction = 0.3;
   e.test.restitution = 0.5;
+  e.test.gravity = 9.81;
   e.test.max_displacement_m = 1e-2;
   e.test.gauge_length_m = 0.1;
   e.test.grip_length_m = 0.01;
