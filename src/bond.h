@@ -251,10 +251,10 @@ FL_HD static inline void fl_bond_elastic(const fl_bond *bd, const fl_body *b1, c
   double psi = 0.0;
   fl_vec3 bend = fl_v3(0.0, 0.0, 0.0), vs = fl_v3(0.0, 0.0, 0.0);
   if (n > 1e-300) {
-    psi = 2.0 * atan2(p, dq.w);
+    psi = 2.0 * fl_atan2_pos(p, dq.w);
     vs = fl_scale(fl_sub(fl_scale(fl_axpy(v, -p, a1), dq.w), fl_scale(fl_cross(v, a1), p)), 1.0 / n);
     double sv = fl_norm(vs);
-    double f = (sv < 1e-12 * n) ? 2.0 / n : 2.0 * atan2(sv, n) / sv;
+    double f = (sv < 1e-12 * n) ? 2.0 / n : 2.0 * fl_atan2_pos(sv, n) / sv;
     bend = fl_scale(vs, f);
   } else {
     /* A half turn about an axis across a1: all swing, no twist. */

@@ -41,11 +41,13 @@ static void specimen_loads(fl_system *sys, int s, int advance)
     int i = sys->b1[b], j = sys->b2[b];
     fl_body bi = body_at(sys, base + i), bj = body_at(sys, base + j);
     fl_bond_loads ld;
-    fl_bond_state next = st[b];
-    fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &next, &ld);
     if (advance) {
-      sys->nbroken[s] += (next.broken - st[b].broken) + (next.buckled - st[b].buckled);
-      st[b] = next;
+      int events = st[b].broken + st[b].buckled;
+      fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &st[b], &ld);
+      sys->nbroken[s] += st[b].broken + st[b].buckled - events;
+    } else {
+      fl_bond_state scratch = st[b]; /* evaluate without moving the state on */
+      fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &scratch, &ld);
     }
     f[i] = fl_add(f[i], ld.force);
     f[j] = fl_sub(f[j], ld.force);
