@@ -7,6 +7,7 @@
 #ifndef FL_BOND_H
 #define FL_BOND_H
 
+#include "contact.h"
 #include "vec.h"
 
 /* Failure start criteria (MODEL.md section 6), in YAML order. */
@@ -98,6 +99,10 @@ typedef struct {
   fl_side_section sec1;   /* side 1 */
   fl_side_section sec2;   /* side 2 */
   fl_buckling_envelope buckling; /* type FL_BUCKLING_NONE: none */
+  /* contact of a broken bond's two segments once they have separated */
+  fl_contact_law pair_law; /* e_star 0: none */
+  double hl1, hl2;         /* half cylinder lengths of the two sides' segments, m */
+  double r1, r2;           /* their outer radii, m */
 } fl_bond_limits;
 
 /* Stiffness one side brings to the bond (already scaled by a_disp, a_rot). */
@@ -121,6 +126,7 @@ typedef struct {
 typedef struct {
   double a_damp; /* stiffness-proportional damping coefficient, s */
   double decay;  /* exp(-dt / (a_damp s)) of the Maxwell element; 0 for a plain dashpot */
+  double dt;     /* the time step, s (for the contact history of broken bonds) */
 } fl_bond_damping;
 
 /* State a bond carries from step to step. */
@@ -134,6 +140,8 @@ typedef struct {
   int broken;      /* 1 once broken (total_breakage) */
   int yielded;     /* 1 once the limit has been reached */
   int buckled;     /* 1 once past the buckling point */
+  int separated;   /* broken, and its segments no longer overlap: they may touch again */
+  fl_vec3 xi;      /* tangential contact history of a separated pair, m */
 } fl_bond_state;
 
 /* Kinematic state of one rigid body. */
@@ -529,6 +537,28 @@ FL_HD static inline void fl_bond_loads_zero(const fl_body *b1, fl_bond_loads *ou
   out->twist = out->energy = 0.0;
 }
 
+/* A broken bond's two segments: no force while they still overlap as they did when
+ * bonded; once they have separated, an ordinary Hertz-Mindlin contact (MODEL.md
+ * sections 7 and 10). */
+FL_HD static inline void fl_bond_broken_contact(const fl_bond_limits *lim, double dt, const fl_body *b1,
+                                                const fl_body *b2, fl_bond_state *st, fl_bond_loads *out)
+{
+  fl_vec3 a1 = fl_qrot(b1->q, fl_v3(1.0, 0.0, 0.0)), a2 = fl_qrot(b2->q, fl_v3(1.0, 0.0, 0.0));
+  fl_vec3 f, t1, t2;
+  fl_vec3 xi = st->xi;
+  double delta = fl_contact_segments(&lim->pair_law, b1->x, a1, lim->hl1, lim->r1, b1->v, b1->w, b2->x, a2, lim->hl2,
+                                     lim->r2, b2->v, b2->w, dt, &xi, &f, &t1, &t2);
+  if (!st->separated) {
+    if (delta <= 0.0)
+      st->separated = 1;
+    return;
+  }
+  st->xi = xi;
+  out->force = f;
+  out->torque1 = t1;
+  out->torque2 = t2;
+}
+
 /* One bond, one step: elastic law with plastic offsets, limit and post-failure
  * behaviour (lim may be NULL: elastic), damping, torques about both centres.  st may
  * be NULL for an elastic bond without damping history. */
@@ -538,6 +568,8 @@ FL_HD static inline void fl_bond_eval(const fl_bond *bd, const fl_bond_damping *
   fl_bond_work wk;
   if (st && st->broken) {
     fl_bond_loads_zero(b1, out);
+    if (lim && lim->pair_law.e_star > 0.0 && dm)
+      fl_bond_broken_contact(lim, dm->dt, b1, b2, st, out);
     return;
   }
   fl_vec3 dp_w = fl_v3(0.0, 0.0, 0.0), thp_w = fl_v3(0.0, 0.0, 0.0);

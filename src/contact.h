@@ -89,6 +89,78 @@ FL_HD static inline double fl_contact_tool(const fl_contact_law *law, const fl_t
   return delta;
 }
 
+/* Closest points of two segments p1 + s d1, p2 + t d2 with s, t in [-1, 1] (d1, d2 half
+ * the segments); after Ericson, Real-Time Collision Detection (2005), section 5.1.9. */
+FL_HD static inline void fl_closest_segments(fl_vec3 p1, fl_vec3 d1, fl_vec3 p2, fl_vec3 d2, double *s, double *t)
+{
+  /* in the parameter u = (s + 1) / 2 on [0, 1] with full vectors D = 2 d */
+  fl_vec3 a = fl_sub(p1, d1), b = fl_sub(p2, d2), D1 = fl_scale(d1, 2.0), D2 = fl_scale(d2, 2.0);
+  fl_vec3 r = fl_sub(a, b);
+  double aa = fl_dot(D1, D1), ee = fl_dot(D2, D2), f = fl_dot(D2, r), u, v;
+  double c = fl_dot(D1, r), bb = fl_dot(D1, D2), den = aa * ee - bb * bb;
+  u = den > 1e-14 * aa * ee ? (bb * f - c * ee) / den : 0.0;
+  u = u < 0.0 ? 0.0 : (u > 1.0 ? 1.0 : u);
+  v = (bb * u + f) / ee;
+  if (v < 0.0) {
+    v = 0.0;
+    u = -c / aa;
+  } else if (v > 1.0) {
+    v = 1.0;
+    u = (bb - c) / aa;
+  }
+  u = u < 0.0 ? 0.0 : (u > 1.0 ? 1.0 : u);
+  *s = 2.0 * u - 1.0;
+  *t = 2.0 * v - 1.0;
+}
+
+/* Hertz-Mindlin contact of two sphero-cylinder segments (centre x, unit axis a, half
+ * cylinder length hl, radius r, velocities v, w each).  Returns the overlap (<= 0: none,
+ * history cleared); when touching, *f is the force on segment 1 (segment 2 takes -f)
+ * and *t1, *t2 the torques about the centres. */
+FL_HD static inline double fl_contact_segments(const fl_contact_law *law, fl_vec3 x1, fl_vec3 a1, double hl1, double r1,
+                                               fl_vec3 v1, fl_vec3 w1, fl_vec3 x2, fl_vec3 a2, double hl2, double r2,
+                                               fl_vec3 v2, fl_vec3 w2, double dt, fl_vec3 *xi, fl_vec3 *f,
+                                               fl_vec3 *t1, fl_vec3 *t2)
+{
+  double s, t;
+  fl_closest_segments(x1, fl_scale(a1, hl1), x2, fl_scale(a2, hl2), &s, &t);
+  fl_vec3 c1 = fl_axpy(x1, s * hl1, a1), c2 = fl_axpy(x2, t * hl2, a2);
+  fl_vec3 sep = fl_sub(c1, c2);
+  double dist = fl_norm(sep), delta = r1 + r2 - dist;
+  *f = *t1 = *t2 = fl_v3(0.0, 0.0, 0.0);
+  if (delta <= 0.0 || dist <= 0.0) {
+    *xi = fl_v3(0.0, 0.0, 0.0);
+    return delta;
+  }
+  fl_vec3 nrm = fl_scale(sep, 1.0 / dist); /* from segment 2 towards segment 1 */
+  fl_vec3 cp = fl_axpy(c2, r2 - 0.5 * delta, nrm);
+  fl_vec3 arm1 = fl_sub(cp, x1), arm2 = fl_sub(cp, x2);
+  fl_vec3 vc = fl_sub(fl_add(v1, fl_cross(w1, arm1)), fl_add(v2, fl_cross(w2, arm2)));
+  double vn = fl_dot(vc, nrm);
+  fl_vec3 vt = fl_axpy(vc, -vn, nrm);
+  double sq = sqrt(law->r_star * delta), sn = 2.0 * law->e_star * sq;
+  double fn = (4.0 / 3.0) * law->e_star * sq * delta - 2.0 * 0.9128709291752769 * law->beta * sqrt(sn * law->m_star) * (-vn);
+  if (fn < 0.0)
+    fn = 0.0;
+  double kt = 8.0 * law->g_star * sq, len = fl_norm(*xi);
+  fl_vec3 h = fl_axpy(*xi, -fl_dot(*xi, nrm), nrm);
+  double hn = fl_norm(h);
+  if (hn > 0.0)
+    h = fl_scale(h, len / hn);
+  h = fl_axpy(h, dt, vt);
+  fl_vec3 ft = fl_scale(h, -kt);
+  double ftn = fl_norm(ft), cap = law->mu * fn;
+  if (ftn > cap) {
+    ft = ftn > 0.0 ? fl_scale(ft, cap / ftn) : ft;
+    h = kt > 0.0 ? fl_scale(ft, -1.0 / kt) : fl_v3(0.0, 0.0, 0.0);
+  }
+  *xi = h;
+  *f = fl_axpy(ft, fn, nrm);
+  *t1 = fl_cross(arm1, *f);
+  *t2 = fl_cross(arm2, fl_neg(*f));
+  return delta;
+}
+
 /* All tool contacts of one free segment: adds their force and torque to *f, *t, writes
  * each tool's share (the force the segment puts on the tool) to tool_force[k], keeps
  * the overlap's maximum in *overlap.  xi[k] is the history of the pair with tool k;

@@ -65,6 +65,21 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
   lim.sec1.polar = sec->polar;
   lim.sec1.kshape = (Ri * Ri + Ri * R + R * R) / (R * R + Ri * Ri);
   lim.sec2 = lim.sec1;
+  /* A broken bond's segments touch again, once separated, as two Hertz spheres of the
+   * fiber's material (MODEL.md section 10). */
+  if (lim.criterion != FL_CRIT_NONE && lim.post == FL_POST_TOTAL_BREAKAGE) {
+    double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus, nu = E / (2.0 * G) - 1.0;
+    nu = nu > 0.49 ? 0.49 : (nu < -0.99 ? -0.99 : nu);
+    double h = exp->fiber.length_m / exp->fiber.segments, e = exp->test.restitution;
+    lim.pair_law.e_star = E / (2.0 * (1.0 - nu * nu));
+    lim.pair_law.g_star = E / (4.0 * (2.0 - nu) * (1.0 + nu));
+    lim.pair_law.r_star = 0.5 * R;
+    lim.pair_law.m_star = 0.5 * exp->fiber.density * sec->area * h;
+    lim.pair_law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + PI * PI);
+    lim.pair_law.mu = exp->test.friction;
+    lim.hl1 = lim.hl2 = 0.5 * h;
+    lim.r1 = lim.r2 = R;
+  }
   /* The buckling envelope of every bond, from its own bending stiffness. */
   const fl_buckling_def *bk = &exp->bond.buckling;
   if (bk->type != FL_BUCKLING_NONE) {

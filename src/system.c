@@ -200,6 +200,7 @@ void fl_system_set_damping(fl_system *sys, int s, double a_damp, double stab)
 {
   for (int k = s < 0 ? 0 : s; k < (s < 0 ? sys->nspec : s + 1); k++) {
     sys->damping[k].a_damp = a_damp;
+    sys->damping[k].dt = sys->dt;
     sys->damping[k].decay = (stab > 0.0 && a_damp > 0.0) ? exp(-sys->dt / (a_damp * stab)) : 0.0;
   }
 }

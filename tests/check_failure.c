@@ -62,7 +62,7 @@ static void load_pair(pair *p, double u, double theta, double psi, fl_bond_loads
   fl_quat q2 = fl_qmul(fl_qexp(fl_v3(0, 0, theta)), fl_qexp(fl_v3(psi, 0, 0)));
   fl_vec3 x2 = fl_add(fl_v3(p->d + u, 0, 0), fl_qrot(q2, fl_v3(p->d, 0, 0)));
   fl_body b2 = {x2, q2, fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-  fl_bond_damping none = {0.0, 0.0};
+  fl_bond_damping none = {0.0, 0.0, 1e-7};
   fl_bond_eval(&p->bond, &none, &p->lim, &b1, &b2, &p->st, ld);
 }
 
@@ -160,6 +160,37 @@ START_TEST(test_bending_angle_limit)
   load_pair(&p, 0, 0.0, 0, &ld);
   ck_assert_double_eq_tol(ld.moment.z, -kb * 0.5 * lim, 1e-6 * kb * lim);
   (void)value_of;
+}
+END_TEST
+
+/* total_breakage: no force while the broken pair still overlaps as it did when bonded;
+ * once the segments have separated, they touch again as Hertz spheres. */
+START_TEST(test_broken_pair_contact)
+{
+  pair p = make_pair(FL_CRIT_FORCE_STRESS, FL_POST_TOTAL_BREAKAGE, 1e5);
+  double E = 5e9, nu = 0.3, R = 1e-3;
+  p.lim.pair_law.e_star = E / (2 * (1 - nu * nu));
+  p.lim.pair_law.g_star = E / (4 * (2 - nu) * (1 + nu));
+  p.lim.pair_law.r_star = R / 2;
+  p.lim.pair_law.m_star = 1e-5;
+  p.lim.pair_law.beta = 0.0;
+  p.lim.pair_law.mu = 0.3;
+  p.lim.hl1 = p.lim.hl2 = p.d; /* segments end to end at the contact point */
+  p.lim.r1 = p.lim.r2 = R;
+  fl_bond_loads ld;
+  load_pair(&p, 1e-6, 0, 0, &ld); /* stretched past the tiny strength */
+  ck_assert_int_eq(p.st.broken, 1);
+  load_pair(&p, 1e-4, 0, 0, &ld); /* still overlapping (the caps): nothing */
+  ck_assert_int_eq(p.st.separated, 0);
+  ck_assert_double_eq(fl_norm(ld.force), 0.0);
+  load_pair(&p, 3e-3, 0, 0, &ld); /* apart: the ends 3 mm apart, more than 2 R */
+  ck_assert_int_eq(p.st.separated, 1);
+  ck_assert_double_eq(fl_norm(ld.force), 0.0);
+  double delta = 1e-4;
+  load_pair(&p, 2 * R - delta, 0, 0, &ld); /* back, the caps overlapping by delta */
+  double fn = 4.0 / 3.0 * p.lim.pair_law.e_star * sqrt(p.lim.pair_law.r_star) * pow(delta, 1.5);
+  ck_assert_double_eq_tol(ld.force.x, -fn, 1e-9 * fn); /* body 1 pushed back, along -x */
+  ck_assert_double_le(fabs(ld.force.y) + fabs(ld.force.z), 1e-12 * fn);
 }
 END_TEST
 
@@ -445,6 +476,7 @@ static Suite *failure_suite(void)
   tcase_add_test(tb, test_combined_plasticity_von_mises_on_surface);
   tcase_add_test(tb, test_ignore_compression);
   tcase_add_test(tb, test_bending_angle_limit);
+  tcase_add_test(tb, test_broken_pair_contact);
   suite_add_tcase(s, tb);
   TCase *tv = tcase_create("virtual tests");
   tcase_set_timeout(tv, 300);

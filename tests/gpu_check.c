@@ -73,6 +73,13 @@ static int check_bonds(int n)
     lim[i].sec1.inertia = lim[i].sec2.inertia = sc.inertia;
     lim[i].sec1.polar = lim[i].sec2.polar = sc.polar;
     lim[i].sec1.kshape = lim[i].sec2.kshape = 1.2;
+    dm[i].dt = 1e-7;
+    if (lim[i].post == FL_POST_TOTAL_BREAKAGE && crit != FL_CRIT_NONE) { /* broken pairs touch again */
+      lim[i].pair_law = (fl_contact_law){E1 / 1.8, E1 / 5.0, 0.5 * R, 1e-6, -0.2, 0.3};
+      lim[i].hl1 = d1;
+      lim[i].hl2 = d2;
+      lim[i].r1 = lim[i].r2 = R;
+    }
     int bk = (int)(urand() * 4);
     if (bk)
       lim[i].buckling = fl_buckling_make(bk, 0.1, 2 + urand(), 1 + urand(), 3e-3, srnd(200), fl_series(k1.k_bend, k2.k_bend),
@@ -94,7 +101,9 @@ static int check_bonds(int n)
       s.buckled = 1;
       s.phi_max = lim[i].buckling.phi_b * (1 + 3 * urand());
     }
-    s.broken = urand() < 0.02;
+    s.broken = urand() < 0.05;
+    s.separated = s.broken && urand() < 0.5;
+    s.xi = rvec(1e-7);
     s_cpu[i] = s_gpu[i] = s;
   }
   for (int i = 0; i < n; i++) {
