@@ -18,6 +18,7 @@
 #define MAX_SETS 256
 #define MAX_BATCH 1000000
 #define MAX_BODIES 50000000L /* specimens x segments held in memory at once */
+#define MAX_ROWS 50000000L   /* specimens x output points: the curve held in memory */
 
 static volatile sig_atomic_t stop_flag = 0;
 static void on_signal(int sig)
@@ -240,6 +241,11 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   if ((double)batch * exp.fiber.segments > (double)MAX_BODIES) {
     fprintf(stderr, "%s: --batch %ld with %d segments holds %.3g bodies; allowed: at most %ld in one run\n", prog,
             batch, exp.fiber.segments, (double)batch * exp.fiber.segments, MAX_BODIES);
+    return 2;
+  }
+  if ((double)batch * exp.sim.output_points > (double)MAX_ROWS) {
+    fprintf(stderr, "%s: --batch %ld with simulation.output_points %d makes %.3g curve rows; allowed: at most %ld\n",
+            prog, batch, exp.sim.output_points, (double)batch * exp.sim.output_points, (long)MAX_ROWS);
     return 2;
   }
   char pbuf[4096];

@@ -71,6 +71,8 @@ check fiber-bend3pt "fiber-bend3pt: --set 'fiber.segmnts=3': fiber.segmnts: unkn
 check fiber-bend3pt "fiber-bend3pt: --set 'fiber.density=-5': fiber.density: '-5' is out of range; allowed: a number in (0, 100000] kg/m^3" -s fiber.density=-5 "$good"
 check fiber-bend3pt "fiber-bend3pt: --set 'fiber.density': not KEY=VALUE; allowed: a dotted key such as fiber.segments=40" -s fiber.density "$good"
 check fiber-bend3pt "fiber-bend3pt: --batch '0': allowed: an integer in [1, 1000000]" --batch 0 "$good"
+check fiber-bend3pt "fiber-bend3pt: --batch 1000000 with 60 segments holds 6e+07 bodies; allowed: at most 50000000 in one run" --batch 1000000 -s fiber.segments=60 "$good"
+check fiber-bend3pt "fiber-bend3pt: --batch 200000 with simulation.output_points 500 makes 1e+08 curve rows; allowed: at most 50000000" --batch 200000 -s simulation.output_points=500 "$good"
 check fiber-bend3pt "fiber-bend3pt: --plot 'jpg': allowed: png | svg | none" --plot jpg "$good"
 check fiber-bend3pt "fiber-bend3pt: --device gpu: this fiberlab was built without CUDA; allowed: cpu | auto" --device gpu "$good"
 check fiber-bend3pt "fiber-bend3pt: --seed '-3': allowed: an integer >= 0" --seed -3 "$good"
