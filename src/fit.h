@@ -16,6 +16,7 @@
 
 #include "experiment.h"
 #include "measured.h"
+#include "output.h" /* enum fl_plot */
 
 #define FL_FIT_MAX_FREE 16   /* free parameters */
 #define FL_FIT_MAX_DATA 64   /* data items */
@@ -102,6 +103,7 @@ enum fl_calibration_status {
 
 typedef struct {
   int threads;                  /* threads over the specimens of a batch (0, 1: serial) */
+  int gpu;                      /* 1: run the batches on the CUDA engine */
   int progress;                 /* 1: one line per iteration on log */
   FILE *log;                    /* progress and notes (stderr); NULL: none */
   const char *prog;             /* program name for log lines */
@@ -120,7 +122,7 @@ typedef struct {
 
 typedef struct {
   enum fl_calibration_status status;
-  char message[1024];          /* why it failed or stopped (empty when converged) */
+  char message[2048];          /* why it failed or stopped (empty when converged) */
   int iterations;              /* trust-region iterations */
   long simulations;            /* specimens simulated, batches counted by their specimens */
   long batches;                /* engine runs */
@@ -147,7 +149,7 @@ void fl_calibration_free(fl_calibration *cal);
 typedef struct {
   const char *prefix;  /* PREFIX.yaml, .csv, .gp and the plot */
   const char *command; /* the command line, for the CSV comment */
-  int plot;            /* 0 png, 1 svg, 2 none (enum fl_plot) */
+  enum fl_plot plot;   /* png, svg or none */
   int plot_required;   /* 1: a missing gnuplot is an error */
 } fl_calibration_output;
 

@@ -34,7 +34,7 @@ int fl_gnuplot_available(void)
 }
 
 /* A temporary file beside the final name. */
-static FILE *open_temp(const char *final, char *tmp, size_t len)
+FILE *fl_output_open_temp(const char *final, char *tmp, size_t len)
 {
   snprintf(tmp, len, "%s.tmpXXXXXX", final);
   int fd = mkstemp(tmp);
@@ -71,7 +71,7 @@ static int write_csv(FILE *f, const fl_output_opts *o, const fl_curve *c, const 
 }
 
 /* Print s as a gnuplot single-quoted string. */
-static void gp_quote(FILE *f, const char *s)
+void fl_gnuplot_quote(FILE *f, const char *s)
 {
   fputc('\'', f);
   for (; *s; s++) {
@@ -102,9 +102,9 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
   }
   fprintf(f, "# fiberlab %s plot script; rerun with: gnuplot %s\n", PACKAGE_VERSION, p->gp);
   fprintf(f, "if (!exists(\"fl_csv\")) fl_csv = ");
-  gp_quote(f, p->csv);
+  fl_gnuplot_quote(f, p->csv);
   fprintf(f, "\nif (!exists(\"fl_out\")) fl_out = ");
-  gp_quote(f, o->plot == FL_PLOT_SVG ? p->plot : p->plot);
+  fl_gnuplot_quote(f, o->plot == FL_PLOT_SVG ? p->plot : p->plot);
   fprintf(f, "\n");
   if (o->plot == FL_PLOT_SVG)
     fprintf(f, "set terminal svg size 900,600 dynamic enhanced font 'sans,12'\n");
@@ -113,7 +113,7 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
   fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key bottom right\n");
   fprintf(f, "set xlabel '%s'\nset ylabel '%s'\n", xl, yl);
   fprintf(f, "set title ");
-  gp_quote(f, o->title);
+  fl_gnuplot_quote(f, o->title);
   fprintf(f, " noenhanced\n");
   /* The failure point, per specimen (20 at most): the peak before the break for a
    * specimen that broke, else the first row with a bond at its limit. */
@@ -156,7 +156,7 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
   return ferror(f) ? FL_EIO : FL_OK;
 }
 
-static int run_gnuplot(const char *gp, const char *csv, const char *out, char *msg, size_t msglen)
+int fl_gnuplot_run(const char *gp, const char *csv, const char *out, char *msg, size_t msglen)
 {
   char expr[8192];
   /* Variables as gnuplot single-quoted strings. */
@@ -216,14 +216,14 @@ int fl_output_write(const fl_output_opts *o, const fl_curve *c, const fl_result 
   snprintf(p->gp, sizeof p->gp, "%s.gp", o->prefix);
   snprintf(p->plot, sizeof p->plot, "%s.%s", o->prefix, o->plot == FL_PLOT_SVG ? "svg" : "png");
 
-  FILE *f = open_temp(p->csv, tcsv, sizeof tcsv);
+  FILE *f = fl_output_open_temp(p->csv, tcsv, sizeof tcsv);
   if (!f || write_csv(f, o, c, r) || fclose(f)) {
     snprintf(msg, msglen, "cannot write %s: %s", p->csv, strerror(errno));
     rc = FL_EIO;
     f = NULL;
     goto fail;
   }
-  f = open_temp(p->gp, tgp, sizeof tgp);
+  f = fl_output_open_temp(p->gp, tgp, sizeof tgp);
   if (!f || write_gp(f, o, c, r, p) || fclose(f)) {
     snprintf(msg, msglen, "cannot write %s: %s", p->gp, strerror(errno));
     rc = FL_EIO;
@@ -231,7 +231,7 @@ int fl_output_write(const fl_output_opts *o, const fl_curve *c, const fl_result 
   }
   if (do_plot) {
     snprintf(tplot, sizeof tplot, "%s.tmp%ld", p->plot, (long)getpid());
-    rc = run_gnuplot(tgp, tcsv, tplot, msg, msglen);
+    rc = fl_gnuplot_run(tgp, tcsv, tplot, msg, msglen);
     if (rc)
       goto fail;
   }
@@ -263,7 +263,7 @@ int fl_output_partial(const fl_output_opts *o, const fl_curve *c, const fl_resul
 {
   char tmp[4200];
   snprintf(path, len, "%s.partial.csv", o->prefix);
-  FILE *f = open_temp(path, tmp, sizeof tmp);
+  FILE *f = fl_output_open_temp(path, tmp, sizeof tmp);
   if (!f || write_csv(f, o, c, r) || fclose(f) || rename(tmp, path)) {
     snprintf(msg, msglen, "cannot write %s: %s", path, strerror(errno));
     unlink(tmp);

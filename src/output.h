@@ -25,6 +25,13 @@ typedef struct {
 
 /* 1 when gnuplot is found on PATH. */
 int fl_gnuplot_available(void);
+/* Run gnuplot on script gp without a shell, with its variables fl_csv and fl_out set
+ * to csv and out; FL_EGNUPLOT with msg on failure. */
+int fl_gnuplot_run(const char *gp, const char *csv, const char *out, char *msg, size_t msglen);
+/* Print s as a gnuplot single-quoted string. */
+void fl_gnuplot_quote(FILE *f, const char *s);
+/* Open a new temporary file beside final (its name in tmp) for an atomic write. */
+FILE *fl_output_open_temp(const char *final, char *tmp, size_t len);
 
 /* Write PREFIX.csv, PREFIX.gp and the plot, each first under a temporary name and
  * renamed once all succeeded.  Returns FL_OK, FL_EIO or FL_EGNUPLOT (msg set). */

@@ -1,0 +1,1237 @@
+/* calibrate.c: the least-squares driver of fiber-calibrate (gsl_multifit_nlinear, trust
+ * region): bounded parameters by a smooth transform, residuals of simulated against
+ * measured curves, a finite-difference Jacobian whose perturbed runs go through the
+ * engine as one batch, starting values from beam theory, and the report (calibrated
+ * experiment, curves CSV, gnuplot overlay, YAML summary). */
+#include <config.h>
+
+#include <errno.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fit.h"
+#include "fl_defs.h"
+#include "output.h" /* gnuplot and atomic-output helpers */
+#include "run.h"
+#include "system.h" /* fl_section_hollow */
+
+#define PI 3.14159265358979323846
+#define X_MARGIN 1.05   /* simulated maximum over the largest measured abscissa */
+#define BOUND_FRAC 1e-3 /* a value this close to a bound (fraction of the range) is at it */
+
+/* ---- bounds by a smooth transform ---------------------------------------------------
+ * theta = min + (max - min) s(u) with the logistic s(u) = 1 / (1 + e^-u); when min > 0
+ * the same is done on log(theta), so that a range over decades is searched evenly. */
+
+static double param_frac(const fl_fit_param *p, double theta)
+{
+  if (p->min > 0.0)
+    return (log(theta) - log(p->min)) / (log(p->max) - log(p->min));
+  return (theta - p->min) / (p->max - p->min);
+}
+
+static double to_u(const fl_fit_param *p, double theta)
+{
+  double f = param_frac(p, theta);
+  if (f < 1e-12)
+    f = 1e-12;
+  if (f > 1.0 - 1e-12)
+    f = 1.0 - 1e-12;
+  return log(f / (1.0 - f));
+}
+
+/* theta(u), and d theta / d u in *deriv (may be NULL). */
+static double from_u(const fl_fit_param *p, double u, double *deriv)
+{
+  double s = 1.0 / (1.0 + exp(-u)), ds = s * (1.0 - s), theta;
+  if (p->min > 0.0) {
+    double a = log(p->min), b = log(p->max);
+    theta = exp(a + (b - a) * s);
+    if (deriv)
+      *deriv = theta * (b - a) * ds;
+  } else {
+    theta = p->min + (p->max - p->min) * s;
+    if (deriv)
+      *deriv = (p->max - p->min) * ds;
+  }
+  if (theta <= p->min) /* rounding at |u| large */
+    theta = nextafter(p->min, p->max);
+  if (theta >= p->max)
+    theta = nextafter(p->max, p->min);
+  return theta;
+}
+
+/* The point a fraction f of the way through the bounds (in the transform's scale). */
+static double param_at(const fl_fit_param *p, double f)
+{
+  if (p->min > 0.0)
+    return exp(log(p->min) + f * (log(p->max) - log(p->min)));
+  return p->min + f * (p->max - p->min);
+}
+
+static double clamp_inside(const fl_fit_param *p, double theta)
+{
+  if (!(param_frac(p, theta) > 0.01))
+    return param_at(p, 0.01);
+  if (!(param_frac(p, theta) < 0.99))
+    return param_at(p, 0.99);
+  return theta;
+}
+
+/* ---- the model --------------------------------------------------------------------- */
+
+typedef struct {
+  double ymax;      /* curves: largest |measured y| */
+  double norm;      /* curves: weight / (ymax sqrt(n)) */
+  double mean, sd;  /* peaks: measured */
+  double se_mean;   /* peaks: standard error of the mean, measured and simulated */
+  double se_cv;     /* peaks: of the coefficient of variation sd / mean */
+  int row0;         /* first residual row */
+  int batchable[FL_FIT_MAX_FREE]; /* param j may vary inside a batch of this item */
+} item_info;
+
+typedef struct {
+  fl_fit *fit;
+  const fl_calibrate_opts *opts;
+  int n, p;
+  item_info *item;
+  long simulations, batches;
+  double *ybuf;        /* scratch, (1 + p) * largest curve */
+  gsl_vector *last_u;  /* the last point f was evaluated at */
+  gsl_vector *last_f;  /* its residuals */
+  int have_last;
+  int iterating;       /* past the starting point: a failed trial run rejects its step */
+  int failed_trials;   /* trial points the engine could not run */
+  int noted[FL_FIT_MAX_FREE];
+  char err[8192];      /* why an evaluation failed */
+  int rc;              /* its status */
+} cal_state;
+
+static void note(const cal_state *st, const char *fmt, ...)
+{
+  if (!st->opts || !st->opts->log)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(st->opts->log, "%s: ", st->opts->prog ? st->opts->prog : "fiber-calibrate");
+  vfprintf(st->opts->log, fmt, ap);
+  fputc('\n', st->opts->log);
+  va_end(ap);
+}
+
+/* Item d's experiment at parameter values theta, its maximum covering the curve. */
+static int item_experiment(cal_state *st, int d, const double *theta, fl_experiment *e)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  *e = it->exp;
+  int rc = fl_fit_apply(st->fit, theta, e, st->err, sizeof st->err);
+  if (rc)
+    return rc;
+  if (it->kind == FL_FIT_CURVE) {
+    double target = X_MARGIN * it->x_max;
+    if (it->test == FL_TEST_BEND3PT)
+      e->test.max_displacement_m = target;
+    else if (it->test == FL_TEST_TENSION)
+      e->test.max_elongation_m = target;
+    else
+      e->test.max_twist_rad = target;
+  }
+  return FL_OK;
+}
+
+static fl_run_hooks hooks_of(const cal_state *st)
+{
+  fl_run_hooks h;
+  memset(&h, 0, sizeof h);
+  h.stop = st->opts->stop;
+  h.threads = st->opts->threads;
+  h.gpu = st->opts->gpu;
+  return h;
+}
+
+/* Linear interpolation of the nondecreasing rows (xs, ys) at x; 0 beyond them. */
+static int interpolate(const double *xs, const double *ys, int n, double x, double *y)
+{
+  double tol = 1e-9 * fabs(xs[n - 1]);
+  if (n < 2 || x < xs[0] - tol || x > xs[n - 1] + tol)
+    return 0;
+  int lo = 0, hi = n - 1;
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (xs[mid] <= x)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  double dx = xs[hi] - xs[lo];
+  *y = dx > 0.0 ? ys[lo] + (ys[hi] - ys[lo]) * (x - xs[lo]) / dx : ys[lo];
+  if (x >= xs[n - 1])
+    *y = ys[n - 1];
+  return 1;
+}
+
+/* Run curve item d once for each of nset parameter vectors, as one batch; y gets the
+ * simulated loads at the measured abscissae, row k * npoints + i. */
+static int run_curve(cal_state *st, int d, int nset, const double *const *theta, double *y)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  fl_experiment *exps = malloc((size_t)nset * sizeof *exps);
+  const fl_experiment **ptr = malloc((size_t)nset * sizeof *ptr);
+  int rc = FL_ENOMEM;
+  fl_curve c;
+  fl_result r;
+  memset(&c, 0, sizeof c);
+  memset(&r, 0, sizeof r);
+  if (!exps || !ptr) {
+    snprintf(st->err, sizeof st->err, "out of memory");
+    goto out;
+  }
+  for (int k = 0; k < nset; k++) {
+    if ((rc = item_experiment(st, d, theta[k], &exps[k])))
+      goto out;
+    ptr[k] = &exps[k];
+  }
+  fl_run_hooks h = hooks_of(st);
+  char msg[1536];
+  rc = fl_run_many(ptr, nset, &h, &c, &r, msg, sizeof msg);
+  st->simulations += nset;
+  st->batches++;
+  if (rc) {
+    snprintf(st->err, sizeof st->err, "%s: %s", it->exp_path, msg);
+    goto out;
+  }
+  for (int k = 0; k < nset; k++) {
+    const double *xs = c.x + (size_t)k * c.npoints, *ys = c.y + (size_t)k * c.npoints;
+    for (int i = 0; i < it->data.n; i++)
+      if (!interpolate(xs, ys, c.npoints, it->data.x[i], &y[(size_t)k * it->data.n + i])) {
+        snprintf(st->err, sizeof st->err,
+                 "%.2000s: the simulated curve of data[%d] ends at x = %.6g, before the measured x = %.6g (%.2000s line %d)",
+                 it->exp_path, d + 1, c.npoints ? xs[c.npoints - 1] : 0.0, it->data.x[i], it->file, it->data.line[i]);
+        rc = FL_EUNSTABLE;
+        goto out;
+      }
+  }
+out:
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  free(exps);
+  free(ptr);
+  return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Run peaks item d at theta: mean and standard deviation of the simulated peaks, and
+ * the peaks sorted into sorted (NULL: not wanted). */
+static int run_peaks(cal_state *st, int d, const double *theta, double *mean, double *sd, double *sorted)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  fl_experiment e;
+  int rc = item_experiment(st, d, theta, &e);
+  if (rc)
+    return rc;
+  fl_curve c;
+  fl_result r;
+  fl_run_hooks h = hooks_of(st);
+  char msg[1536];
+  rc = fl_run(&e, it->specimens, &h, &c, &r, msg, sizeof msg);
+  st->simulations += it->specimens;
+  st->batches++;
+  if (rc) {
+    snprintf(st->err, sizeof st->err, "%s: %s", it->exp_path, msg);
+  } else {
+    double s = 0, s2 = 0;
+    int n = it->specimens;
+    for (int k = 0; k < n; k++)
+      s += r.spec[k].peak;
+    *mean = s / n;
+    for (int k = 0; k < n; k++)
+      s2 += (r.spec[k].peak - *mean) * (r.spec[k].peak - *mean);
+    *sd = sqrt(s2 / (n - 1));
+    if (sorted) {
+      for (int k = 0; k < n; k++)
+        sorted[k] = r.spec[k].peak;
+      qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    }
+  }
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  return rc;
+}
+
+static void theta_of(const cal_state *st, const gsl_vector *u, double *theta)
+{
+  for (int j = 0; j < st->p; j++)
+    theta[j] = from_u(&st->fit->free[j], gsl_vector_get(u, (size_t)j), NULL);
+}
+
+/* Residual rows of one item at theta into f[row0 ...]. */
+static int item_residuals(cal_state *st, int d, const double *theta, double *f)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  const item_info *ii = &st->item[d];
+  if (it->kind == FL_FIT_PEAKS) {
+    double m, s;
+    int rc = run_peaks(st, d, theta, &m, &s, NULL);
+    if (rc)
+      return rc;
+    f[0] = it->weight * (m - ii->mean) / ii->se_mean;
+    f[1] = it->weight * (s / m - ii->sd / ii->mean) / ii->se_cv;
+    return FL_OK;
+  }
+  const double *t[1] = {theta};
+  int rc = run_curve(st, d, 1, t, st->ybuf);
+  if (rc)
+    return rc;
+  for (int i = 0; i < it->data.n; i++)
+    f[i] = ii->norm * (st->ybuf[i] - it->data.y[i]);
+  return FL_OK;
+}
+
+static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
+{
+  cal_state *st = params;
+  double theta[FL_FIT_MAX_FREE];
+  theta_of(st, u, theta);
+  for (int d = 0; d < st->fit->ndata; d++) {
+    int rc = item_residuals(st, d, theta, f->data + st->item[d].row0);
+    if (rc && st->iterating && (rc == FL_EUNSTABLE || rc == FL_ETIMESTEP || rc == FL_EINPUT)) {
+      /* a trial point the engine cannot run, or one that breaks a check across keys
+       * (bond.buckling.min_force above max_force): a residual so large that the trust
+       * region rejects the step and shrinks */
+      if (st->failed_trials++ == 0)
+        note(st, "note: a trial point did not run (%s); its step is rejected", st->err);
+      gsl_vector_set_all(f, 1e10);
+      return GSL_SUCCESS;
+    }
+    if (rc) {
+      st->rc = rc;
+      return GSL_EBADFUNC;
+    }
+  }
+  gsl_vector_memcpy(st->last_u, u);
+  gsl_vector_memcpy(st->last_f, f);
+  st->have_last = 1;
+  return GSL_SUCCESS;
+}
+
+/* The Jacobian by forward differences in u, step h_j = 1e-3 max(|u_j|, 1e-2) (peaks
+ * items: 0.05, their peaks being known to a time step only).  For a curve, the base
+ * and every perturbed parameter that a batch may vary run as one batch, and the
+ * differences are taken inside it (one time step, one loading path); the others run
+ * alone, against the base run alone. */
+static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
+{
+  cal_state *st = params;
+  const fl_fit *fit = st->fit;
+  int p = st->p;
+  double theta0[FL_FIT_MAX_FREE], thetas[FL_FIT_MAX_FREE][FL_FIT_MAX_FREE], h[FL_FIT_MAX_FREE];
+  theta_of(st, u, theta0);
+  gsl_matrix_set_zero(J);
+  double *base = NULL, *pert = NULL;
+  int rc = FL_OK;
+  base = malloc((size_t)st->n * sizeof *base);
+  pert = malloc((size_t)st->n * sizeof *pert);
+  if (!base || !pert) {
+    snprintf(st->err, sizeof st->err, "out of memory");
+    rc = FL_ENOMEM;
+    goto out;
+  }
+  int have_base = st->have_last && gsl_vector_equal(st->last_u, u);
+  if (have_base)
+    memcpy(base, st->last_f->data, (size_t)st->n * sizeof *base);
+  for (int d = 0; d < fit->ndata && rc == FL_OK; d++) {
+    const fl_fit_data *it = &fit->data[d];
+    const item_info *ii = &st->item[d];
+    int rows = it->kind == FL_FIT_PEAKS ? 2 : it->data.n;
+    for (int j = 0; j < p; j++) {
+      double uj = gsl_vector_get(u, (size_t)j);
+      h[j] = it->kind == FL_FIT_PEAKS ? 0.05 : 1e-3 * fmax(fabs(uj), 1e-2);
+      memcpy(thetas[j], theta0, (size_t)p * sizeof(double));
+      thetas[j][j] = from_u(&fit->free[j], uj + h[j], NULL);
+    }
+    int alone = 0;
+    if (it->kind == FL_FIT_CURVE) {
+      const double *set[FL_FIT_MAX_FREE + 1];
+      int col[FL_FIT_MAX_FREE + 1], nset = 0;
+      set[nset] = theta0;
+      col[nset++] = -1;
+      for (int j = 0; j < p; j++)
+        if (ii->batchable[j]) {
+          set[nset] = thetas[j];
+          col[nset++] = j;
+        } else {
+          alone = 1;
+        }
+      if (nset > 1) {
+        if ((rc = run_curve(st, d, nset, set, st->ybuf)))
+          break;
+        for (int k = 1; k < nset; k++)
+          for (int i = 0; i < rows; i++)
+            gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)col[k],
+                           ii->norm * (st->ybuf[(size_t)k * rows + i] - st->ybuf[i]) / h[col[k]]);
+      }
+    } else {
+      alone = 1;
+    }
+    if (!alone)
+      continue;
+    if (!have_base && (rc = item_residuals(st, d, theta0, base + ii->row0)))
+      break;
+    for (int j = 0; j < p && rc == FL_OK; j++) {
+      if (it->kind == FL_FIT_CURVE && ii->batchable[j])
+        continue;
+      if ((rc = item_residuals(st, d, thetas[j], pert + ii->row0)))
+        break;
+      for (int i = 0; i < rows; i++)
+        gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)j, (pert[ii->row0 + i] - base[ii->row0 + i]) / h[j]);
+    }
+  }
+out:
+  free(base);
+  free(pert);
+  if (rc) {
+    st->rc = rc;
+    return GSL_EBADFUNC;
+  }
+  return GSL_SUCCESS;
+}
+
+/* ---- starting values ------------------------------------------------------------- */
+
+/* Slope of the measured curve over its rows from 10 % to 50 % of the peak, before the
+ * peak (the rule the virtual tests use for initial_stiffness). */
+static double measured_slope(const fl_measured *m)
+{
+  int ip = 0;
+  for (int i = 0; i < m->n; i++)
+    if (m->y[i] > m->y[ip])
+      ip = i;
+  double peak = m->y[ip];
+  double *x = malloc((size_t)m->n * sizeof *x), *y = malloc((size_t)m->n * sizeof *y);
+  int k = 0;
+  if (!x || !y) {
+    free(x);
+    free(y);
+    return 0.0;
+  }
+  for (int i = 0; i <= ip; i++)
+    if (m->y[i] >= 0.1 * peak && m->y[i] <= 0.5 * peak) {
+      x[k] = m->x[i];
+      y[k] = m->y[i];
+      k++;
+    }
+  double s = k >= 2 ? fl_fit_slope(x, y, 0, k) : (m->x[ip] > 0 ? peak / m->x[ip] : 0.0);
+  free(x);
+  free(y);
+  return s;
+}
+
+static double measured_peak(const fl_measured *m)
+{
+  double p = -HUGE_VAL;
+  for (int i = 0; i < m->n; i++)
+    if (m->y[i] > p)
+      p = m->y[i];
+  return p;
+}
+
+/* The stress a load y makes in a beam-theory specimen of experiment e. */
+static double beam_stress(const fl_experiment *e, double y)
+{
+  double R = e->fiber.outer_radius_m;
+  fl_section s = fl_section_hollow(R, e->fiber.inner_radius_ratio * R);
+  if (e->test.kind == FL_TEST_BEND3PT)
+    return y * e->test.span_m * R / (4.0 * s.inertia); /* M = F L / 4, sigma = M R / I */
+  if (e->test.kind == FL_TEST_TENSION)
+    return y / s.area;
+  return sqrt(3.0) * y * R / s.polar; /* von Mises of the shear tau = T R / J */
+}
+
+static int find_param(const fl_fit *fit, const char *path)
+{
+  for (int j = 0; j < fit->nfree; j++)
+    if (strcmp(fit->free[j].path, path) == 0)
+      return j;
+  return -1;
+}
+
+/* Run item d alone at theta: specimen 0's figures. */
+static int run_one(cal_state *st, int d, const double *theta, int failure_off, fl_specimen_result *sr)
+{
+  fl_experiment e;
+  int rc = item_experiment(st, d, theta, &e);
+  if (rc)
+    return rc;
+  if (failure_off)
+    e.bond.failure.criterion = FL_CRIT_NONE;
+  fl_curve c;
+  fl_result r;
+  fl_run_hooks h = hooks_of(st);
+  char msg[1536];
+  rc = fl_run(&e, 1, &h, &c, &r, msg, sizeof msg);
+  st->simulations++;
+  st->batches++;
+  if (rc)
+    snprintf(st->err, sizeof st->err, "%s: %s", st->fit->data[d].exp_path, msg);
+  else
+    *sr = r.spec[0];
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  return rc;
+}
+
+/* Resolve start: auto (fiber-calibrate(1), STARTING VALUES). */
+static int auto_starts(cal_state *st, double *start)
+{
+  fl_fit *fit = st->fit;
+  int p = st->p, rc;
+  for (int j = 0; j < p; j++)
+    start[j] = fit->free[j].start_auto ? param_at(&fit->free[j], 0.5) : fit->free[j].start;
+  /* stiffness scales: measured over simulated initial slope, from a run at scale 1 */
+  static const char *const scales[2] = {"bond.torque_stiffness_scale", "bond.force_stiffness_scale"};
+  for (int k = 0; k < 2; k++) {
+    int j = find_param(fit, scales[k]);
+    if (j < 0 || !fit->free[j].start_auto)
+      continue;
+    for (int d = 0; d < fit->ndata; d++) {
+      const fl_fit_data *it = &fit->data[d];
+      if (it->kind != FL_FIT_CURVE || (k == 0) != (it->test != FL_TEST_TENSION))
+        continue;
+      double theta[FL_FIT_MAX_FREE];
+      fl_specimen_result sr;
+      memcpy(theta, start, (size_t)p * sizeof *theta);
+      theta[j] = 1.0;
+      if ((rc = run_one(st, d, theta, 1, &sr)))
+        return rc;
+      double km = measured_slope(&it->data);
+      if (sr.initial_stiffness > 0.0 && km > 0.0)
+        start[j] = clamp_inside(&fit->free[j], km / sr.initial_stiffness);
+      break;
+    }
+  }
+  /* strength variation: the measured coefficient of variation of the peaks */
+  int jcv = find_param(fit, "bond.failure.strength_variation");
+  if (jcv >= 0 && fit->free[jcv].start_auto)
+    for (int d = 0; d < fit->ndata; d++)
+      if (fit->data[d].kind == FL_FIT_PEAKS) {
+        start[jcv] = clamp_inside(&fit->free[jcv], st->item[d].sd / st->item[d].mean);
+        break;
+      }
+  /* buckling numbers: read off the first bending curve that has a drop after its peak:
+   * the peak, the lowest force after it, the first displacement within 2 % of the
+   * drop from that lowest force, and the slope of the rows beyond */
+  static const char *const bk[4] = {"bond.buckling.max_force", "bond.buckling.min_force",
+                                    "bond.buckling.displacement_at_min_force", "bond.buckling.slope_after_min_force"};
+  int jb[4], any = 0;
+  for (int k = 0; k < 4; k++) {
+    jb[k] = find_param(fit, bk[k]);
+    any |= jb[k] >= 0 && fit->free[jb[k]].start_auto;
+  }
+  for (int d = 0; d < fit->ndata && any; d++) {
+    const fl_measured *m = &fit->data[d].data;
+    if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT)
+      continue;
+    int ip = 0, imin = -1, iu = -1;
+    for (int i = 0; i < m->n; i++)
+      if (m->y[i] > m->y[ip])
+        ip = i;
+    for (int i = ip + 1; i < m->n; i++)
+      if (imin < 0 || m->y[i] < m->y[imin])
+        imin = i;
+    if (imin < 0 || !(m->y[imin] < m->y[ip]))
+      continue;
+    for (int i = ip + 1; i < m->n && iu < 0; i++)
+      if (m->y[i] <= m->y[imin] + 0.02 * (m->y[ip] - m->y[imin]))
+        iu = i;
+    double value[4] = {m->y[ip], m->y[imin], m->x[iu], 0.0};
+    if (m->n - iu >= 3)
+      value[3] = fl_fit_slope(m->x, m->y, iu, m->n);
+    for (int k = 0; k < 4; k++)
+      if (jb[k] >= 0 && fit->free[jb[k]].start_auto)
+        start[jb[k]] = clamp_inside(&fit->free[jb[k]], value[k]);
+    break;
+  }
+  /* strength: beam theory on the measured peak, then scaled by the measured over the
+   * simulated peak of a run that reached its limit */
+  int js = find_param(fit, "bond.failure.max_stress");
+  if (js >= 0 && fit->free[js].start_auto) {
+    int dc = -1;
+    for (int d = 0; d < fit->ndata && dc < 0; d++)
+      if (fit->data[d].kind == FL_FIT_CURVE && fit->data[d].exp.bond.failure.criterion != FL_CRIT_NONE)
+        dc = d;
+    for (int d = 0; d < fit->ndata && dc < 0; d++)
+      if (fit->data[d].kind == FL_FIT_PEAKS)
+        dc = d;
+    if (dc >= 0) {
+      const fl_fit_data *it = &fit->data[dc];
+      fl_experiment e;
+      if ((rc = item_experiment(st, dc, start, &e)))
+        return rc;
+      double peak = it->kind == FL_FIT_PEAKS ? st->item[dc].mean : measured_peak(&it->data);
+      start[js] = clamp_inside(&fit->free[js], beam_stress(&e, peak));
+      if (it->kind == FL_FIT_PEAKS) {
+        double m, s;
+        if ((rc = run_peaks(st, dc, start, &m, &s, NULL)))
+          return rc;
+        if (m > 0.0)
+          start[js] = clamp_inside(&fit->free[js], start[js] * peak / m);
+      } else {
+        fl_specimen_result sr;
+        if ((rc = run_one(st, dc, start, 0, &sr)))
+          return rc;
+        if (sr.failure_row >= 0 && sr.peak > 0.0)
+          start[js] = clamp_inside(&fit->free[js], start[js] * peak / sr.peak);
+      }
+    }
+  }
+  return FL_OK;
+}
+
+/* ---- the driver -------------------------------------------------------------------- */
+
+void fl_calibration_free(fl_calibration *cal)
+{
+  if (cal->curve)
+    for (int i = 0; i < cal->ncurves; i++) {
+      free(cal->curve[i].x);
+      free(cal->curve[i].measured);
+      free(cal->curve[i].fitted);
+    }
+  free(cal->curve);
+  cal->curve = NULL;
+  cal->ncurves = 0;
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void progress_line(const cal_state *st, int iter, const gsl_vector *u, const gsl_vector *f)
+{
+  FILE *log = st->opts->log;
+  double chi = gsl_blas_dnrm2(f);
+  fprintf(log, "%s: iteration %d: cost %.6g,", st->opts->prog ? st->opts->prog : "fiber-calibrate", iter,
+          0.5 * chi * chi);
+  for (int j = 0; j < st->p; j++)
+    fprintf(log, " %s %.6g%s", st->fit->free[j].path, from_u(&st->fit->free[j], gsl_vector_get(u, (size_t)j), NULL),
+            j + 1 < st->p ? "," : "");
+  fprintf(log, " (%ld simulations)\n", st->simulations);
+  fflush(log);
+}
+
+/* The report rows of each item at the best point u, with residuals f. */
+static int report_curves(cal_state *st, const gsl_vector *u, const gsl_vector *f, fl_calibration *cal)
+{
+  fl_fit *fit = st->fit;
+  double theta[FL_FIT_MAX_FREE], ss_res = 0, ss_tot = 0;
+  theta_of(st, u, theta);
+  cal->ncurves = fit->ndata;
+  cal->curve = calloc((size_t)fit->ndata, sizeof *cal->curve);
+  if (!cal->curve)
+    return FL_ENOMEM;
+  for (int d = 0; d < fit->ndata; d++) {
+    const fl_fit_data *it = &fit->data[d];
+    const item_info *ii = &st->item[d];
+    fl_calibration_curve *cc = &cal->curve[d];
+    int n = it->data.n;
+    cc->points = n;
+    cc->x = malloc((size_t)n * sizeof(double));
+    cc->measured = malloc((size_t)n * sizeof(double));
+    cc->fitted = malloc((size_t)n * sizeof(double));
+    if (!cc->x || !cc->measured || !cc->fitted)
+      return FL_ENOMEM;
+    double ymax = 0;
+    if (it->kind == FL_FIT_CURVE) {
+      ymax = ii->ymax;
+      for (int i = 0; i < n; i++) {
+        cc->x[i] = it->data.x[i];
+        cc->measured[i] = it->data.y[i];
+        cc->fitted[i] = it->data.y[i] + gsl_vector_get(f, (size_t)(ii->row0 + i)) / ii->norm;
+      }
+    } else {
+      /* quantiles: measured peaks sorted against the simulated ones at the same
+       * cumulative probability (i - 0.5) / n */
+      int ns = it->specimens;
+      double *sim = malloc((size_t)ns * sizeof *sim), m, s;
+      if (!sim)
+        return FL_ENOMEM;
+      int rc = run_peaks(st, d, theta, &m, &s, sim);
+      if (rc) {
+        free(sim);
+        return rc;
+      }
+      memcpy(cc->measured, it->data.y, (size_t)n * sizeof(double));
+      qsort(cc->measured, (size_t)n, sizeof(double), cmp_double);
+      for (int i = 0; i < n; i++) {
+        double pr = (i + 0.5) / n, pos = pr * ns - 0.5;
+        int k = (int)floor(pos);
+        double w = pos - k;
+        if (k < 0) {
+          k = 0;
+          w = 0;
+        }
+        if (k >= ns - 1) {
+          k = ns - 2;
+          w = 1;
+        }
+        cc->x[i] = pr;
+        cc->fitted[i] = (1 - w) * sim[k] + w * sim[k + 1];
+        if (fabs(cc->measured[i]) > ymax)
+          ymax = fabs(cc->measured[i]);
+      }
+      free(sim);
+    }
+    double mean = 0, sr = 0, stt = 0;
+    for (int i = 0; i < n; i++)
+      mean += cc->measured[i] / n;
+    for (int i = 0; i < n; i++) {
+      sr += (cc->fitted[i] - cc->measured[i]) * (cc->fitted[i] - cc->measured[i]);
+      stt += (cc->measured[i] - mean) * (cc->measured[i] - mean);
+    }
+    cc->rms = sqrt(sr / n) / ymax;
+    cc->r_squared = stt > 0 ? 1.0 - sr / stt : NAN;
+    ss_res += sr / (ymax * ymax);
+    ss_tot += stt / (ymax * ymax);
+  }
+  cal->r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : NAN;
+  return FL_OK;
+}
+
+/* Standard errors and correlations at the best point from J (covariance of u scaled
+ * by chi^2 / (n - p) when curves are fitted, mapped through d theta / d u). Returns the
+ * index of a parameter that is not determined, or -1. */
+static int uncertainties(cal_state *st, const gsl_vector *u, const gsl_matrix *J, const gsl_vector *f,
+                         fl_calibration *cal)
+{
+  int p = st->p, n = st->n, undetermined = -1, curves = 0;
+  for (int d = 0; d < st->fit->ndata; d++)
+    curves += st->fit->data[d].kind == FL_FIT_CURVE;
+  gsl_matrix *cov = gsl_matrix_alloc((size_t)p, (size_t)p);
+  double chi2;
+  gsl_blas_ddot(f, f, &chi2);
+  double scale = curves ? (n > p ? chi2 / (n - p) : NAN) : 1.0;
+  for (int j = 0; j < p * p; j++)
+    cal->correlation[j] = NAN;
+  for (int j = 0; j < p; j++)
+    cal->std_error[j] = NAN;
+  if (!cov)
+    return -1;
+  gsl_multifit_nlinear_covar(J, 1e-10, cov);
+  for (int j = 0; j < p; j++) {
+    double cjj = gsl_matrix_get(cov, (size_t)j, (size_t)j), deriv;
+    /* a column GSL left out, or J_j all zero */
+    double colnorm = 0;
+    for (int i = 0; i < n; i++)
+      colnorm += gsl_matrix_get(J, (size_t)i, (size_t)j) * gsl_matrix_get(J, (size_t)i, (size_t)j);
+    if (!(cjj > 0.0) || !(colnorm > 0.0)) {
+      if (undetermined < 0)
+        undetermined = j;
+      continue;
+    }
+    from_u(&st->fit->free[j], gsl_vector_get(u, (size_t)j), &deriv);
+    cal->std_error[j] = fabs(deriv) * sqrt(cjj * scale);
+  }
+  for (int a = 0; a < p; a++)
+    for (int b = 0; b < p; b++) {
+      double ca = gsl_matrix_get(cov, (size_t)a, (size_t)a), cb = gsl_matrix_get(cov, (size_t)b, (size_t)b);
+      if (ca > 0 && cb > 0)
+        cal->correlation[a * p + b] = gsl_matrix_get(cov, (size_t)a, (size_t)b) / sqrt(ca * cb);
+    }
+  gsl_matrix_free(cov);
+  return undetermined;
+}
+
+/* At a point where no trial step lowers the cost (GSL_ENOPROG): the fit has converged
+ * to the resolution of the runs when the Gauss-Newton step of the local model,
+ * (J^T J) du = -J^T f, moves no parameter by more than a fifth of its standard error
+ * or 0.1 % of its value.  Returns -1 then, else the index of a parameter that would
+ * move (p when the step cannot be computed). */
+static int gauss_newton_small(cal_state *st, const gsl_vector *u, const gsl_matrix *J, const gsl_vector *f,
+                              const fl_calibration *cal)
+{
+  size_t p = (size_t)st->p;
+  gsl_matrix *A = gsl_matrix_alloc(p, p);
+  gsl_vector *g = gsl_vector_alloc(p), *du = gsl_vector_alloc(p);
+  int moved = (int)p;
+  if (!A || !g || !du)
+    goto out;
+  gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, J, J, 0.0, A);
+  gsl_blas_dgemv(CblasTrans, -1.0, J, f, 0.0, g);
+  if (gsl_linalg_cholesky_decomp1(A) || gsl_linalg_cholesky_solve(A, g, du))
+    goto out;
+  moved = -1;
+  for (size_t j = 0; j < p && moved < 0; j++) {
+    double deriv, theta = from_u(&st->fit->free[j], gsl_vector_get(u, j), &deriv);
+    double step = fabs(deriv * gsl_vector_get(du, j));
+    double tol = fmax(isfinite(cal->std_error[j]) ? 0.2 * cal->std_error[j] : 0.0, 1e-3 * fabs(theta));
+    if (!(step <= tol))
+      moved = (int)j;
+  }
+out:
+  if (A)
+    gsl_matrix_free(A);
+  if (g)
+    gsl_vector_free(g);
+  if (du)
+    gsl_vector_free(du);
+  return moved;
+}
+
+int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen)
+{
+  static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL};
+  cal_state st;
+  int p = fit->nfree, n = fit->npoints, rc = FL_OK, maxrows = 0;
+  double t0 = now();
+  memset(cal, 0, sizeof *cal);
+  memset(&st, 0, sizeof st);
+  st.fit = fit;
+  st.opts = opts ? opts : &quiet;
+  st.n = n;
+  st.p = p;
+  cal->nfree = p;
+  st.item = calloc((size_t)fit->ndata, sizeof *st.item);
+  st.last_u = gsl_vector_alloc((size_t)p);
+  st.last_f = gsl_vector_alloc((size_t)n);
+  gsl_vector *u0 = gsl_vector_alloc((size_t)p);
+  gsl_multifit_nlinear_workspace *w = NULL;
+  if (!st.item || !st.last_u || !st.last_f || !u0) {
+    snprintf(err, errlen, "out of memory");
+    rc = FL_ENOMEM;
+    goto out;
+  }
+  /* residual rows and their scales */
+  int row = 0;
+  for (int d = 0; d < fit->ndata; d++) {
+    fl_fit_data *it = &fit->data[d];
+    item_info *ii = &st.item[d];
+    const fl_measured *m = &it->data;
+    ii->row0 = row;
+    if (it->kind == FL_FIT_CURVE) {
+      for (int i = 0; i < m->n; i++)
+        if (fabs(m->y[i]) > ii->ymax)
+          ii->ymax = fabs(m->y[i]);
+      ii->norm = it->weight / (ii->ymax * sqrt((double)m->n));
+      row += m->n;
+      if (m->n > maxrows)
+        maxrows = m->n;
+    } else {
+      double s = 0, s2 = 0;
+      for (int i = 0; i < m->n; i++)
+        s += m->y[i];
+      ii->mean = s / m->n;
+      for (int i = 0; i < m->n; i++)
+        s2 += (m->y[i] - ii->mean) * (m->y[i] - ii->mean);
+      ii->sd = sqrt(s2 / (m->n - 1));
+      /* sampling errors of the measured and of the simulated moments (normal
+       * samples: var(mean) = sd^2 / n, var(cv) = cv^2 (1 / (2 (n - 1)) + cv^2 / n)) */
+      double cv = ii->sd / ii->mean;
+      int ns = it->specimens;
+      ii->se_mean = ii->sd * sqrt(1.0 / m->n + 1.0 / ns);
+      ii->se_cv = cv * sqrt(1.0 / (2.0 * (m->n - 1)) + cv * cv / m->n + 1.0 / (2.0 * (ns - 1)) + cv * cv / ns);
+      row += 2;
+    }
+  }
+  st.ybuf = malloc((size_t)(p + 1) * (size_t)(maxrows > 0 ? maxrows : 1) * sizeof *st.ybuf);
+  if (!st.ybuf) {
+    snprintf(err, errlen, "out of memory");
+    rc = FL_ENOMEM;
+    goto out;
+  }
+  /* starting values */
+  double start[FL_FIT_MAX_FREE];
+  if ((rc = auto_starts(&st, start))) {
+    snprintf(err, errlen, "%s", st.err);
+    goto out;
+  }
+  for (int j = 0; j < p; j++) {
+    fit->free[j].start = start[j];
+    cal->start[j] = start[j];
+    gsl_vector_set(u0, (size_t)j, to_u(&fit->free[j], start[j]));
+  }
+  /* which parameters a batch may vary, per curve */
+  for (int d = 0; d < fit->ndata; d++) {
+    fl_experiment e0, e1;
+    double th[FL_FIT_MAX_FREE];
+    memcpy(th, start, sizeof th);
+    if ((rc = item_experiment(&st, d, th, &e0))) {
+      snprintf(err, errlen, "%s", st.err);
+      goto out;
+    }
+    for (int j = 0; j < p; j++) {
+      memcpy(th, start, sizeof th);
+      double uj = gsl_vector_get(u0, (size_t)j);
+      th[j] = from_u(&fit->free[j], uj + 1e-3 * fmax(fabs(uj), 1e-2), NULL); /* a Jacobian step */
+      if ((rc = item_experiment(&st, d, th, &e1))) {
+        snprintf(err, errlen, "%s", st.err);
+        goto out;
+      }
+      st.item[d].batchable[j] = fl_experiment_batchable(&e0, &e1);
+      if (!st.item[d].batchable[j] && fit->data[d].kind == FL_FIT_CURVE && !st.noted[j]) {
+        note(&st, "note: %s changes what the specimens of a batch share (geometry, density, test or simulation): "
+             "its Jacobian column comes from separate runs", fit->free[j].path);
+        st.noted[j] = 1;
+      }
+    }
+  }
+  /* the solver */
+  gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
+  params.trs = *fl_fit_methods[fit->solver.method].trs;
+  gsl_multifit_nlinear_fdf fdf;
+  memset(&fdf, 0, sizeof fdf);
+  fdf.f = eval_f;
+  fdf.df = eval_df;
+  fdf.fvv = NULL;
+  fdf.n = (size_t)n;
+  fdf.p = (size_t)p;
+  fdf.params = &st;
+  w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, (size_t)n, (size_t)p);
+  if (!w) {
+    snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", n, p);
+    rc = FL_ENOMEM;
+    goto out;
+  }
+  int enoprog = 0;
+  int status = gsl_multifit_nlinear_init(u0, &fdf, w);
+  if (status) {
+    snprintf(err, errlen, "%s", st.rc ? st.err : gsl_strerror(status));
+    rc = st.rc ? st.rc : FL_EUNSTABLE;
+    goto out;
+  }
+  if (st.opts->progress && st.opts->log)
+    progress_line(&st, 0, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
+  cal->status = FL_CAL_MAX_ITERATIONS;
+  st.iterating = 1;
+  for (int iter = 1; iter <= fit->solver.max_iterations; iter++) {
+    st.rc = 0;
+    status = gsl_multifit_nlinear_iterate(w);
+    if (status == GSL_ENOPROG) {
+      /* no trial step lowered the cost: decided below from the Gauss-Newton step */
+      enoprog = 1;
+      break;
+    }
+    if (status) {
+      cal->status = FL_CAL_FAILED;
+      snprintf(cal->message, sizeof cal->message, "%.2000s", st.rc ? st.err : gsl_strerror(status));
+      break;
+    }
+    cal->iterations = iter;
+    if (st.opts->progress && st.opts->log)
+      progress_line(&st, iter, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
+    int info;
+    if (gsl_multifit_nlinear_test(fit->solver.xtol, fit->solver.gtol, fit->solver.ftol, &info, w) == GSL_SUCCESS) {
+      cal->status = FL_CAL_CONVERGED;
+      break;
+    }
+    if (st.opts->stop && *st.opts->stop) {
+      cal->status = FL_CAL_FAILED;
+      snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d", iter);
+      break;
+    }
+  }
+  if (cal->status == FL_CAL_MAX_ITERATIONS)
+    snprintf(cal->message, sizeof cal->message, "no convergence in solver.max_iterations = %d iterations",
+             fit->solver.max_iterations);
+  /* the best point: the solver's current one */
+  gsl_vector *u = gsl_multifit_nlinear_position(w), *f = gsl_multifit_nlinear_residual(w);
+  gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+  double chi;
+  chi = gsl_blas_dnrm2(f);
+  cal->cost = 0.5 * chi * chi;
+  for (int j = 0; j < p; j++)
+    cal->value[j] = from_u(&fit->free[j], gsl_vector_get(u, (size_t)j), NULL);
+  int und = uncertainties(&st, u, J, f, cal), bound = -1;
+  /* a value pinned at a bound: the data ask for more than the bounds allow */
+  for (int j = 0; j < p && bound < 0; j++) {
+    double fr = param_frac(&fit->free[j], cal->value[j]);
+    if (fr < BOUND_FRAC || fr > 1.0 - BOUND_FRAC)
+      bound = j;
+  }
+  if (cal->status == FL_CAL_FAILED) {
+    /* a run that failed, or an interrupt: its message stands */
+  } else if (bound >= 0) {
+    double fr = param_frac(&fit->free[bound], cal->value[bound]);
+    cal->status = FL_CAL_FAILED;
+    snprintf(cal->message, sizeof cal->message,
+             "%s ran to its bound %s = %g: the data cannot be matched within the bounds (data from another "
+             "specimen or test, a wrong experiment, or bounds too narrow)", fit->free[bound].path,
+             fr < 0.5 ? "min" : "max", fr < 0.5 ? fit->free[bound].min : fit->free[bound].max);
+  } else if (und >= 0) {
+    cal->status = FL_CAL_FAILED;
+    snprintf(cal->message, sizeof cal->message,
+             "%s has no influence on the residuals (singular covariance): these data cannot determine it; fix it, "
+             "or add data it changes", fit->free[und].path);
+  } else if (enoprog) {
+    int j = gauss_newton_small(&st, u, J, f, cal);
+    if (j < 0) {
+      cal->status = FL_CAL_CONVERGED;
+    } else {
+      cal->status = FL_CAL_FAILED;
+      snprintf(cal->message, sizeof cal->message,
+               "no progress after iteration %d: no trial step lowered the cost, yet the local model asks to move %s "
+               "further (the simulated curves may be too coarse for the differences of the Jacobian)",
+               cal->iterations, j < st.p ? fit->free[j].path : "the parameters");
+    }
+  }
+  cal->calibrated = fit->exp;
+  if ((rc = fl_fit_apply(fit, cal->value, &cal->calibrated, err, errlen)))
+    goto out;
+  st.rc = 0;
+  if ((rc = report_curves(&st, u, f, cal))) {
+    snprintf(err, errlen, "%s", rc == FL_ENOMEM ? "out of memory" : st.err);
+    goto out;
+  }
+out:
+  cal->simulations = st.simulations;
+  cal->batches = st.batches;
+  cal->wall_time = now() - t0;
+  if (rc)
+    fl_calibration_free(cal);
+  if (w)
+    gsl_multifit_nlinear_free(w);
+  if (u0)
+    gsl_vector_free(u0);
+  if (st.last_u)
+    gsl_vector_free(st.last_u);
+  if (st.last_f)
+    gsl_vector_free(st.last_f);
+  free(st.ybuf);
+  free(st.item);
+  return rc;
+}
+
+/* ---- the report ---------------------------------------------------------------------- */
+
+static int write_csv(FILE *f, const fl_calibration *cal, const fl_calibration_output *o)
+{
+  fprintf(f, "# fiberlab %s: %s\n", PACKAGE_VERSION, o->command ? o->command : "fiber-calibrate");
+  fprintf(f, "curve,x,measured,fitted\n");
+  for (int d = 0; d < cal->ncurves; d++) {
+    const fl_calibration_curve *c = &cal->curve[d];
+    for (int i = 0; i < c->points; i++)
+      fprintf(f, "%d,%.10g,%.10g,%.10g\n", d + 1, c->x[i], c->measured[i], c->fitted[i]);
+  }
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
+static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
+                    const fl_calibration_paths *p)
+{
+  int nd = fit->ndata, cols = nd <= 1 ? 1 : nd <= 4 ? 2 : 3, rows = (nd + cols - 1) / cols;
+  fprintf(f, "# fiberlab %s plot script; rerun with: gnuplot %s\n", PACKAGE_VERSION, p->gp);
+  fprintf(f, "if (!exists(\"fl_csv\")) fl_csv = ");
+  fl_gnuplot_quote(f, p->csv);
+  fprintf(f, "\nif (!exists(\"fl_out\")) fl_out = ");
+  fl_gnuplot_quote(f, p->plot);
+  fprintf(f, "\n");
+  if (o->plot == FL_PLOT_SVG)
+    fprintf(f, "set terminal svg size %d,%d dynamic enhanced font 'sans,12'\n", 600 * cols, 450 * rows);
+  else
+    fprintf(f, "set terminal pngcairo size %d,%d enhanced font 'sans,11'\n", 600 * cols, 450 * rows);
+  fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key top left\n");
+  fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
+  char title[FL_FIT_PATH + 64];
+  snprintf(title, sizeof title, "fiber-calibrate %s: R^2 = %.4f", fit->file, cal->r_squared);
+  fl_gnuplot_quote(f, title);
+  fprintf(f, " noenhanced\n");
+  for (int d = 0; d < nd; d++) {
+    const fl_fit_data *it = &fit->data[d];
+    const char *xl, *yl, *xs;
+    if (it->kind == FL_FIT_PEAKS) {
+      xl = "Cumulative probability";
+      yl = it->test == FL_TEST_TORSION ? "Peak torque (N m)" : "Peak force (N)";
+      xs = "1";
+    } else if (it->test == FL_TEST_BEND3PT) {
+      xl = "Nose displacement (mm)";
+      yl = "Force on the nose (N)";
+      xs = "1e3";
+    } else if (it->test == FL_TEST_TENSION) {
+      xl = "Elongation (mm)";
+      yl = "Grip force (N)";
+      xs = "1e3";
+    } else {
+      xl = "Twist (deg)";
+      yl = "Grip torque (N m)";
+      xs = "180.0/pi";
+    }
+    snprintf(title, sizeof title, "%d: %s (R^2 = %.4f)", d + 1, it->file, cal->curve[d].r_squared);
+    fprintf(f, "set title ");
+    fl_gnuplot_quote(f, title);
+    fprintf(f, " noenhanced\nset xlabel '%s'\nset ylabel '%s'\n", xl, yl);
+    fprintf(f, "plot fl_csv using (column(1) == %d ? column(2)*%s : NaN):3 with points pt 7 ps 0.5 "
+               "lc rgb '#707070' title '%s', \\\n", d + 1, xs, it->kind == FL_FIT_PEAKS ? "measured" : "measured");
+    fprintf(f, "     fl_csv using (column(1) == %d ? column(2)*%s : NaN):4 with lines lw 2 lc rgb '#c00000' "
+               "title '%s'\n", d + 1, xs, it->kind == FL_FIT_PEAKS ? "simulated" : "fitted");
+  }
+  fprintf(f, "unset multiplot\n");
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
+int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
+                         fl_calibration_paths *p, char *err, size_t errlen)
+{
+  char tyaml[FL_FIT_PATH + 32] = "", tcsv[FL_FIT_PATH + 32] = "", tgp[FL_FIT_PATH + 32] = "",
+       tplot[FL_FIT_PATH + 32] = "";
+  int rc = FL_OK, do_plot = o->plot != FL_PLOT_NONE;
+  if (do_plot && !fl_gnuplot_available()) {
+    if (o->plot_required) {
+      snprintf(err, errlen, "gnuplot not found on PATH; install it, or use --plot none");
+      return FL_EGNUPLOT;
+    }
+    fprintf(stderr, "warning: gnuplot not found on PATH: no plot made (the .gp script is written)\n");
+    do_plot = 0;
+  }
+  snprintf(p->yaml, sizeof p->yaml, "%s.yaml", o->prefix);
+  snprintf(p->csv, sizeof p->csv, "%s.csv", o->prefix);
+  snprintf(p->gp, sizeof p->gp, "%s.gp", o->prefix);
+  snprintf(p->plot, sizeof p->plot, "%s.%s", o->prefix, o->plot == FL_PLOT_SVG ? "svg" : "png");
+  FILE *f = fl_output_open_temp(p->yaml, tyaml, sizeof tyaml);
+  if (f) {
+    fprintf(f, "# Calibrated by fiber-calibrate (fiberlab %s) from %s: status %s, R^2 = %.6f.\n", PACKAGE_VERSION,
+            fit->file, cal->status == FL_CAL_CONVERGED ? "converged"
+                       : cal->status == FL_CAL_MAX_ITERATIONS ? "max_iterations" : "failed", cal->r_squared);
+    fprintf(f, "# The experiment %s with", fit->exp_path);
+    for (int j = 0; j < fit->nfree; j++)
+      fprintf(f, "%s %s = %.10g", j ? "," : "", fit->free[j].path, cal->value[j]);
+    fprintf(f, ".\n");
+  }
+  if (!f || fl_experiment_write(f, &cal->calibrated) || fclose(f)) {
+    snprintf(err, errlen, "cannot write %s: %s", p->yaml, strerror(errno));
+    rc = FL_EIO;
+    goto fail;
+  }
+  f = fl_output_open_temp(p->csv, tcsv, sizeof tcsv);
+  if (!f || write_csv(f, cal, o) || fclose(f)) {
+    snprintf(err, errlen, "cannot write %s: %s", p->csv, strerror(errno));
+    rc = FL_EIO;
+    goto fail;
+  }
+  f = fl_output_open_temp(p->gp, tgp, sizeof tgp);
+  if (!f || write_gp(f, fit, cal, o, p) || fclose(f)) {
+    snprintf(err, errlen, "cannot write %s: %s", p->gp, strerror(errno));
+    rc = FL_EIO;
+    goto fail;
+  }
+  if (do_plot) {
+    snprintf(tplot, sizeof tplot, "%s.tmp%ld", p->plot, (long)getpid());
+    if ((rc = fl_gnuplot_run(tgp, tcsv, tplot, err, errlen)))
+      goto fail;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  chmod(tyaml, 0666 & ~mask);
+  chmod(tcsv, 0666 & ~mask);
+  chmod(tgp, 0666 & ~mask);
+  if (rename(tyaml, p->yaml) || rename(tcsv, p->csv) || rename(tgp, p->gp) || (do_plot && rename(tplot, p->plot))) {
+    snprintf(err, errlen, "cannot rename outputs into place: %s", strerror(errno));
+    rc = FL_EIO;
+    goto fail;
+  }
+  if (!do_plot)
+    p->plot[0] = '\0';
+  return FL_OK;
+fail:
+  if (*tyaml)
+    unlink(tyaml);
+  if (*tcsv)
+    unlink(tcsv);
+  if (*tgp)
+    unlink(tgp);
+  if (*tplot)
+    unlink(tplot);
+  return rc;
+}
+
+/* A YAML scalar: plain when safe, else double-quoted. */
+static void yaml_str(FILE *out, const char *s)
+{
+  int plain = *s != '\0' && !strchr("-?:,[]{}#&*!|>'\"%@` ", s[0]);
+  for (const char *c = s; *c && plain; c++)
+    plain = !strchr(":#,[]{}\"'\\", *c) && (unsigned char)*c >= 0x20;
+  if (plain) {
+    fputs(s, out);
+    return;
+  }
+  fputc('"', out);
+  for (const char *c = s; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      fputc('\\', out);
+    fputc(*c, out);
+  }
+  fputc('"', out);
+}
+
+static void yaml_num(FILE *out, const char *fmt, double v)
+{
+  if (isfinite(v))
+    fprintf(out, fmt, v);
+  else
+    fputs("null", out);
+}
+
+void fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_paths *p)
+{
+  static const char *const names[] = {"converged", "max_iterations", "failed"};
+  int np = cal->nfree;
+  fprintf(out, "test: calibrate\nstatus: %s\niterations: %d\nsimulations: %ld\nparameters:\n", names[cal->status],
+          cal->iterations, cal->simulations);
+  for (int j = 0; j < np; j++) {
+    fprintf(out, "  %s: { value: ", fit->free[j].path);
+    yaml_num(out, "%.8g", cal->value[j]);
+    fputs(", std_error: ", out);
+    yaml_num(out, "%.4g", cal->std_error[j]);
+    fputs(", start: ", out);
+    yaml_num(out, "%.8g", cal->start[j]);
+    fputs(" }\n", out);
+  }
+  fputs("correlation: [", out);
+  for (int a = 0; a < np; a++) {
+    fputs(a ? ", [" : "[", out);
+    for (int b = 0; b < np; b++) {
+      fputs(b ? ", " : "", out);
+      yaml_num(out, "%.4f", cal->correlation[a * np + b]);
+    }
+    fputc(']', out);
+  }
+  fputs("]\ncurves:\n", out);
+  for (int d = 0; d < cal->ncurves; d++) {
+    fputs("  - { file: ", out);
+    yaml_str(out, fit->data[d].file);
+    fprintf(out, ", points: %d, rms: ", cal->curve[d].points);
+    yaml_num(out, "%.4g", cal->curve[d].rms);
+    fputs(", r_squared: ", out);
+    yaml_num(out, "%.6f", cal->curve[d].r_squared);
+    fputs(" }\n", out);
+  }
+  fputs("r_squared: ", out);
+  yaml_num(out, "%.6f", cal->r_squared);
+  fputs("\ncalibrated: ", out);
+  yaml_str(out, p->yaml);
+  fputs("\ncsv: ", out);
+  yaml_str(out, p->csv);
+  fputs("\nplot: ", out);
+  if (p->plot[0])
+    yaml_str(out, p->plot);
+  else
+    fputs("null", out);
+  fputc('\n', out);
+}

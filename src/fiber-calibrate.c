@@ -1,0 +1,286 @@
+/* fiber-calibrate.c: fit an experiment's bond parameters to measured curves: parse the
+ * options, load the fit, calibrate, write the report (fiber-calibrate(1)). */
+#include <config.h>
+
+#include <getopt.h>
+#include <gsl/gsl_errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fit.h"
+#include "fl_defs.h"
+#include "gpu.h"
+#include "output.h"
+
+#define MAX_SETS 256
+
+static volatile sig_atomic_t stop_flag = 0;
+static void on_signal(int sig)
+{
+  (void)sig;
+  stop_flag = 1;
+}
+
+static void usage(FILE *f, const char *prog)
+{
+  fprintf(f,
+          "Usage: %s [OPTIONS] FIT.yaml\n"
+          "fiberlab %s: fit bond parameters to measured curves by nonlinear least squares.\n\n"
+          "  -o, --output PREFIX   write PREFIX.yaml (the calibrated experiment), PREFIX.csv,\n"
+          "                        PREFIX.gp and the plot (default: FIT's base name-calibrated)\n"
+          "  -s, --set KEY=VALUE   override one experiment value by its dotted path, repeatable\n"
+          "      --device DEV      cpu, gpu or auto (default cpu)\n"
+          "      --plot FORMAT     png, svg or none (default png)\n"
+          "      --seed N          random seed of every experiment (default: the YAML's, else 1)\n"
+          "      --threads N       threads over the specimens of a batch (default 1)\n"
+          "  -q, --quiet           no progress lines\n"
+          "      --progress        one progress line per iteration even when stderr is not a terminal\n"
+          "  -h, --help            show this help and exit\n"
+          "  -V, --version         show the version and exit\n\n"
+          "The summary (YAML) goes to stdout. Exit status: 0 converged, 1 run failed or fit did not\n"
+          "converge (the report of the best point is still written), 2 bad input.\n"
+          "See %s(1) and fiberlab-fit(5).\n",
+          prog, PACKAGE_VERSION, prog);
+}
+
+/* Default prefix: the fit file's base name without .yaml/.yml, and "-calibrated", so
+ * that PREFIX.yaml never replaces the fit file itself. */
+static void default_prefix(const char *file, char *buf, size_t len)
+{
+  const char *b = strrchr(file, '/');
+  b = b ? b + 1 : file;
+  snprintf(buf, len, "%s", b);
+  size_t n = strlen(buf);
+  if (n > 5 && strcmp(buf + n - 5, ".yaml") == 0)
+    buf[n - 5] = '\0';
+  else if (n > 4 && strcmp(buf + n - 4, ".yml") == 0)
+    buf[n - 4] = '\0';
+  n = strlen(buf);
+  snprintf(buf + n, len - n, "-calibrated");
+}
+
+/* 1 when path names the same file as other (both exist). */
+static int same_file(const char *path, const char *other)
+{
+  struct stat a, b;
+  return stat(path, &a) == 0 && stat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int main(int argc, char **argv)
+{
+  const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+  static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                       {"set", required_argument, NULL, 's'},
+                                       {"device", required_argument, NULL, 'd'},
+                                       {"plot", required_argument, NULL, 'p'},
+                                       {"seed", required_argument, NULL, 'S'},
+                                       {"threads", required_argument, NULL, 'T'},
+                                       {"quiet", no_argument, NULL, 'q'},
+                                       {"progress", no_argument, NULL, 'P'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {"version", no_argument, NULL, 'V'},
+                                       {NULL, 0, NULL, 0}};
+  const char *prefix = NULL, *sets[MAX_SETS + 1];
+  char seedset[64];
+  int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0, device = 0, c;
+  long threads = 1;
+  enum fl_plot plot = FL_PLOT_PNG;
+  gsl_set_error_handler_off();
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":o:s:qhV", opts, NULL)) != -1) {
+    switch (c) {
+    case 'o':
+      prefix = optarg;
+      break;
+    case 's':
+      if (nsets == MAX_SETS) {
+        fprintf(stderr, "%s: more than %d --set options; allowed: at most %d\n", prog, MAX_SETS, MAX_SETS);
+        return 2;
+      }
+      sets[nsets++] = optarg;
+      break;
+    case 'd':
+      if (strcmp(optarg, "cpu") == 0)
+        device = 0;
+      else if (strcmp(optarg, "gpu") == 0)
+        device = 1;
+      else if (strcmp(optarg, "auto") == 0)
+        device = 2;
+      else {
+        fprintf(stderr, "%s: --device '%s': allowed: cpu | gpu | auto\n", prog, optarg);
+        return 2;
+      }
+#ifndef HAVE_CUDA
+      if (device == 1) {
+        fprintf(stderr, "%s: --device gpu: this fiberlab was built without CUDA; allowed: cpu | auto\n", prog);
+        return 2;
+      }
+#endif
+      break;
+    case 'p':
+      plot_given = 1;
+      if (strcmp(optarg, "png") == 0)
+        plot = FL_PLOT_PNG;
+      else if (strcmp(optarg, "svg") == 0)
+        plot = FL_PLOT_SVG;
+      else if (strcmp(optarg, "none") == 0)
+        plot = FL_PLOT_NONE;
+      else {
+        fprintf(stderr, "%s: --plot '%s': allowed: png | svg | none\n", prog, optarg);
+        return 2;
+      }
+      break;
+    case 'S': {
+      char *end;
+      if (!*optarg || *optarg == '-' || (strtoul(optarg, &end, 10), *end)) {
+        fprintf(stderr, "%s: --seed '%s': allowed: an integer >= 0\n", prog, optarg);
+        return 2;
+      }
+      snprintf(seedset, sizeof seedset, "simulation.seed=%.40s", optarg);
+      seed_given = 1;
+      break;
+    }
+    case 'T': {
+      char *end;
+      threads = strtol(optarg, &end, 10);
+      if (!*optarg || *end || threads < 1 || threads > 1024) {
+        fprintf(stderr, "%s: --threads '%s': allowed: an integer in [1, 1024]\n", prog, optarg);
+        return 2;
+      }
+      break;
+    }
+    case 'q':
+      quiet = 1;
+      break;
+    case 'P':
+      force_progress = 1;
+      break;
+    case 'h':
+      usage(stdout, prog);
+      return 0;
+    case 'V':
+#ifdef HAVE_CUDA
+      printf("%s (fiberlab) %s\nCUDA engine: built in\n", prog, PACKAGE_VERSION);
+#else
+      printf("%s (fiberlab) %s\nCUDA engine: not built in\n", prog, PACKAGE_VERSION);
+#endif
+      return 0;
+    case ':':
+      fprintf(stderr, "%s: option '%s' needs a value\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
+      return 2;
+    default:
+      fprintf(stderr, "%s: unknown option '%s'\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
+      return 2;
+    }
+  }
+  fl_cli_passive_threads((int)threads, argv);
+  if (optind != argc - 1) {
+    fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog,
+            optind >= argc ? "missing the fit FILE.yaml" : "more than one fit file given", prog);
+    return 2;
+  }
+  const char *file = argv[optind];
+  if (seed_given)
+    sets[nsets++] = seedset;
+  char err[4096];
+  fl_fit fit;
+  int rc = fl_fit_load(file, sets, nsets, &fit, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 2;
+  }
+  /* the experiments' warnings, once per file */
+  for (int d = -1; d < fit.ndata; d++) {
+    const char *path = d < 0 ? fit.exp_path : fit.data[d].exp_path;
+    int seen = d >= 0 && strcmp(path, fit.exp_path) == 0;
+    for (int k = 0; k < d && !seen; k++)
+      seen = strcmp(path, fit.data[k].exp_path) == 0;
+    char warn[4096];
+    if (!seen && fl_experiment_warnings(d < 0 ? &fit.exp : &fit.data[d].exp, path, warn, sizeof warn) > 0)
+      for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
+        fprintf(stderr, "%s: warning: %s\n", prog, line);
+  }
+  char pbuf[FL_FIT_PATH], out[FL_FIT_PATH + 8];
+  if (!prefix) {
+    default_prefix(file, pbuf, sizeof pbuf);
+    prefix = pbuf;
+  }
+  /* The outputs must not replace an input. */
+  static const char *const ext[] = {".yaml", ".csv", ".gp", ".png", ".svg"};
+  for (int e = 0; e < 5; e++) {
+    snprintf(out, sizeof out, "%s%s", prefix, ext[e]);
+    const char *input = same_file(out, file) ? file : same_file(out, fit.exp_path) ? fit.exp_path : NULL;
+    for (int d = 0; d < fit.ndata && !input; d++)
+      input = same_file(out, fit.data[d].path) ? fit.data[d].path : same_file(out, fit.data[d].exp_path) ? fit.data[d].exp_path : NULL;
+    if (input) {
+      fprintf(stderr, "%s: -o '%s': the output %s is the input %s; allowed: a prefix whose files are not inputs\n",
+              prog, prefix, out, input);
+      fl_fit_free(&fit);
+      return 2;
+    }
+  }
+  if (plot != FL_PLOT_NONE && plot_given && !fl_gnuplot_available()) {
+    fprintf(stderr, "%s: --plot %s: gnuplot not found on PATH; install gnuplot, or use --plot none\n", prog,
+            plot == FL_PLOT_SVG ? "svg" : "png");
+    fl_fit_free(&fit);
+    return 1;
+  }
+  char cmd[4096];
+  size_t n = 0;
+  for (int i = 0; i < argc && n < sizeof cmd - 1; i++)
+    n += (size_t)snprintf(cmd + n, sizeof cmd - n, "%s%s", i ? " " : "", argv[i]);
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  int use_gpu = 0;
+  if (device != 0) {
+#ifdef HAVE_CUDA
+    char why[256];
+    use_gpu = fl_gpu_available(why, sizeof why);
+    if (!use_gpu && device == 1) {
+      fprintf(stderr, "%s: --device gpu: %s; allowed: cpu | auto\n", prog, why);
+      fl_fit_free(&fit);
+      return 2;
+    }
+    if (!use_gpu)
+      fprintf(stderr, "%s: note: --device auto: %s; running on the CPU\n", prog, why);
+#else
+    fprintf(stderr, "%s: note: --device auto: this fiberlab was built without CUDA; running on the CPU\n", prog);
+#endif
+  }
+  fl_calibrate_opts co = {(int)threads, use_gpu, force_progress || (!quiet && isatty(STDERR_FILENO)), stderr, prog,
+                          &stop_flag};
+  fl_calibration cal;
+  rc = fl_calibrate(&fit, &co, &cal, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "%s: %s: %s; no output written\n", prog, file, err);
+    fl_fit_free(&fit);
+    return 1;
+  }
+  fl_calibration_output oo = {prefix, cmd, plot, plot_given};
+  fl_calibration_paths paths;
+  rc = fl_calibration_write(&fit, &cal, &oo, &paths, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    fl_calibration_free(&cal);
+    fl_fit_free(&fit);
+    return 1;
+  }
+  fl_calibration_summary(stdout, &fit, &cal, &paths);
+  int status = cal.status;
+  if (status != FL_CAL_CONVERGED)
+    fprintf(stderr, "%s: %s: the fit %s: %s; the report of the best point found is written\n", prog, file,
+            status == FL_CAL_MAX_ITERATIONS ? "did not converge" : "failed", cal.message);
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  return status == FL_CAL_CONVERGED ? 0 : 1;
+}

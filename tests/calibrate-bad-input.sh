@@ -1,0 +1,98 @@
+#!/bin/sh
+# fiber-calibrate: every class of bad input gets its exact message on stderr, exit
+# status 2, nothing on stdout and no output file (fit files under tests/fit-bad/, run
+# from an empty directory).  Then a fit that cannot converge: exit status 1, a message
+# saying why, and the report of its best point all the same.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+bin=$(cd "$top_builddir" && pwd)
+bad=$(cd "$top_srcdir/tests/fit-bad" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+n=0
+prog=fiber-calibrate
+
+check() {
+  expect=$1; shift
+  n=$((n + 1))
+  ( cd "$work" && "$bin/$prog" -q "$@" >stdout 2>stderr; echo $? >status )
+  got=$(cat "$work/stderr"); status=$(cat "$work/status")
+  extra=$(cd "$work" && ls | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$')
+  if [ "$status" != 2 ] || [ "$got" != "$expect" ] || [ -s "$work/stdout" ] || [ -n "$extra" ]; then
+    echo "FAIL: $prog $*"
+    echo "  status:   $status (want 2)"
+    echo "  stderr:   $got"
+    echo "  expected: $expect"
+    [ -s "$work/stdout" ] && echo "  stdout was not empty"
+    [ -n "$extra" ] && echo "  files created: $extra"
+    fails=$((fails + 1))
+  else
+    echo "ok $n: $prog $*"
+  fi
+  find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+}
+ln -s "$bad" "$work/bad"
+good=bad/good.yaml
+
+check "fiber-calibrate: bad/missing-data.yaml:4:11: data[1].file: 'not-there.csv' cannot be read: No such file or directory; allowed: a readable table file, relative to the fit file" bad/missing-data.yaml
+check "fiber-calibrate: bad/unreadable-data.yaml:4:11: data[1].file: '.' cannot be read: Is a directory; allowed: a readable table file, relative to the fit file" bad/unreadable-data.yaml
+check "fiber-calibrate: bad/no-such-column.yaml:5:25: data[1].columns.y: '3' is not a column of curve.csv, which has 2; allowed: a number in [1, 2], or a header name: displacement_mm, force_N" bad/no-such-column.yaml
+check "fiber-calibrate: bad/no-such-column-name.yaml:5:39: data[1].columns.y: 'load_N' is not a column of curve.csv; allowed: a number in [1, 2], or a header name: displacement_mm, force_N" bad/no-such-column-name.yaml
+check "fiber-calibrate: bad/bad-cell.csv:4:5: column 2 (force_N): 'n/a' is not a number (data row 3); allowed: a number in every data row" bad/non-numeric.yaml
+check "fiber-calibrate: bad/too-few-points.yaml:7:1: free: 3 parameters for 2 measured points; allowed: at most 2 free parameters (no more than the points)" bad/too-few-points.yaml
+check "fiber-calibrate: bad/no-such-path.yaml:8:3: free: 'bond.torque_stiffnes_scale' is not a numeric key of an experiment; allowed: the dotted path of a number, such as bond.torque_stiffness_scale or bond.failure.max_stress" bad/no-such-path.yaml
+check "fiber-calibrate: bad/not-a-number-key.yaml:7:3: free: 'fiber.segments' is not a numeric key of an experiment; allowed: the dotted path of a number, such as bond.torque_stiffness_scale or bond.failure.max_stress" bad/not-a-number-key.yaml
+check "fiber-calibrate: bad/min-above-max.yaml:8:58: free.bond.torque_stiffness_scale.max: '0.1' is not above min 10; allowed: a number above min" bad/min-above-max.yaml
+check "fiber-calibrate: bad/min-equals-max.yaml:8:57: free.bond.torque_stiffness_scale.max: '2' is not above min 2; allowed: a number above min" bad/min-equals-max.yaml
+check "fiber-calibrate: bad/start-outside.yaml:8:41: free.bond.torque_stiffness_scale.start: '30' is not strictly between min and max; allowed: auto, or a number in (0.1, 10)" bad/start-outside.yaml
+check "fiber-calibrate: bad/start-on-bound.yaml:8:41: free.bond.torque_stiffness_scale.start: '0.1' is not strictly between min and max; allowed: auto, or a number in (0.1, 10)" bad/start-on-bound.yaml
+check "fiber-calibrate: bad/bound-outside-key.yaml:8:49: free.bond.torque_stiffness_scale.min: '-1' is outside the range of bond.torque_stiffness_scale; allowed: a number in [0, 1e+06]" bad/bound-outside-key.yaml
+check "fiber-calibrate: bad/missing-bound.yaml:7:32: free.bond.torque_stiffness_scale: missing key 'min'; allowed: a block with start, min and max" bad/missing-bound.yaml
+check "fiber-calibrate: bad/unknown-key.yaml:5:5: data[1].colums: unknown key for a curve item; allowed: test, file, columns, units, weight, experiment, set, x_max" bad/unknown-key.yaml
+check "fiber-calibrate: bad/duplicate-key.yaml:8:1: free: duplicate key (first at line 6); allowed: each key once" bad/duplicate-key.yaml
+check "fiber-calibrate: bad/bad-unit.yaml:6:24: data[1].units.y: 'lbf' is not a unit; allowed: N | kN" bad/bad-unit.yaml
+check "fiber-calibrate: bad/unit-for-other-test.yaml:6:17: data[1].units.x: 'deg' does not go with a bend3pt test; allowed: mm | um | m" bad/unit-for-other-test.yaml
+check "fiber-calibrate: bad/wrong-test.yaml:3:11: data[1].test: 'tension' is not the test of its experiment bad/bend.yaml (bend3pt); allowed: bend3pt" bad/wrong-test.yaml
+check "fiber-calibrate: bad/bad-method.yaml:9:11: solver.method: 'newton' is not allowed; allowed: lm | lmaccel | dogleg | ddogleg | subspace2D" bad/bad-method.yaml
+check "fiber-calibrate: bad/bad-weight.yaml:6:13: data[1].weight: '0' is out of range; allowed: a number in (0, 1e+06]" bad/bad-weight.yaml
+check "fiber-calibrate: bad/bad-set.yaml:6:26: bond.damping: '-1' is out of range; allowed: a number in [0, 1000] s" bad/bad-set.yaml
+check "fiber-calibrate: bad/missing-experiment.yaml:1:13: experiment: 'not-there.yaml' cannot be read: No such file or directory; allowed: an experiment file, relative to the fit file" bad/missing-experiment.yaml
+check "fiber-calibrate: bad/file-and-peaks.yaml:5:5: data[1].peaks: given with file; allowed: one of file (a curve) and peaks (peak loads)" bad/file-and-peaks.yaml
+check "fiber-calibrate: bad/empty-data.yaml:2:7: data: is an empty list; allowed: a list of one or more measured curves" bad/empty-data.yaml
+check "fiber-calibrate: bad/not-there.yaml: cannot open: No such file or directory" bad/not-there.yaml
+check "fiber-calibrate: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, segments, density, youngs_modulus, shear_modulus, poisson_ratio" -s fiber.segmnts=3 "$good"
+check "fiber-calibrate: --device 'tpu': allowed: cpu | gpu | auto" --device tpu "$good"
+check "fiber-calibrate: --plot 'jpg': allowed: png | svg | none" --plot jpg "$good"
+check "fiber-calibrate: --threads '0': allowed: an integer in [1, 1024]" --threads 0 "$good"
+check "fiber-calibrate: --seed '-3': allowed: an integer >= 0" --seed -3 "$good"
+check "fiber-calibrate: -o 'bad/good': the output bad/good.yaml is the input bad/good.yaml; allowed: a prefix whose files are not inputs" -o bad/good "$good"
+check "fiber-calibrate: unknown option '--colour'
+Try 'fiber-calibrate --help'." --colour "$good"
+check "fiber-calibrate: more than one fit file given
+Try 'fiber-calibrate --help'." "$good" "$good"
+check "fiber-calibrate: missing the fit FILE.yaml
+Try 'fiber-calibrate --help'." 
+check "fiber-calibrate: option '-o' needs a value
+Try 'fiber-calibrate --help'." "$good" -o
+
+# A fit that cannot converge: bond.damping_stabilization does nothing without damping.
+n=$((n + 1))
+( cd "$work" && "$bin/$prog" -q --plot none bad/no-influence.yaml >stdout 2>stderr; echo $? >status )
+status=$(cat "$work/status")
+expect="fiber-calibrate: bad/no-influence.yaml: the fit failed: bond.damping_stabilization has no influence on the residuals (singular covariance): these data cannot determine it; fix it, or add data it changes; the report of the best point found is written"
+if [ "$status" = 1 ] && [ "$(cat "$work/stderr")" = "$expect" ] && grep -q '^status: failed$' "$work/stdout" &&
+   [ -s "$work/no-influence-calibrated.yaml" ] && [ -s "$work/no-influence-calibrated.csv" ] &&
+   [ -s "$work/no-influence-calibrated.gp" ]; then
+  echo "ok $n: $prog bad/no-influence.yaml: exit 1 with the report"
+else
+  echo "FAIL: $prog bad/no-influence.yaml"
+  echo "  status: $status (want 1)"
+  echo "  stderr: $(cat "$work/stderr")"
+  echo "  files:  $(cd "$work" && ls | tr '\n' ' ')"
+  fails=$((fails + 1))
+fi
+
+echo "$((n - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]

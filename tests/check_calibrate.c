@@ -1,0 +1,610 @@
+/* check_calibrate.c: fiber-calibrate's reader, loader and least-squares driver.  The
+ * recovery tests make curves with fiberlab itself from known parameters, then fit them
+ * from starts at half and twice the truth: noise-free every parameter comes back
+ * within 1 %, with 1 % Gaussian noise within two reported standard errors. */
+#include <config.h>
+
+#include <check.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "experiment.h"
+#include "fit.h"
+#include "measured.h"
+#include "run.h"
+
+#define DEG (3.14159265358979323846 / 180.0)
+
+/* ---- files in a fresh temporary folder ---------------------------------------------- */
+
+static char dir[256];
+
+static void make_dir(void)
+{
+  snprintf(dir, sizeof dir, "/tmp/check_calibrate.XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+static const char *at(const char *name)
+{
+  static char buf[4][512];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+  return buf[k];
+}
+
+static void write_text(const char *name, const char *fmt, ...)
+{
+  FILE *f = fopen(at(name), "w");
+  ck_assert_ptr_nonnull(f);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+static void write_experiment(const char *name, const fl_experiment *e)
+{
+  FILE *f = fopen(at(name), "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fl_experiment_write(f, e), FL_OK);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* ---- specimens: small, so that every fit runs in seconds ------------------------------ */
+
+/* A 2 mm rod over a 24 mm span in 12 segments; the wall yields in bending at max_stress
+ * and holds its moment (a plateau). */
+static fl_experiment bend_experiment(void)
+{
+  fl_experiment e = fl_experiment_default();
+  e.fiber.outer_radius_m = 1e-3;
+  e.fiber.segments = 14;
+  e.fiber.length_m = 0.028;
+  e.fiber.density = 1000;
+  e.fiber.youngs_modulus = 5e9;
+  e.fiber.shear_modulus = 5e9 / 2.6;
+  e.fiber.shear_given = 1;
+  e.bond.damping = 1.4e-6;
+  e.bond.failure.criterion = FL_CRIT_BENDING_STRESS;
+  e.bond.failure.post_failure = FL_POST_CONSTANT_TORQUE;
+  e.bond.failure.max_stress = 3e7;
+  e.bond.failure.max_stress_given = 1;
+  e.test.kind = FL_TEST_BEND3PT;
+  e.test.span_m = 0.024;
+  e.test.support_radius_m = e.test.nose_radius_m = 2e-3;
+  e.test.friction = 0.0;
+  e.test.max_displacement_m = 1.5e-3;
+  e.sim.output_points = 150;
+  e.test_given = 1;
+  return e;
+}
+
+/* The same rod held over a 16 mm gauge length, pulled or twisted. */
+static fl_experiment rod_experiment(enum fl_test_kind kind)
+{
+  fl_experiment e = fl_experiment_default();
+  double h = 2e-3;
+  e.fiber.outer_radius_m = 1e-3;
+  e.fiber.segments = 12;
+  e.fiber.length_m = 12 * h;
+  e.fiber.density = 1000;
+  e.fiber.youngs_modulus = 5e9;
+  e.fiber.shear_modulus = 5e9 / 2.6;
+  e.fiber.shear_given = 1;
+  e.bond.damping = 0.05 * h / sqrt(5e9 / 1000.0);
+  e.test.kind = kind;
+  e.test.gauge_length_m = 8 * h;
+  e.test.grip_length_m = 2 * h;
+  e.test.max_elongation_m = 1e-4;
+  e.test.max_twist_rad = 2.0 * DEG;
+  e.sim.output_points = 120;
+  e.test_given = 1;
+  return e;
+}
+
+/* Simulate e with its maximum raised by 5 % (the margin fiber-calibrate gives its own
+ * runs) and write the rows up to the original maximum as "x,y" in SI, with Gaussian
+ * noise of standard deviation noise * max|y| (seeded); returns the rows written. */
+static int write_truth(const char *name, fl_experiment e, double noise, unsigned long seed)
+{
+  double *xmax = e.test.kind == FL_TEST_BEND3PT   ? &e.test.max_displacement_m
+                 : e.test.kind == FL_TEST_TENSION ? &e.test.max_elongation_m
+                                                  : &e.test.max_twist_rad;
+  double keep = *xmax;
+  *xmax *= 1.05;
+  fl_curve c;
+  fl_result r;
+  char err[1024];
+  ck_assert_msg(fl_run(&e, 1, NULL, &c, &r, err, sizeof err) == FL_OK, "%s", err);
+  double ymax = 0;
+  for (int i = 0; i < c.npoints; i++)
+    ymax = fmax(ymax, fabs(c.y[i]));
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, seed);
+  FILE *f = fopen(at(name), "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "x,y\n");
+  int n = 0;
+  for (int i = 0; i < c.npoints; i++)
+    if (c.x[i] <= keep) {
+      fprintf(f, "%.12g,%.12g\n", c.x[i], c.y[i] + (noise > 0 ? gsl_ran_gaussian(rng, noise * ymax) : 0.0));
+      n++;
+    }
+  ck_assert_int_eq(fclose(f), 0);
+  gsl_rng_free(rng);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  return n;
+}
+
+static void load_fit(const char *name, fl_fit *fit)
+{
+  char err[4096];
+  int rc = fl_fit_load(at(name), NULL, 0, fit, err, sizeof err);
+  ck_assert_msg(rc == FL_OK, "%s", err);
+}
+
+static void calibrate(fl_fit *fit, fl_calibration *cal)
+{
+  char err[4096];
+  int rc = fl_calibrate(fit, NULL, cal, err, sizeof err);
+  ck_assert_msg(rc == FL_OK, "%s", err);
+}
+
+/* ---- the measured-curve reader ----------------------------------------------------- */
+
+static int read_table(const char *name, int xnum, const char *xname, double xsi, int ynum, const char *yname,
+                      double ysi, fl_measured *m, char *err, size_t errlen)
+{
+  fl_measured_source src = {at(name), name, "data[1].file", "fit.yaml:3:11"};
+  fl_measured_column x = {xnum, xname, xsi, "data[1].columns.x", "fit.yaml:4:19"};
+  fl_measured_column y = {ynum, yname, ysi, "data[1].columns.y", "fit.yaml:4:25"};
+  return fl_measured_read(&src, &x, &y, m, err, errlen);
+}
+
+START_TEST(test_reader_separators_headers_and_units)
+{
+  make_dir();
+  /* the same two rows with four separators, header lines and comments */
+  write_text("comma.csv", "Partner Data Point File,,,\nTime ( min ),Angle ( deg ),Torque ( in lb )\n0,1.5,100\n# note\n\n"
+                          "1,3.0,200\n");
+  write_text("semi.csv", "# exported\nt;angle;torque\n0;1.5;100\n1;3.0;200\n");
+  write_text("tab.csv", "t\tangle\ttorque\n0\t1.5\t100\n1\t3.0\t200\n");
+  write_text("space.txt", "  t   angle  torque\n  0   1.5    100\n  1   3.0    200\n");
+  static const char *const names[] = {"comma.csv", "semi.csv", "tab.csv", "space.txt"};
+  static const char seps[] = {',', ';', '\t', ' '};
+  const fl_unit *deg = fl_unit_find("deg"), *inlb = fl_unit_find("in lb");
+  ck_assert_ptr_nonnull(deg);
+  ck_assert_ptr_nonnull(inlb);
+  for (int k = 0; k < 4; k++) {
+    fl_measured m;
+    char err[1024];
+    /* x by number, y by header name (the comma file's header is its last header line) */
+    int rc = read_table(names[k], 2, NULL, deg->to_si, 0, k == 0 ? "Torque ( in lb )" : "torque", inlb->to_si, &m, err,
+                        sizeof err);
+    ck_assert_msg(rc == FL_OK, "%s: %s", names[k], err);
+    ck_assert_int_eq(m.sep, seps[k]);
+    ck_assert_int_eq(m.n, 2);
+    ck_assert_double_eq_tol(m.x[1], 3.0 * 3.14159265358979323846 / 180.0, 1e-15);
+    /* 1 in lb = 0.0254 m x 4.4482216152605 N */
+    ck_assert_double_eq_tol(m.y[1], 200 * 0.0254 * 4.4482216152605, 1e-12);
+    ck_assert_int_eq(m.line[1], k == 0 ? 6 : k == 1 ? 4 : 3);
+    fl_measured_free(&m);
+  }
+  /* the units and what they measure */
+  ck_assert_double_eq(fl_unit_find("mm")->to_si, 1e-3);
+  ck_assert_double_eq(fl_unit_find("um")->to_si, 1e-6);
+  ck_assert_double_eq(fl_unit_find("kN")->to_si, 1e3);
+  ck_assert_double_eq(fl_unit_find("N mm")->to_si, 1e-3);
+  ck_assert_int_eq(fl_unit_find("N m")->quantity, FL_Q_TORQUE);
+  ck_assert_ptr_null(fl_unit_find("lbf"));
+  remove_dir();
+}
+END_TEST
+
+START_TEST(test_reader_names_the_bad_row)
+{
+  make_dir();
+  write_text("bad.csv", "x,y\n0,0\n0.1,1\n0.2,abc\n");
+  fl_measured m;
+  char err[1024];
+  ck_assert_int_eq(read_table("bad.csv", 1, NULL, 1, 2, NULL, 1, &m, err, sizeof err), FL_EINPUT);
+  char want[600];
+  snprintf(want, sizeof want, "%s:4:5: column 2 (y): 'abc' is not a number (data row 3); allowed: a number in every "
+           "data row", at("bad.csv"));
+  ck_assert_str_eq(err, want);
+  /* a column past the last one, and a name that is not in the header */
+  write_text("ok.csv", "x,y\n0,0\n0.1,1\n");
+  ck_assert_int_eq(read_table("ok.csv", 1, NULL, 1, 3, NULL, 1, &m, err, sizeof err), FL_EINPUT);
+  ck_assert_str_eq(err, "fit.yaml:4:25: data[1].columns.y: '3' is not a column of ok.csv, which has 2; allowed: a "
+                        "number in [1, 2], or a header name: x, y");
+  ck_assert_int_eq(read_table("ok.csv", 0, "load", 1, 2, NULL, 1, &m, err, sizeof err), FL_EINPUT);
+  ck_assert_str_eq(err, "fit.yaml:4:19: data[1].columns.x: 'load' is not a column of ok.csv; allowed: a number in "
+                        "[1, 2], or a header name: x, y");
+  remove_dir();
+}
+END_TEST
+
+START_TEST(test_loader_defaults_and_relative_paths)
+{
+  make_dir();
+  fl_experiment e = bend_experiment();
+  write_experiment("bend.yaml", &e);
+  ck_assert_int_eq(mkdir(at("sub"), 0777), 0);
+  write_text("sub/curve.csv", "d_mm,F_kN\n-0.01,0\n0.5,0.001\n1.0,0.002\n2.0,0.003\n");
+  write_text("fit.yaml", "experiment: bend.yaml\ndata:\n  - test: bend3pt\n    file: sub/curve.csv\n"
+                         "    columns: { x: d_mm, y: 2 }\n    units: { x: mm, y: kN }\n"
+                         "free:\n  bond.torque_stiffness_scale: { start: auto, min: 0.1, max: 10 }\n");
+  fl_fit fit;
+  load_fit("fit.yaml", &fit);
+  ck_assert_int_eq(fit.ndata, 1);
+  ck_assert_int_eq(fit.nfree, 1);
+  ck_assert_int_eq(fit.free[0].start_auto, 1);
+  ck_assert_int_eq(fit.solver.method, 0);
+  ck_assert_str_eq(fl_fit_methods[fit.solver.method].name, "lm");
+  ck_assert_int_eq(fit.solver.max_iterations, 100);
+  const fl_fit_data *d = &fit.data[0];
+  ck_assert_double_eq(d->weight, 1.0);
+  ck_assert_int_eq(d->data.n, 3); /* the row before the test starts (x < 0) is left out */
+  ck_assert_double_eq_tol(d->x_max, 2e-3, 1e-15);
+  ck_assert_double_eq_tol(d->data.y[2], 3.0, 1e-12);
+  ck_assert_int_eq(fit.npoints, 3);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
+/* ---- recovery ------------------------------------------------------------------------ */
+
+/* (a_rot, max_stress) in 3-point bending with a plastic hinge: the initial slope fixes
+ * a_rot, the plateau max_stress. */
+static void bending_recovery(double factor, double noise)
+{
+  const double a_rot = 1.7, sigma = 4e7;
+  make_dir();
+  fl_experiment e = bend_experiment();
+  write_experiment("bend.yaml", &e);
+  e.bond.torque_stiffness_scale = a_rot;
+  e.bond.failure.max_stress = sigma;
+  int n = write_truth("curve.csv", e, noise, 42);
+  ck_assert_int_ge(n, 100);
+  write_text("fit.yaml",
+             "experiment: bend.yaml\n"
+             "data:\n  - test: bend3pt\n    file: curve.csv\n    columns: { x: x, y: y }\n    units: { x: m, y: N }\n"
+             "free:\n  bond.torque_stiffness_scale: { start: %.17g, min: 0.05, max: 20 }\n"
+             "  bond.failure.max_stress: { start: %.17g, min: 1.0e6, max: 1.0e9 }\n"
+             "solver:\n  method: lm\n  max_iterations: 40\n",
+             factor * a_rot, factor * sigma);
+  fl_fit fit;
+  fl_calibration cal;
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &cal);
+  ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
+  double truth[2] = {a_rot, sigma};
+  for (int j = 0; j < 2; j++) {
+    ck_assert_double_eq(cal.start[j], factor * truth[j]);
+    ck_assert(isfinite(cal.std_error[j]) && cal.std_error[j] > 0.0);
+    if (noise > 0)
+      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 2.0 * cal.std_error[j], "%s: %g, truth %g, std_error %g",
+                    fit.free[j].path, cal.value[j], truth[j], cal.std_error[j]);
+    else
+      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 0.01 * truth[j], "%s: %g, truth %g", fit.free[j].path,
+                    cal.value[j], truth[j]);
+  }
+  ck_assert_double_gt(cal.r_squared, noise > 0 ? 0.99 : 0.9999);
+  ck_assert_double_eq_tol(cal.correlation[1], cal.correlation[2], 1e-12); /* symmetric */
+  ck_assert_double_eq_tol(cal.correlation[0], 1.0, 1e-12);
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+
+START_TEST(test_bending_recovery_from_half) { bending_recovery(0.5, 0.0); }
+END_TEST
+START_TEST(test_bending_recovery_from_double) { bending_recovery(2.0, 0.0); }
+END_TEST
+START_TEST(test_bending_recovery_with_noise) { bending_recovery(2.0, 0.01); }
+END_TEST
+
+/* a_disp from a tensile curve and a_rot from a torsion curve, fitted together: the
+ * torsion item names its own experiment. */
+static void joint_recovery(double factor, double noise)
+{
+  const double a_disp = 1.3, a_rot = 0.8;
+  make_dir();
+  fl_experiment t = rod_experiment(FL_TEST_TENSION), q = rod_experiment(FL_TEST_TORSION);
+  write_experiment("tension.yaml", &t);
+  write_experiment("torsion.yaml", &q);
+  t.bond.force_stiffness_scale = a_disp;
+  t.bond.torque_stiffness_scale = a_rot;
+  q.bond.force_stiffness_scale = a_disp;
+  q.bond.torque_stiffness_scale = a_rot;
+  write_truth("tension.csv", t, noise, 7);
+  write_truth("torsion.csv", q, noise, 8);
+  /* the torsion curve in degrees and N mm, to show that units combine */
+  FILE *in = fopen(at("torsion.csv"), "r"), *out = fopen(at("torsion-deg.csv"), "w");
+  char line[256];
+  double x, y;
+  ck_assert_ptr_nonnull(in);
+  ck_assert_ptr_nonnull(out);
+  fprintf(out, "twist_deg;torque_Nmm\n");
+  while (fgets(line, sizeof line, in))
+    if (sscanf(line, "%lf,%lf", &x, &y) == 2)
+      fprintf(out, "%.12g;%.12g\n", x / DEG, y * 1e3);
+  fclose(in);
+  ck_assert_int_eq(fclose(out), 0);
+  write_text("fit.yaml",
+             "experiment: tension.yaml\n"
+             "data:\n"
+             "  - test: tension\n    file: tension.csv\n    columns: { x: 1, y: 2 }\n    units: { x: m, y: N }\n"
+             "  - test: torsion\n    experiment: torsion.yaml\n    file: torsion-deg.csv\n"
+             "    columns: { x: twist_deg, y: torque_Nmm }\n    units: { x: deg, y: N mm }\n    weight: 1.0\n"
+             "free:\n  bond.force_stiffness_scale: { start: %.17g, min: 0.05, max: 20 }\n"
+             "  bond.torque_stiffness_scale: { start: %.17g, min: 0.05, max: 20 }\n"
+             "solver:\n  method: %s\n  max_iterations: 40\n",
+             factor * a_disp, factor * a_rot, factor > 1 ? "dogleg" : "lmaccel");
+  fl_fit fit;
+  fl_calibration cal;
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &cal);
+  ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
+  double truth[2] = {a_disp, a_rot};
+  for (int j = 0; j < 2; j++) {
+    if (noise > 0)
+      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 2.0 * cal.std_error[j], "%s: %g, truth %g, std_error %g",
+                    fit.free[j].path, cal.value[j], truth[j], cal.std_error[j]);
+    else
+      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 0.01 * truth[j], "%s: %g, truth %g", fit.free[j].path,
+                    cal.value[j], truth[j]);
+  }
+  /* each curve has its own R^2; the two tests do not share a parameter */
+  ck_assert_int_eq(cal.ncurves, 2);
+  ck_assert_double_gt(cal.curve[0].r_squared, noise > 0 ? 0.99 : 0.9999);
+  ck_assert_double_gt(cal.curve[1].r_squared, noise > 0 ? 0.99 : 0.9999);
+  ck_assert_double_lt(fabs(cal.correlation[1]), 0.2);
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+
+START_TEST(test_joint_tension_torsion_from_half) { joint_recovery(0.5, 0.0); }
+END_TEST
+START_TEST(test_joint_tension_torsion_from_double) { joint_recovery(2.0, 0.0); }
+END_TEST
+START_TEST(test_joint_tension_torsion_with_noise) { joint_recovery(0.5, 0.01); }
+END_TEST
+
+/* start: auto from the curve: the initial slope gives a_rot, beam theory and one run
+ * give max_stress; both land near the truth before any iteration. */
+START_TEST(test_auto_start_near_truth)
+{
+  const double a_rot = 1.7, sigma = 4e7;
+  make_dir();
+  fl_experiment e = bend_experiment();
+  write_experiment("bend.yaml", &e);
+  e.bond.torque_stiffness_scale = a_rot;
+  e.bond.failure.max_stress = sigma;
+  write_truth("curve.csv", e, 0.0, 1);
+  write_text("fit.yaml", "experiment: bend.yaml\ndata:\n  - test: bend3pt\n    file: curve.csv\n"
+                         "    columns: { x: 1, y: 2 }\nfree:\n"
+                         "  bond.torque_stiffness_scale: { start: auto, min: 0.05, max: 20 }\n"
+                         "  bond.failure.max_stress: { start: auto, min: 1.0e6, max: 1.0e9 }\n"
+                         "solver:\n  max_iterations: 1\n");
+  fl_fit fit;
+  fl_calibration cal;
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &cal);
+  /* the slope ratio misses only the shear and contact compliance of the short span */
+  ck_assert_double_eq_tol(cal.start[0], a_rot, 0.15 * a_rot);
+  ck_assert_double_eq_tol(cal.start[1], sigma, 0.05 * sigma);
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
+/* ---- fits that cannot converge ------------------------------------------------------- */
+
+/* bond.damping_stabilization does nothing without damping: exit status 1 (failed), a
+ * message naming it, and still a report of the best point, which fits a_disp. */
+START_TEST(test_parameter_without_influence_fails_with_report)
+{
+  make_dir();
+  fl_experiment t = rod_experiment(FL_TEST_TENSION);
+  t.bond.damping = 0.0;
+  write_experiment("tension.yaml", &t);
+  t.bond.force_stiffness_scale = 1.3;
+  write_truth("tension.csv", t, 0.0, 1);
+  write_text("fit.yaml", "experiment: tension.yaml\ndata:\n  - test: tension\n    file: tension.csv\n"
+                         "    columns: { x: 1, y: 2 }\nfree:\n"
+                         "  bond.force_stiffness_scale: { start: 2.6, min: 0.05, max: 20 }\n"
+                         "  bond.damping_stabilization: { start: 1, min: 0.1, max: 10 }\n");
+  fl_fit fit;
+  fl_calibration cal;
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &cal);
+  ck_assert_int_eq(cal.status, FL_CAL_FAILED);
+  ck_assert_msg(strstr(cal.message, "bond.damping_stabilization has no influence on the residuals") != NULL, "%s",
+                cal.message);
+  ck_assert_double_eq_tol(cal.value[0], 1.3, 0.013);
+  ck_assert(isnan(cal.std_error[1]));
+  /* the report */
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "%s/out", dir);
+  fl_calibration_output o = {prefix, "check_calibrate", FL_PLOT_NONE, 0};
+  fl_calibration_paths p;
+  char err[1024];
+  ck_assert_int_eq(fl_calibration_write(&fit, &cal, &o, &p, err, sizeof err), FL_OK);
+  ck_assert_int_eq(access(at("out.yaml"), R_OK), 0);
+  ck_assert_int_eq(access(at("out.csv"), R_OK), 0);
+  /* the calibrated experiment loads as is, with the fitted value */
+  fl_experiment back = fl_experiment_default();
+  ck_assert_int_eq(fl_experiment_load(at("out.yaml"), &back, err, sizeof err), FL_OK);
+  ck_assert_double_eq_tol(back.bond.force_stiffness_scale, cal.value[0], 1e-12 * cal.value[0]);
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
+/* A curve from a thicker rod than the experiment's: a_disp would have to be 2.25 times
+ * the truth, beyond its bound; the fit says so and fails. */
+START_TEST(test_data_from_another_specimen_fails)
+{
+  make_dir();
+  fl_experiment t = rod_experiment(FL_TEST_TENSION);
+  write_experiment("tension.yaml", &t);
+  t.fiber.outer_radius_m *= 1.5;
+  write_truth("other.csv", t, 0.0, 1);
+  write_text("fit.yaml", "experiment: tension.yaml\ndata:\n  - test: tension\n    file: other.csv\n"
+                         "    columns: { x: 1, y: 2 }\nfree:\n"
+                         "  bond.force_stiffness_scale: { start: 1, min: 0.5, max: 1.5 }\n");
+  fl_fit fit;
+  fl_calibration cal;
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &cal);
+  ck_assert_int_eq(cal.status, FL_CAL_FAILED);
+  ck_assert_msg(strstr(cal.message, "bond.force_stiffness_scale ran to its bound max = 1.5") != NULL, "%s",
+                cal.message);
+  ck_assert_int_eq(cal.ncurves, 1);
+  ck_assert_double_lt(cal.curve[0].r_squared, 0.9);
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
+/* ---- strength statistics ------------------------------------------------------------- */
+
+/* Peak loads of brittle rods with bond strength max_stress (1 + cv N(0,1)); the weakest
+ * link breaks each. */
+static fl_experiment brittle_rod(void)
+{
+  fl_experiment e = rod_experiment(FL_TEST_TENSION);
+  e.bond.failure.criterion = FL_CRIT_FORCE_STRESS;
+  e.bond.failure.post_failure = FL_POST_TOTAL_BREAKAGE;
+  e.bond.failure.ignore_compression = 1;
+  e.bond.failure.max_stress = 3e7;
+  e.bond.failure.max_stress_given = 1;
+  e.bond.failure.strength_variation = 0.1;
+  e.test.max_elongation_m = 1.6 * 3e7 / 5e9 * 0.016;
+  e.sim.output_points = 20;
+  return e;
+}
+
+static void write_peaks(const char *name, fl_experiment e, int n)
+{
+  fl_curve c;
+  fl_result r;
+  char err[1024];
+  ck_assert_msg(fl_run(&e, n, NULL, &c, &r, err, sizeof err) == FL_OK, "%s", err);
+  FILE *f = fopen(at(name), "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "peak_kN\n");
+  for (int s = 0; s < n; s++)
+    fprintf(f, "%.12g\n", r.spec[s].peak * 1e-3);
+  ck_assert_int_eq(fclose(f), 0);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+
+/* Method of moments: the fit matches the mean and standard deviation of 100 simulated
+ * peaks to the measured ones.  With the experiment's own seed the measured peaks are
+ * the model's at the truth (recovery within 1 %); with another seed they are an
+ * independent sample (recovery within two standard errors). */
+static void strength_recovery(double factor, unsigned long data_seed)
+{
+  const double sigma = 3e7, cv = 0.1;
+  make_dir();
+  fl_experiment e = brittle_rod();
+  e.sim.seed = 5;
+  write_experiment("rod.yaml", &e);
+  e.sim.seed = data_seed;
+  write_peaks("peaks.csv", e, 100);
+  write_text("fit.yaml", "experiment: rod.yaml\ndata:\n  - test: tension\n    peaks: peaks.csv\n"
+                         "    columns: { y: peak_kN }\n    units: { y: kN }\n    specimens: 100\n"
+                         "free:\n  bond.failure.max_stress: { start: %.17g, min: 1.0e6, max: 1.0e9 }\n"
+                         "  bond.failure.strength_variation: { start: %.17g, min: 0.005, max: 0.5 }\n",
+             factor * sigma, factor * cv);
+  fl_fit fit;
+  fl_calibration cal;
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &cal);
+  ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
+  double truth[2] = {sigma, cv};
+  for (int j = 0; j < 2; j++) {
+    ck_assert(isfinite(cal.std_error[j]) && cal.std_error[j] > 0.0);
+    if (data_seed != 5)
+      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 2.0 * cal.std_error[j], "%s: %g, truth %g, std_error %g",
+                    fit.free[j].path, cal.value[j], truth[j], cal.std_error[j]);
+    else
+      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 0.01 * truth[j], "%s: %g, truth %g", fit.free[j].path,
+                    cal.value[j], truth[j]);
+  }
+  /* the quantile rows: measured peaks sorted, against simulated quantiles */
+  ck_assert_int_eq(cal.curve[0].points, 100);
+  ck_assert_double_gt(cal.curve[0].r_squared, 0.8);
+  for (int i = 1; i < 100; i++)
+    ck_assert_double_ge(cal.curve[0].measured[i], cal.curve[0].measured[i - 1]);
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+
+START_TEST(test_strength_statistics_same_sample) { strength_recovery(0.5, 5); }
+END_TEST
+START_TEST(test_strength_statistics_independent_sample) { strength_recovery(2.0, 11); }
+END_TEST
+
+static Suite *calibrate_suite(void)
+{
+  Suite *s = suite_create("calibrate");
+  TCase *tr = tcase_create("reader and loader");
+  tcase_add_test(tr, test_reader_separators_headers_and_units);
+  tcase_add_test(tr, test_reader_names_the_bad_row);
+  tcase_add_test(tr, test_loader_defaults_and_relative_paths);
+  suite_add_tcase(s, tr);
+  TCase *tf = tcase_create("fits");
+  tcase_set_timeout(tf, 120);
+  tcase_add_test(tf, test_bending_recovery_from_half);
+  tcase_add_test(tf, test_bending_recovery_from_double);
+  tcase_add_test(tf, test_bending_recovery_with_noise);
+  tcase_add_test(tf, test_joint_tension_torsion_from_half);
+  tcase_add_test(tf, test_joint_tension_torsion_from_double);
+  tcase_add_test(tf, test_joint_tension_torsion_with_noise);
+  tcase_add_test(tf, test_auto_start_near_truth);
+  tcase_add_test(tf, test_parameter_without_influence_fails_with_report);
+  tcase_add_test(tf, test_data_from_another_specimen_fails);
+  tcase_add_test(tf, test_strength_statistics_same_sample);
+  tcase_add_test(tf, test_strength_statistics_independent_sample);
+  suite_add_tcase(s, tf);
+  return s;
+}
+
+int main(void)
+{
+  gsl_set_error_handler_off();
+  SRunner *sr = srunner_create(calibrate_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
