@@ -30,6 +30,38 @@ typedef struct {
   double radius;  /* m */
 } fl_tool;
 
+/* The Hertz-Mindlin force of a contact with overlap delta > 0, unit normal nrm (towards
+ * the body the force acts on), relative normal speed vn and tangential velocity vt at
+ * the contact point: elastic Hertz plus the viscous term (never pulling), and the
+ * tangential spring on the history xi, kept in the tangent plane and capped by Coulomb
+ * friction (the history is rescaled on slip). */
+FL_HD static inline fl_vec3 fl_contact_hertz(const fl_contact_law *law, double delta, fl_vec3 nrm, double vn,
+                                             fl_vec3 vt, double dt, fl_vec3 *xi)
+{
+  double sq = sqrt(law->r_star * delta);
+  double sn = 2.0 * law->e_star * sq;
+  double fn = (4.0 / 3.0) * law->e_star * sq * delta
+              - 2.0 * 0.9128709291752769 * law->beta * sqrt(sn * law->m_star) * (-vn);
+  if (fn < 0.0)
+    fn = 0.0; /* a contact never pulls */
+  /* Tangential history: keep it in the current tangent plane, add this step's slip. */
+  double kt = 8.0 * law->g_star * sq;
+  double len = fl_norm(*xi);
+  fl_vec3 h = fl_axpy(*xi, -fl_dot(*xi, nrm), nrm);
+  double hn = fl_norm(h);
+  if (hn > 0.0)
+    h = fl_scale(h, len / hn);
+  h = fl_axpy(h, dt, vt);
+  fl_vec3 ft = fl_scale(h, -kt);
+  double ftn = fl_norm(ft), cap = law->mu * fn;
+  if (ftn > cap) {
+    ft = ftn > 0.0 ? fl_scale(ft, cap / ftn) : ft;
+    h = kt > 0.0 ? fl_scale(ft, -1.0 / kt) : fl_v3(0.0, 0.0, 0.0);
+  }
+  *xi = h;
+  return fl_axpy(ft, fn, nrm);
+}
+
 /* Contact of a segment (centre x, unit axis a, half cylinder length hl, radius r,
  * velocity v, angular velocity w) with a tool.  xi is the tangential history (world,
  * m).  Returns the overlap (<= 0: no contact, history cleared) and adds the force
@@ -61,29 +93,7 @@ FL_HD static inline double fl_contact_tool(const fl_contact_law *law, const fl_t
   double vn = fl_dot(vc, nrm);
   fl_vec3 vt = fl_axpy(vc, -vn, nrm);
 
-  double sq = sqrt(law->r_star * delta);
-  double sn = 2.0 * law->e_star * sq;
-  double fn = (4.0 / 3.0) * law->e_star * sq * delta
-              - 2.0 * 0.9128709291752769 * law->beta * sqrt(sn * law->m_star) * (-vn);
-  if (fn < 0.0)
-    fn = 0.0; /* no pull between a tool and the segment */
-
-  /* Tangential history: keep it in the current tangent plane, add this step's slip. */
-  double kt = 8.0 * law->g_star * sq;
-  double len = fl_norm(*xi);
-  fl_vec3 h = fl_axpy(*xi, -fl_dot(*xi, nrm), nrm);
-  double hl2 = fl_norm(h);
-  if (hl2 > 0.0)
-    h = fl_scale(h, len / hl2);
-  h = fl_axpy(h, dt, vt);
-  fl_vec3 ft = fl_scale(h, -kt);
-  double ftn = fl_norm(ft), cap = law->mu * fn;
-  if (ftn > cap) {
-    ft = ftn > 0.0 ? fl_scale(ft, cap / ftn) : ft;
-    h = kt > 0.0 ? fl_scale(ft, -1.0 / kt) : fl_v3(0.0, 0.0, 0.0);
-  }
-  *xi = h;
-  fl_vec3 force = fl_axpy(ft, fn, nrm);
+  fl_vec3 force = fl_contact_hertz(law, delta, nrm, vn, vt, dt, xi);
   *f = fl_add(*f, force);
   *t = fl_add(*t, fl_cross(arm, force));
   return delta;
@@ -138,24 +148,7 @@ FL_HD static inline double fl_contact_segments(const fl_contact_law *law, fl_vec
   fl_vec3 vc = fl_sub(fl_add(v1, fl_cross(w1, arm1)), fl_add(v2, fl_cross(w2, arm2)));
   double vn = fl_dot(vc, nrm);
   fl_vec3 vt = fl_axpy(vc, -vn, nrm);
-  double sq = sqrt(law->r_star * delta), sn = 2.0 * law->e_star * sq;
-  double fn = (4.0 / 3.0) * law->e_star * sq * delta - 2.0 * 0.9128709291752769 * law->beta * sqrt(sn * law->m_star) * (-vn);
-  if (fn < 0.0)
-    fn = 0.0;
-  double kt = 8.0 * law->g_star * sq, len = fl_norm(*xi);
-  fl_vec3 h = fl_axpy(*xi, -fl_dot(*xi, nrm), nrm);
-  double hn = fl_norm(h);
-  if (hn > 0.0)
-    h = fl_scale(h, len / hn);
-  h = fl_axpy(h, dt, vt);
-  fl_vec3 ft = fl_scale(h, -kt);
-  double ftn = fl_norm(ft), cap = law->mu * fn;
-  if (ftn > cap) {
-    ft = ftn > 0.0 ? fl_scale(ft, cap / ftn) : ft;
-    h = kt > 0.0 ? fl_scale(ft, -1.0 / kt) : fl_v3(0.0, 0.0, 0.0);
-  }
-  *xi = h;
-  *f = fl_axpy(ft, fn, nrm);
+  *f = fl_contact_hertz(law, delta, nrm, vn, vt, dt, xi);
   *t1 = fl_cross(arm1, *f);
   *t2 = fl_cross(arm2, fl_neg(*f));
   return delta;
