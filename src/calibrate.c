@@ -11,7 +11,9 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,365 @@ static double clamp_inside(const fl_fit_param *p, double theta)
   if (!(param_frac(p, theta) < 0.99))
     return param_at(p, 0.99);
   return theta;
+}
+
+/* ---- the checkpoint: a memo log of the evaluations (fit.h) ------------------------- */
+
+#define CK_MAGIC "FLCALCK1"
+#define CK_TAG_F 0x66u    /* 'f': residuals */
+#define CK_TAG_DF 0x4au   /* 'J': Jacobian */
+#define CK_FAILED_TRIAL 1u /* flags: a trial point that did not run */
+
+typedef struct {
+  uint32_t tag, flags;
+  int64_t dsim, dbatch;
+  uint32_t nu, nv;
+  double *u, *v;
+} ck_record;
+
+struct fl_checkpoint {
+  char path[FL_FIT_PATH];
+  FILE *f;            /* open for appending; NULL after a write error */
+  int found;
+  ck_record *rec;
+  long nrec, cap, loaded, replayed, cursor;
+  int write_failed;
+};
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+  const unsigned char *c = data;
+  for (size_t i = 0; i < len; i++) {
+    h ^= c[i];
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+#define FNV0 14695981039346656037ULL
+
+/* Hash and length of a file's bytes; -1 when it cannot be read. */
+static int hash_file(const char *path, uint64_t *h, uint64_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return -1;
+  unsigned char buf[65536];
+  size_t k;
+  *h = FNV0;
+  *len = 0;
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+    *h = fnv1a(*h, buf, k);
+    *len += k;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  return bad ? -1 : 0;
+}
+
+/* Everything but the fit file the evaluations depend on. */
+static int settings_hash(const fl_fit *fit, const char *settings, uint64_t *out)
+{
+  uint64_t h = FNV0, fh, fl;
+  for (int d = -1; d < fit->ndata; d++) {
+    const char *paths[2] = {d < 0 ? fit->exp_path : fit->data[d].exp_path, d < 0 ? NULL : fit->data[d].path};
+    for (int k = 0; k < 2; k++) {
+      if (!paths[k])
+        continue;
+      if (hash_file(paths[k], &fh, &fl))
+        return -1;
+      h = fnv1a(h, &fh, sizeof fh);
+      h = fnv1a(h, &fl, sizeof fl);
+    }
+  }
+  const fl_fit_solver *s = &fit->solver;
+  h = fnv1a(h, &s->method, sizeof s->method);
+  h = fnv1a(h, &s->max_iterations, sizeof s->max_iterations);
+  h = fnv1a(h, &s->xtol, sizeof s->xtol);
+  h = fnv1a(h, &s->gtol, sizeof s->gtol);
+  h = fnv1a(h, &s->ftol, sizeof s->ftol);
+  h = fnv1a(h, &fit->npoints, sizeof fit->npoints);
+  h = fnv1a(h, &fit->nfree, sizeof fit->nfree);
+  if (settings)
+    h = fnv1a(h, settings, strlen(settings));
+  *out = h;
+  return 0;
+}
+
+typedef struct {
+  unsigned char *b;
+  size_t len, cap;
+} ck_buf;
+
+static int buf_put(ck_buf *b, const void *data, size_t len)
+{
+  if (b->len + len > b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 4096;
+    while (cap < b->len + len)
+      cap *= 2;
+    unsigned char *nb = realloc(b->b, cap);
+    if (!nb)
+      return -1;
+    b->b = nb;
+    b->cap = cap;
+  }
+  memcpy(b->b + b->len, data, len);
+  b->len += len;
+  return 0;
+}
+
+/* Reads from a byte range: 0 when the bytes are there. */
+static int buf_get(const unsigned char *b, size_t len, size_t *pos, void *out, size_t k)
+{
+  if (len - *pos < k)
+    return -1;
+  memcpy(out, b + *pos, k);
+  *pos += k;
+  return 0;
+}
+
+static void ck_free_records(fl_checkpoint *ck)
+{
+  for (long i = 0; i < ck->nrec; i++) {
+    free(ck->rec[i].u);
+    free(ck->rec[i].v);
+  }
+  free(ck->rec);
+  ck->rec = NULL;
+  ck->nrec = ck->cap = 0;
+}
+
+static int ck_write_all(fl_checkpoint *ck, const void *data, size_t len)
+{
+  if (!ck->f || fwrite(data, 1, len, ck->f) != len || fflush(ck->f) || fsync(fileno(ck->f)))
+    return -1;
+  return 0;
+}
+
+int fl_checkpoint_open(const char *path, const fl_fit *fit, const char *settings, int resume, fl_checkpoint **out,
+                       char *err, size_t errlen)
+{
+  *out = NULL;
+  uint64_t fit_hash, fit_len, set_hash;
+  if (hash_file(fit->file, &fit_hash, &fit_len) || settings_hash(fit, settings, &set_hash)) {
+    snprintf(err, errlen, "cannot read the inputs again to check the checkpoint: %s", strerror(errno));
+    return FL_EIO;
+  }
+  fl_checkpoint *ck = calloc(1, sizeof *ck);
+  if (!ck) {
+    snprintf(err, errlen, "out of memory");
+    return FL_ENOMEM;
+  }
+  snprintf(ck->path, sizeof ck->path, "%s", path);
+  /* the header */
+  ck_buf hb = {NULL, 0, 0};
+  uint32_t n32 = (uint32_t)fit->npoints, p32 = (uint32_t)fit->nfree, namelen = (uint32_t)strlen(fit->file);
+  int ok = !buf_put(&hb, CK_MAGIC, 8) && !buf_put(&hb, &fit_len, 8) && !buf_put(&hb, &fit_hash, 8) &&
+           !buf_put(&hb, &set_hash, 8) && !buf_put(&hb, &n32, 4) && !buf_put(&hb, &p32, 4) &&
+           !buf_put(&hb, &namelen, 4) && !buf_put(&hb, fit->file, namelen);
+  uint64_t hsum = fnv1a(FNV0, hb.b, hb.len);
+  ok = ok && !buf_put(&hb, &hsum, 8);
+  if (!ok) {
+    free(hb.b);
+    free(ck);
+    snprintf(err, errlen, "out of memory");
+    return FL_ENOMEM;
+  }
+  int rc = FL_OK;
+  size_t valid = 0;
+  FILE *in = resume ? fopen(path, "rb") : NULL;
+  if (resume && !in && errno != ENOENT) {
+    snprintf(err, errlen, "--resume: cannot read the checkpoint %s: %s", path, strerror(errno));
+    rc = FL_EIO;
+    goto done;
+  }
+  if (in) {
+    ck->found = 1;
+    ck_buf fb = {NULL, 0, 0};
+    unsigned char chunk[65536];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, in)) > 0)
+      if (buf_put(&fb, chunk, k)) {
+        rc = FL_ENOMEM;
+        break;
+      }
+    if (ferror(in) && !rc) {
+      snprintf(err, errlen, "--resume: cannot read the checkpoint %s: %s", path, strerror(errno));
+      rc = FL_EIO;
+    }
+    fclose(in);
+    if (rc == FL_ENOMEM)
+      snprintf(err, errlen, "out of memory");
+    /* its header */
+    size_t pos = 0;
+    char magic[8];
+    uint64_t flen = 0, fhash = 0, shash = 0, sum = 0;
+    uint32_t cn = 0, cp = 0, cl = 0;
+    char name[FL_FIT_PATH] = "";
+    int hdr = !rc && !buf_get(fb.b, fb.len, &pos, magic, 8) && memcmp(magic, CK_MAGIC, 8) == 0 &&
+              !buf_get(fb.b, fb.len, &pos, &flen, 8) && !buf_get(fb.b, fb.len, &pos, &fhash, 8) &&
+              !buf_get(fb.b, fb.len, &pos, &shash, 8) && !buf_get(fb.b, fb.len, &pos, &cn, 4) &&
+              !buf_get(fb.b, fb.len, &pos, &cp, 4) && !buf_get(fb.b, fb.len, &pos, &cl, 4) && cl < sizeof name &&
+              !buf_get(fb.b, fb.len, &pos, name, cl);
+    if (hdr) {
+      name[cl] = '\0';
+      uint64_t want = fnv1a(FNV0, fb.b, pos);
+      hdr = !buf_get(fb.b, fb.len, &pos, &sum, 8) && sum == want;
+    }
+    if (!rc && !hdr) {
+      snprintf(err, errlen, "--resume: %s is not a fiber-calibrate checkpoint, or its header is damaged; allowed: "
+               "the PREFIX.checkpoint of an interrupted run, or run without --resume to start over", path);
+      rc = FL_EINPUT;
+    } else if (!rc && (flen != fit_len || fhash != fit_hash)) {
+      snprintf(err, errlen, "--resume: the checkpoint %s was written for the fit file %.1000s (%llu bytes), whose "
+               "bytes differ from %.1000s (%llu bytes); allowed: --resume with the fit file and settings of the "
+               "interrupted run, or run without --resume to start over", path, name, (unsigned long long)flen,
+               fit->file, (unsigned long long)fit_len);
+      rc = FL_EINPUT;
+    } else if (!rc && (shash != set_hash || cn != n32 || cp != p32)) {
+      snprintf(err, errlen, "--resume: the checkpoint %s was written with other settings (an experiment or data "
+               "file, --set, --seed, --device or --threads differs) than this run of %.1000s; allowed: --resume "
+               "with the fit file and settings of the interrupted run, or run without --resume to start over",
+               path, fit->file);
+      rc = FL_EINPUT;
+    }
+    valid = pos;
+    /* its records, up to the first that is cut short or damaged */
+    while (!rc) {
+      size_t r0 = pos;
+      ck_record r;
+      memset(&r, 0, sizeof r);
+      if (buf_get(fb.b, fb.len, &pos, &r.tag, 4) || buf_get(fb.b, fb.len, &pos, &r.flags, 4) ||
+          buf_get(fb.b, fb.len, &pos, &r.dsim, 8) || buf_get(fb.b, fb.len, &pos, &r.dbatch, 8) ||
+          buf_get(fb.b, fb.len, &pos, &r.nu, 4) || buf_get(fb.b, fb.len, &pos, &r.nv, 4))
+        break;
+      uint32_t wantv = r.tag == CK_TAG_F ? n32 : r.tag == CK_TAG_DF ? n32 * p32 : 0;
+      if (r.nu != p32 || r.nv != wantv || wantv == 0)
+        break;
+      if (fb.len - pos < ((size_t)r.nu + r.nv) * sizeof(double) + 8)
+        break;
+      const unsigned char *data = fb.b + pos;
+      pos += ((size_t)r.nu + r.nv) * sizeof(double);
+      uint64_t rsum;
+      memcpy(&rsum, fb.b + pos, 8);
+      pos += 8;
+      if (rsum != fnv1a(FNV0, fb.b + r0, pos - 8 - r0))
+        break;
+      r.u = malloc(r.nu * sizeof(double));
+      r.v = malloc(r.nv * sizeof(double));
+      if (ck->nrec == ck->cap) {
+        long cap = ck->cap ? 2 * ck->cap : 64;
+        ck_record *nr = realloc(ck->rec, (size_t)cap * sizeof *nr);
+        if (nr) {
+          ck->rec = nr;
+          ck->cap = cap;
+        }
+      }
+      if (!r.u || !r.v || ck->nrec == ck->cap) {
+        free(r.u);
+        free(r.v);
+        snprintf(err, errlen, "out of memory");
+        rc = FL_ENOMEM;
+        break;
+      }
+      memcpy(r.u, data, r.nu * sizeof(double));
+      memcpy(r.v, data + r.nu * sizeof(double), r.nv * sizeof(double));
+      ck->rec[ck->nrec++] = r;
+      valid = pos;
+    }
+    free(fb.b);
+    ck->loaded = ck->nrec;
+    /* cut off a record the interrupted run left half written */
+    if (!rc && truncate(path, (off_t)valid)) {
+      snprintf(err, errlen, "--resume: cannot truncate the checkpoint %s: %s", path, strerror(errno));
+      rc = FL_EIO;
+    }
+    if (!rc && !(ck->f = fopen(path, "ab"))) {
+      snprintf(err, errlen, "--resume: cannot append to the checkpoint %s: %s", path, strerror(errno));
+      rc = FL_EIO;
+    }
+  } else {
+    /* a new log (replacing any earlier one) */
+    if (!(ck->f = fopen(path, "wb")) || ck_write_all(ck, hb.b, hb.len)) {
+      snprintf(err, errlen, "cannot write the checkpoint %s: %s", path, strerror(errno));
+      rc = FL_EIO;
+    }
+  }
+done:
+  free(hb.b);
+  if (rc) {
+    if (ck->f)
+      fclose(ck->f);
+    ck_free_records(ck);
+    free(ck);
+    return rc;
+  }
+  *out = ck;
+  return FL_OK;
+}
+
+long fl_checkpoint_loaded(const fl_checkpoint *ck) { return ck ? ck->loaded : 0; }
+long fl_checkpoint_replayed(const fl_checkpoint *ck) { return ck ? ck->replayed : 0; }
+int fl_checkpoint_found(const fl_checkpoint *ck) { return ck ? ck->found : 0; }
+
+void fl_checkpoint_close(fl_checkpoint *ck, int remove_file)
+{
+  if (!ck)
+    return;
+  if (ck->f)
+    fclose(ck->f);
+  if (remove_file)
+    unlink(ck->path);
+  ck_free_records(ck);
+  free(ck);
+}
+
+/* The stored record of (tag, u), or NULL: the next in order first, then any. */
+static const ck_record *ck_lookup(fl_checkpoint *ck, uint32_t tag, const gsl_vector *u)
+{
+  if (!ck || ck->loaded == 0)
+    return NULL;
+  size_t p = u->size;
+  double key[FL_FIT_MAX_FREE];
+  for (size_t j = 0; j < p; j++)
+    key[j] = gsl_vector_get(u, j);
+  for (long k = 0; k < ck->loaded; k++) {
+    long i = (ck->cursor + k) % ck->loaded;
+    const ck_record *r = &ck->rec[i];
+    if (r->tag == tag && r->nu == p && memcmp(r->u, key, p * sizeof(double)) == 0) {
+      ck->cursor = (i + 1) % ck->loaded;
+      ck->replayed++;
+      return r;
+    }
+  }
+  return NULL;
+}
+
+/* Append one evaluation, synced; a write error is noted once and ends the logging. */
+static void ck_append(fl_checkpoint *ck, FILE *log, const char *prog, uint32_t tag, uint32_t flags, long dsim,
+                      long dbatch, const gsl_vector *u, const double *v, size_t nv)
+{
+  if (!ck || !ck->f)
+    return;
+  ck_buf b = {NULL, 0, 0};
+  uint32_t nu = (uint32_t)u->size, nv32 = (uint32_t)nv;
+  int64_t ds = dsim, db = dbatch;
+  int ok = !buf_put(&b, &tag, 4) && !buf_put(&b, &flags, 4) && !buf_put(&b, &ds, 8) && !buf_put(&b, &db, 8) &&
+           !buf_put(&b, &nu, 4) && !buf_put(&b, &nv32, 4);
+  for (size_t j = 0; j < u->size && ok; j++) {
+    double x = gsl_vector_get(u, j);
+    ok = !buf_put(&b, &x, sizeof x);
+  }
+  ok = ok && !buf_put(&b, v, nv * sizeof(double));
+  uint64_t sum = ok ? fnv1a(FNV0, b.b, b.len) : 0;
+  ok = ok && !buf_put(&b, &sum, 8);
+  if (!ok || ck_write_all(ck, b.b, b.len)) {
+    if (log)
+      fprintf(log, "%s: warning: cannot write the checkpoint %s (%s): the calibration goes on without it\n",
+              prog ? prog : "fiber-calibrate", ck->path, ok ? strerror(errno) : "out of memory");
+    fclose(ck->f);
+    ck->f = NULL;
+  }
+  free(b.b);
 }
 
 /* ---- the model --------------------------------------------------------------------- */
@@ -307,6 +668,24 @@ static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
 {
   cal_state *st = params;
   double theta[FL_FIT_MAX_FREE];
+  const ck_record *r = ck_lookup(st->opts->checkpoint, CK_TAG_F, u);
+  if (r) {
+    /* replayed from the checkpoint: the stored bytes and simulation counts */
+    for (size_t i = 0; i < f->size; i++)
+      gsl_vector_set(f, i, r->v[i]);
+    st->simulations += r->dsim;
+    st->batches += r->dbatch;
+    if (r->flags & CK_FAILED_TRIAL) {
+      if (st->failed_trials++ == 0)
+        note(st, "note: a trial point did not run (replayed from the checkpoint); its step is rejected");
+      return GSL_SUCCESS;
+    }
+    gsl_vector_memcpy(st->last_u, u);
+    gsl_vector_memcpy(st->last_f, f);
+    st->have_last = 1;
+    return GSL_SUCCESS;
+  }
+  long sim0 = st->simulations, batch0 = st->batches;
   theta_of(st, u, theta);
   for (int d = 0; d < st->fit->ndata; d++) {
     int rc = item_residuals(st, d, theta, f->data + st->item[d].row0);
@@ -317,6 +696,9 @@ static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
       if (st->failed_trials++ == 0)
         note(st, "note: a trial point did not run (%s); its step is rejected", st->err);
       gsl_vector_set_all(f, 1e10);
+      if (!(st->opts->stop && *st->opts->stop))
+        ck_append(st->opts->checkpoint, st->opts->log, st->opts->prog, CK_TAG_F, CK_FAILED_TRIAL,
+                  st->simulations - sim0, st->batches - batch0, u, f->data, f->size);
       return GSL_SUCCESS;
     }
     if (rc) {
@@ -327,6 +709,16 @@ static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
   gsl_vector_memcpy(st->last_u, u);
   gsl_vector_memcpy(st->last_f, f);
   st->have_last = 1;
+  if (!(st->opts->stop && *st->opts->stop) && st->opts->checkpoint) {
+    double *tmp = malloc(f->size * sizeof *tmp);
+    if (tmp) {
+      for (size_t i = 0; i < f->size; i++)
+        tmp[i] = gsl_vector_get(f, i);
+      ck_append(st->opts->checkpoint, st->opts->log, st->opts->prog, CK_TAG_F, 0, st->simulations - sim0,
+                st->batches - batch0, u, tmp, f->size);
+      free(tmp);
+    }
+  }
   return GSL_SUCCESS;
 }
 
@@ -341,6 +733,17 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
   const fl_fit *fit = st->fit;
   int p = st->p;
   double theta0[FL_FIT_MAX_FREE], thetas[FL_FIT_MAX_FREE][FL_FIT_MAX_FREE], h[FL_FIT_MAX_FREE];
+  const ck_record *r = ck_lookup(st->opts->checkpoint, CK_TAG_DF, u);
+  if (r) {
+    /* replayed from the checkpoint: the stored bytes and simulation counts */
+    for (int i = 0; i < st->n; i++)
+      for (int j = 0; j < p; j++)
+        gsl_matrix_set(J, (size_t)i, (size_t)j, r->v[(size_t)i * (size_t)p + (size_t)j]);
+    st->simulations += r->dsim;
+    st->batches += r->dbatch;
+    return GSL_SUCCESS;
+  }
+  long sim0 = st->simulations, batch0 = st->batches;
   theta_of(st, u, theta0);
   gsl_matrix_set_zero(J);
   double *base = NULL, *pert = NULL;
@@ -408,6 +811,17 @@ out:
   if (rc) {
     st->rc = rc;
     return GSL_EBADFUNC;
+  }
+  if (!(st->opts->stop && *st->opts->stop) && st->opts->checkpoint) {
+    double *tmp = malloc((size_t)st->n * (size_t)p * sizeof *tmp);
+    if (tmp) {
+      for (int i = 0; i < st->n; i++)
+        for (int j = 0; j < p; j++)
+          tmp[(size_t)i * (size_t)p + (size_t)j] = gsl_matrix_get(J, (size_t)i, (size_t)j);
+      ck_append(st->opts->checkpoint, st->opts->log, st->opts->prog, CK_TAG_DF, 0, st->simulations - sim0,
+                st->batches - batch0, u, tmp, (size_t)st->n * (size_t)p);
+      free(tmp);
+    }
   }
   return GSL_SUCCESS;
 }
@@ -798,7 +1212,7 @@ out:
 
 int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen)
 {
-  static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL};
+  static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL, NULL, 0};
   cal_state st;
   int p = fit->nfree, n = fit->npoints, rc = FL_OK, maxrows = 0;
   double t0 = now();
@@ -937,6 +1351,8 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     cal->iterations = iter;
     if (st.opts->progress && st.opts->log)
       progress_line(&st, iter, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
+    if (st.opts->stop_after > 0 && iter == st.opts->stop_after)
+      raise(SIGTERM); /* test hook (FL_CALIBRATE_STOP_AFTER): the handler sets opts->stop */
     int info;
     if (gsl_multifit_nlinear_test(fit->solver.xtol, fit->solver.gtol, fit->solver.ftol, &info, w) == GSL_SUCCESS) {
       cal->status = FL_CAL_CONVERGED;

@@ -38,6 +38,7 @@ static void usage(FILE *f, const char *prog)
           "      --plot FORMAT     png, svg or none (default png)\n"
           "      --seed N          random seed of every experiment (default: the YAML's, else 1)\n"
           "      --threads N       threads over the specimens of a batch (default 1)\n"
+          "      --resume          continue an interrupted calibration from PREFIX.checkpoint\n"
           "  -q, --quiet           no progress lines\n"
           "      --progress        one progress line per iteration even when stderr is not a terminal\n"
           "  -h, --help            show this help and exit\n"
@@ -82,12 +83,13 @@ int main(int argc, char **argv)
                                        {"threads", required_argument, NULL, 'T'},
                                        {"quiet", no_argument, NULL, 'q'},
                                        {"progress", no_argument, NULL, 'P'},
+                                       {"resume", no_argument, NULL, 'R'},
                                        {"help", no_argument, NULL, 'h'},
                                        {"version", no_argument, NULL, 'V'},
                                        {NULL, 0, NULL, 0}};
   const char *prefix = NULL, *sets[MAX_SETS + 1];
   char seedset[64];
-  int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0, device = 0, c;
+  int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0, device = 0, resume = 0, c;
   long threads = 1;
   enum fl_plot plot = FL_PLOT_PNG;
   gsl_set_error_handler_off();
@@ -160,6 +162,9 @@ int main(int argc, char **argv)
     case 'P':
       force_progress = 1;
       break;
+    case 'R':
+      resume = 1;
+      break;
     case 'h':
       usage(stdout, prog);
       return 0;
@@ -211,8 +216,8 @@ int main(int argc, char **argv)
     prefix = pbuf;
   }
   /* The outputs must not replace an input. */
-  static const char *const ext[] = {".yaml", ".csv", ".gp", ".png", ".svg"};
-  for (int e = 0; e < 5; e++) {
+  static const char *const ext[] = {".yaml", ".csv", ".gp", ".png", ".svg", ".checkpoint"};
+  for (int e = 0; e < 6; e++) {
     snprintf(out, sizeof out, "%s%s", prefix, ext[e]);
     const char *input = same_file(out, file) ? file : same_file(out, fit.exp_path) ? fit.exp_path : NULL;
     for (int d = 0; d < fit.ndata && !input; d++)
@@ -257,18 +262,59 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: note: --device auto: this fiberlab was built without CUDA; running on the CPU\n", prog);
 #endif
   }
+  /* the checkpoint: a memo log of the evaluations, replayed by --resume */
+  char ckpath[FL_FIT_PATH + 16], settings[MAX_SETS * 64 + 64];
+  size_t sn = 0;
+  snprintf(ckpath, sizeof ckpath, "%s.checkpoint", prefix);
+  for (int i = 0; i < nsets && sn < sizeof settings - 1; i++)
+    sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "set %s\n", sets[i]);
+  if (sn < sizeof settings - 1)
+    snprintf(settings + sn, sizeof settings - sn, "device %s\nthreads %ld\n", use_gpu ? "gpu" : "cpu", threads);
+  fl_checkpoint *ck = NULL;
+  rc = fl_checkpoint_open(ckpath, &fit, settings, resume, &ck, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    fl_fit_free(&fit);
+    return rc == FL_EINPUT ? 2 : 1;
+  }
+  if (resume && !fl_checkpoint_found(ck))
+    fprintf(stderr, "%s: note: --resume: no checkpoint %s; the calibration starts from the beginning\n", prog,
+            ckpath);
+  /* test hook: raise SIGTERM after this many accepted iterations */
+  int stop_after = 0;
+  const char *sa_env = getenv("FL_CALIBRATE_STOP_AFTER");
+  if (sa_env && *sa_env) {
+    char *end;
+    long v = strtol(sa_env, &end, 10);
+    if (!*end && v > 0 && v < 1000000)
+      stop_after = (int)v;
+  }
   fl_calibrate_opts co = {(int)threads, use_gpu, force_progress || (!quiet && isatty(STDERR_FILENO)), stderr, prog,
-                          &stop_flag};
+                          &stop_flag, ck, stop_after};
   fl_calibration cal;
   rc = fl_calibrate(&fit, &co, &cal, err, sizeof err);
+  if (resume)
+    fprintf(stderr, "%s: --resume: %ld evaluations replayed from %s (%ld records in it)\n", prog,
+            fl_checkpoint_replayed(ck), ckpath, fl_checkpoint_loaded(ck));
   if (rc) {
     fprintf(stderr, "%s: %s: %s; no output written\n", prog, file, err);
+    fl_checkpoint_close(ck, !stop_flag);
     fl_fit_free(&fit);
     return 1;
   }
   fl_calibration_output oo = {prefix, cmd, plot, plot_given};
   fl_calibration_paths paths;
   rc = fl_calibration_write(&fit, &cal, &oo, &paths, err, sizeof err);
+  /* a calibration that ran to its end needs no checkpoint; an interrupted one keeps it */
+  fl_checkpoint_close(ck, !rc && !stop_flag);
+  if (stop_flag)
+    fprintf(stderr, "%s: interrupted: the checkpoint %s is kept; rerun with --resume to continue\n", prog, ckpath);
+  if (getenv("FL_CALIBRATE_EXACT") && !rc) {
+    /* test hook: the exact values, for comparing runs bit for bit */
+    for (int j = 0; j < fit.nfree; j++)
+      fprintf(stderr, "%s: exact: %s %.17g %a\n", prog, fit.free[j].path, cal.value[j], cal.value[j]);
+    fprintf(stderr, "%s: exact: cost %.17g %a\n", prog, cal.cost, cal.cost);
+  }
   if (rc) {
     fprintf(stderr, "%s: %s\n", prog, err);
     fl_calibration_free(&cal);

@@ -108,7 +108,37 @@ typedef struct {
   FILE *log;                    /* progress and notes (stderr); NULL: none */
   const char *prog;             /* program name for log lines */
   volatile sig_atomic_t *stop;  /* set asynchronously to interrupt */
+  struct fl_checkpoint *checkpoint; /* memo log of the evaluations (NULL: none) */
+  int stop_after;               /* test hook: raise SIGTERM after this accepted iteration (0: never) */
 } fl_calibrate_opts;
+
+/* The checkpoint of a calibration: a memo log of its model evaluations.  Every
+ * evaluation of the residuals (f) or of the Jacobian (df) is deterministic, so each is
+ * appended, with fsync, as a record keyed by the exact bytes of the transformed
+ * parameter vector u and its kind, holding the exact bytes of the residual vector or
+ * Jacobian and the simulations it counted.  A resumed calibration runs again from the
+ * start; each evaluation found in the log returns its stored bytes without a
+ * simulation, so the solver takes exactly the same path, and once the log runs out
+ * the evaluations simulate and append again.  The header holds the fit file's name,
+ * length and hash, and a hash of everything else the evaluations depend on (the
+ * experiment and data files, settings, solver, sizes). */
+typedef struct fl_checkpoint fl_checkpoint;
+
+/* Open the checkpoint path for fit; settings names what the files do not (--set,
+ * --seed, device, threads).  resume 0: create or replace it.  resume 1: load its
+ * records (a truncated or damaged last record is dropped and cut off the file); a
+ * missing file starts an empty log.  Returns FL_EINPUT when the file is not a
+ * checkpoint or was written for another fit file or other settings, FL_EIO when it
+ * cannot be read or written; err says which. */
+int fl_checkpoint_open(const char *path, const fl_fit *fit, const char *settings, int resume, fl_checkpoint **ck,
+                       char *err, size_t errlen);
+/* Records loaded at open, and evaluations answered from them so far. */
+long fl_checkpoint_loaded(const fl_checkpoint *ck);
+long fl_checkpoint_replayed(const fl_checkpoint *ck);
+/* 1 when the file existed at a resume. */
+int fl_checkpoint_found(const fl_checkpoint *ck);
+/* Close; remove_file 1 deletes the file (a calibration that finished). */
+void fl_checkpoint_close(fl_checkpoint *ck, int remove_file);
 
 /* One data item's fit. */
 typedef struct {

@@ -1,0 +1,136 @@
+#!/bin/sh
+# fiber-calibrate --resume: a calibration stopped after some accepted iterations
+# (SIGTERM, through the test hook FL_CALIBRATE_STOP_AFTER), resumed, killed again with
+# SIGKILL while it appends to its checkpoint (and a half-written record added), and
+# resumed to the end, gives the same summary, calibrated experiment and curves as an
+# uninterrupted run, and the same fitted values and cost bit for bit (FL_CALIBRATE_EXACT
+# prints them as %a).  A checkpoint of another fit file, or one that is not a
+# checkpoint, is refused with exit status 2 and nothing written.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+bin=$(cd "$top_builddir" && pwd)/fiber-calibrate
+fits=$(cd "$top_srcdir/tests/fit-bad" && pwd)
+work=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+fails=0
+passes=0
+n=0
+FL_CALIBRATE_EXACT=1
+export FL_CALIBRATE_EXACT
+unset FL_CALIBRATE_STOP_AFTER
+
+ok() {
+  n=$((n + 1))
+  passes=$((passes + 1))
+  echo "ok $n: $1"
+}
+fail() {
+  n=$((n + 1))
+  fails=$((fails + 1))
+  echo "FAIL $n: $1"
+  [ $# -gt 1 ] && [ -f "$2" ] && sed 's/^/  | /' "$2"
+  return 0
+}
+size() { wc -c <"$1" | tr -d ' '; }
+
+cp "$fits/good.yaml" "$fits/bend.yaml" "$fits/curve.csv" "$work/" || exit 1
+cd "$work" || exit 1
+mkdir full part
+
+# 1. the uninterrupted run
+"$bin" --plot none -o full/out good.yaml >full.out 2>full.err
+st=$?
+if [ "$st" = 0 ] && grep -q '^status: converged' full.out && [ ! -e full/out.checkpoint ]; then
+  ok "uninterrupted run converged, no checkpoint left"
+else
+  fail "uninterrupted run: status $st" full.err
+fi
+iters=$(sed -n 's/^iterations: //p' full.out)
+[ "${iters:-0}" -ge 4 ] || fail "the fit takes only ${iters:-?} iterations; the test needs at least 4"
+
+# 2. stopped by SIGTERM after 2 accepted iterations
+FL_CALIBRATE_STOP_AFTER=2 "$bin" --plot none -o part/out good.yaml >stop.out 2>stop.err
+st=$?
+if [ "$st" = 1 ] && grep -q 'interrupted after iteration 2' stop.err && [ -s part/out.checkpoint ]; then
+  ok "SIGTERM after iteration 2: exit 1, checkpoint kept"
+else
+  fail "SIGTERM after iteration 2: status $st" stop.err
+fi
+
+# 3. a checkpoint of another fit file, or not a checkpoint at all: refused
+sed 's/start: 1,/start: 1.0,/' good.yaml >other.yaml
+mkdir other
+cp part/out.checkpoint other/out.checkpoint
+"$bin" --plot none -o other/out --resume other.yaml >other.out 2>other.err
+st=$?
+if [ "$st" = 2 ] && grep -q 'was written for the fit file good.yaml' other.err && [ ! -s other.out ] &&
+  [ "$(ls other)" = out.checkpoint ] && cmp -s other/out.checkpoint part/out.checkpoint; then
+  ok "checkpoint of another fit file refused with exit 2, nothing written"
+else
+  fail "checkpoint of another fit file: status $st (want 2)" other.err
+fi
+echo 'not a checkpoint' >other/out.checkpoint
+"$bin" --plot none -o other/out --resume other.yaml >other.out 2>other.err
+st=$?
+if [ "$st" = 2 ] && grep -q 'is not a fiber-calibrate checkpoint' other.err && [ "$(ls other)" = out.checkpoint ]; then
+  ok "a file that is not a checkpoint refused with exit 2"
+else
+  fail "not a checkpoint: status $st (want 2)" other.err
+fi
+
+# 4. resumed, then killed with SIGKILL once it has appended past the replayed records
+before=$(size part/out.checkpoint)
+"$bin" --plot none -o part/out --resume good.yaml >kill.out 2>kill.err &
+pid=$!
+t=0
+while [ "$(size part/out.checkpoint)" -le "$before" ] && kill -0 "$pid" 2>/dev/null && [ $t -lt 300 ]; do
+  sleep 0.1
+  t=$((t + 1))
+done
+if kill -KILL "$pid" 2>/dev/null; then
+  wait "$pid" 2>/dev/null
+  pid=
+  # the start of a record cut short by the kill
+  printf 'f\000\000\000\000' >>part/out.checkpoint
+  ok "resumed run killed with SIGKILL after appending ($before -> $(size part/out.checkpoint) bytes)"
+else
+  wait "$pid" 2>/dev/null
+  pid=
+  fail "the resumed run ended before it could be killed" kill.err
+fi
+
+# 5. resumed to the end
+"$bin" --plot none -o part/out --resume good.yaml >resume.out 2>resume.err
+st=$?
+replayed=$(sed -n 's/.*--resume: \([0-9]*\) evaluations replayed.*/\1/p' resume.err)
+if [ "$st" = 0 ] && [ "${replayed:-0}" -gt 0 ] && [ ! -e part/out.checkpoint ]; then
+  ok "resumed run finished: $replayed evaluations replayed, checkpoint removed"
+else
+  fail "resumed run: status $st, replayed '${replayed:-}'" resume.err
+fi
+if sed 's/part\//full\//' resume.out | cmp -s - full.out; then
+  ok "summary identical (status, iterations, simulations, values, errors, curves)"
+else
+  fail "summaries differ"
+  sed 's/part\//full\//' resume.out | diff full.out - | sed 's/^/  | /'
+fi
+grep '^fiber-calibrate: exact:' full.err >full.exact
+grep '^fiber-calibrate: exact:' resume.err >resume.exact
+if [ -s full.exact ] && cmp -s full.exact resume.exact; then
+  ok "fitted values and cost bit for bit: $(sed -n '1s/.*exact: //p' full.exact)"
+else
+  fail "exact values differ"
+  diff full.exact resume.exact | sed 's/^/  | /'
+fi
+sed 1d full/out.csv >full.csv.body   # line 1: the command line, with its -o
+sed 1d part/out.csv >part.csv.body
+if cmp -s full/out.yaml part/out.yaml && cmp -s full.csv.body part.csv.body; then
+  ok "calibrated experiment and curves CSV identical"
+else
+  fail "calibrated experiment or curves CSV differ"
+fi
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
