@@ -107,35 +107,13 @@ int main(int argc, char **argv)
       sets[nsets++] = optarg;
       break;
     case 'd':
-      if (strcmp(optarg, "cpu") == 0)
-        device = 0;
-      else if (strcmp(optarg, "gpu") == 0)
-        device = 1;
-      else if (strcmp(optarg, "auto") == 0)
-        device = 2;
-      else {
-        fprintf(stderr, "%s: --device '%s': allowed: cpu | gpu | auto\n", prog, optarg);
+      if (fl_cli_parse_device(prog, optarg, &device))
         return 2;
-      }
-#ifndef HAVE_CUDA
-      if (device == 1) {
-        fprintf(stderr, "%s: --device gpu: this fiberlab was built without CUDA; allowed: cpu | auto\n", prog);
-        return 2;
-      }
-#endif
       break;
     case 'p':
       plot_given = 1;
-      if (strcmp(optarg, "png") == 0)
-        plot = FL_PLOT_PNG;
-      else if (strcmp(optarg, "svg") == 0)
-        plot = FL_PLOT_SVG;
-      else if (strcmp(optarg, "none") == 0)
-        plot = FL_PLOT_NONE;
-      else {
-        fprintf(stderr, "%s: --plot '%s': allowed: png | svg | none\n", prog, optarg);
+      if (fl_cli_parse_plot(prog, optarg, &plot))
         return 2;
-      }
       break;
     case 'S': {
       char *end;
