@@ -139,6 +139,35 @@ int fl_cli_parse_plot(const char *prog, const char *arg, enum fl_plot *plot)
   return 0;
 }
 
+void fl_cli_version(const char *prog)
+{
+#ifdef HAVE_CUDA
+  printf("%s (fiberlab) %s\nCUDA engine: built in\n", prog, PACKAGE_VERSION);
+#else
+  printf("%s (fiberlab) %s\nCUDA engine: not built in\n", prog, PACKAGE_VERSION);
+#endif
+}
+
+int fl_cli_use_gpu(const char *prog, int device, int *use_gpu)
+{
+  *use_gpu = 0;
+  if (device == 0)
+    return 0;
+#ifdef HAVE_CUDA
+  char why[256];
+  *use_gpu = fl_gpu_available(why, sizeof why);
+  if (!*use_gpu && device == 1) {
+    fprintf(stderr, "%s: --device gpu: %s; allowed: cpu | auto\n", prog, why);
+    return 2;
+  }
+  if (!*use_gpu)
+    fprintf(stderr, "%s: note: --device auto: %s; running on the CPU\n", prog, why);
+#else
+  fprintf(stderr, "%s: note: --device auto: this fiberlab was built without CUDA; running on the CPU\n", prog);
+#endif
+  return 0;
+}
+
 void fl_cli_passive_threads(int threads, char **argv)
 {
 #ifdef _OPENMP
@@ -230,11 +259,7 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
       usage(stdout, prog, kind);
       return 0;
     case 'V':
-#ifdef HAVE_CUDA
-      printf("%s (fiberlab) %s\nCUDA engine: built in\n", prog, PACKAGE_VERSION);
-#else
-      printf("%s (fiberlab) %s\nCUDA engine: not built in\n", prog, PACKAGE_VERSION);
-#endif
+      fl_cli_version(prog);
       return 0;
     case ':':
       fprintf(stderr, "%s: option '%s' needs a value\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
@@ -303,21 +328,9 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   sigaction(SIGTERM, &sa, NULL);
 
   progress_ctx pc = {prog, -1.0};
-  int use_gpu = 0;
-  if (device != 0) {
-#ifdef HAVE_CUDA
-    char why[256];
-    use_gpu = fl_gpu_available(why, sizeof why);
-    if (!use_gpu && device == 1) {
-      fprintf(stderr, "%s: --device gpu: %s; allowed: cpu | auto\n", prog, why);
-      return 2;
-    }
-    if (!use_gpu)
-      fprintf(stderr, "%s: note: --device auto: %s; running on the CPU\n", prog, why);
-#else
-    fprintf(stderr, "%s: note: --device auto: this fiberlab was built without CUDA; running on the CPU\n", prog);
-#endif
-  }
+  int use_gpu;
+  if (fl_cli_use_gpu(prog, device, &use_gpu))
+    return 2;
   fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads, use_gpu};
   if (force_progress || (!quiet && isatty(STDERR_FILENO)))
     hooks.progress = progress;

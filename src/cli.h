@@ -10,6 +10,12 @@
 int fl_cli_parse_device(const char *prog, const char *arg, int *device);
 int fl_cli_parse_plot(const char *prog, const char *arg, enum fl_plot *plot);
 
+/* --version's text on stdout: the program, fiberlab's version, whether CUDA is in. */
+void fl_cli_version(const char *prog);
+/* Whether to run on the GPU for --device (0 cpu, 1 gpu, 2 auto): 2 after a message when
+ * gpu was asked for and no device answers; auto falls back to the CPU with a note. */
+int fl_cli_use_gpu(const char *prog, int device, int *use_gpu);
+
 /* With more than one thread, restart the program with OpenMP waiting passively (once:
  * it returns when OMP_WAIT_POLICY is already set, or the restart failed). */
 void fl_cli_passive_threads(int threads, char **argv);

@@ -147,11 +147,7 @@ int main(int argc, char **argv)
       usage(stdout, prog);
       return 0;
     case 'V':
-#ifdef HAVE_CUDA
-      printf("%s (fiberlab) %s\nCUDA engine: built in\n", prog, PACKAGE_VERSION);
-#else
-      printf("%s (fiberlab) %s\nCUDA engine: not built in\n", prog, PACKAGE_VERSION);
-#endif
+      fl_cli_version(prog);
       return 0;
     case ':':
       fprintf(stderr, "%s: option '%s' needs a value\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
@@ -224,21 +220,10 @@ int main(int argc, char **argv)
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 
-  int use_gpu = 0;
-  if (device != 0) {
-#ifdef HAVE_CUDA
-    char why[256];
-    use_gpu = fl_gpu_available(why, sizeof why);
-    if (!use_gpu && device == 1) {
-      fprintf(stderr, "%s: --device gpu: %s; allowed: cpu | auto\n", prog, why);
-      fl_fit_free(&fit);
-      return 2;
-    }
-    if (!use_gpu)
-      fprintf(stderr, "%s: note: --device auto: %s; running on the CPU\n", prog, why);
-#else
-    fprintf(stderr, "%s: note: --device auto: this fiberlab was built without CUDA; running on the CPU\n", prog);
-#endif
+  int use_gpu;
+  if (fl_cli_use_gpu(prog, device, &use_gpu)) {
+    fl_fit_free(&fit);
+    return 2;
   }
   /* the checkpoint: a memo log of the evaluations, replayed by --resume */
   char ckpath[FL_FIT_PATH + 16], settings[MAX_SETS * 64 + 64];
