@@ -165,6 +165,8 @@ static int settings_hash(const fl_fit *fit, const char *settings, uint64_t *out)
   h = fnv1a(h, &s->xtol, sizeof s->xtol);
   h = fnv1a(h, &s->gtol, sizeof s->gtol);
   h = fnv1a(h, &s->ftol, sizeof s->ftol);
+  h = fnv1a(h, &s->fd_step, sizeof s->fd_step);
+  h = fnv1a(h, &s->central, sizeof s->central);
   h = fnv1a(h, &fit->npoints, sizeof fit->npoints);
   h = fnv1a(h, &fit->nfree, sizeof fit->nfree);
   if (settings)
@@ -549,6 +551,7 @@ static int run_curve(cal_state *st, int d, int nset, const double *const *theta,
   const fl_fit_data *it = &st->fit->data[d];
   fl_experiment *exps = malloc((size_t)nset * sizeof *exps);
   const fl_experiment **ptr = malloc((size_t)nset * sizeof *ptr);
+  double *qx = NULL, *qy = NULL;
   int rc = FL_ENOMEM;
   fl_curve c;
   fl_result r;
@@ -572,13 +575,21 @@ static int run_curve(cal_state *st, int d, int nset, const double *const *theta,
     snprintf(st->err, sizeof st->err, "%s: %s", it->exp_path, msg);
     goto out;
   }
+  qx = malloc((size_t)(c.npoints + 2) * sizeof *qx);
+  qy = malloc((size_t)(c.npoints + 2) * sizeof *qy);
+  if (!qx || !qy) {
+    snprintf(st->err, sizeof st->err, "out of memory");
+    rc = FL_ENOMEM;
+    goto out;
+  }
   for (int k = 0; k < nset; k++) {
-    const double *xs = c.x + (size_t)k * c.npoints, *ys = c.y + (size_t)k * c.npoints;
+    int nq = fl_curve_quasi_static(&c, &r.spec[k], it->test, k, qx, qy);
+    const double *xs = qx, *ys = qy;
     for (int i = 0; i < it->data.n; i++)
-      if (!interpolate(xs, ys, c.npoints, it->data.x[i], &y[(size_t)k * it->data.n + i])) {
+      if (!interpolate(xs, ys, nq, it->data.x[i], &y[(size_t)k * it->data.n + i])) {
         snprintf(st->err, sizeof st->err,
                  "%.2000s: the simulated curve of data[%d] ends at x = %.6g, before the measured x = %.6g (%.2000s line %d)",
-                 it->exp_path, d + 1, c.npoints ? xs[c.npoints - 1] : 0.0, it->data.x[i], it->file, it->data.line[i]);
+                 it->exp_path, d + 1, nq ? xs[nq - 1] : 0.0, it->data.x[i], it->file, it->data.line[i]);
         rc = FL_EUNSTABLE;
         goto out;
       }
@@ -588,6 +599,8 @@ out:
   fl_result_free(&r);
   free(exps);
   free(ptr);
+  free(qx);
+  free(qy);
   return rc;
 }
 
@@ -722,7 +735,9 @@ static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
   return GSL_SUCCESS;
 }
 
-/* The Jacobian by forward differences in u, step h_j = 1e-3 max(|u_j|, 1e-2) (peaks
+/* The Jacobian by forward (or, with solver.differences: central, central) differences
+ * in u, step h_j = s max(|u_j|, 1e-2), s the solver's difference_step, 1e-3 unless the
+ * fit file says otherwise (peaks
  * items: 0.05, their peaks being known to a time step only).  For a curve, the base
  * and every perturbed parameter that a batch may vary run as one batch, and the
  * differences are taken inside it (one time step, one loading path); the others run
@@ -733,6 +748,8 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
   const fl_fit *fit = st->fit;
   int p = st->p;
   double theta0[FL_FIT_MAX_FREE], thetas[FL_FIT_MAX_FREE][FL_FIT_MAX_FREE], h[FL_FIT_MAX_FREE];
+  double thetam[FL_FIT_MAX_FREE][FL_FIT_MAX_FREE];
+  int central = fit->solver.central;
   const ck_record *r = ck_lookup(st->opts->checkpoint, CK_TAG_DF, u);
   if (r) {
     /* replayed from the checkpoint: the stored bytes and simulation counts */
@@ -764,43 +781,70 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
     int rows = it->kind == FL_FIT_PEAKS ? 2 : it->data.n;
     for (int j = 0; j < p; j++) {
       double uj = gsl_vector_get(u, (size_t)j);
-      h[j] = it->kind == FL_FIT_PEAKS ? 0.05 : 1e-3 * fmax(fabs(uj), 1e-2);
+      h[j] = it->kind == FL_FIT_PEAKS ? 0.05 : fit->solver.fd_step * fmax(fabs(uj), 1e-2);
       memcpy(thetas[j], theta0, (size_t)p * sizeof(double));
       thetas[j][j] = from_u(&fit->free[j], uj + h[j], NULL);
+      memcpy(thetam[j], theta0, (size_t)p * sizeof(double));
+      thetam[j][j] = from_u(&fit->free[j], uj - h[j], NULL);
     }
     int alone = 0;
     if (it->kind == FL_FIT_CURVE) {
-      const double *set[FL_FIT_MAX_FREE + 1];
-      int col[FL_FIT_MAX_FREE + 1], nset = 0;
+      /* the base, then per batchable parameter its forward run (and, for central
+       * differences, its backward run right after) */
+      const double *set[2 * FL_FIT_MAX_FREE + 1];
+      int col[2 * FL_FIT_MAX_FREE + 1], nset = 0;
       set[nset] = theta0;
       col[nset++] = -1;
       for (int j = 0; j < p; j++)
         if (ii->batchable[j]) {
           set[nset] = thetas[j];
           col[nset++] = j;
+          if (central) {
+            set[nset] = thetam[j];
+            col[nset++] = j;
+          }
         } else {
           alone = 1;
         }
       if (nset > 1) {
         if ((rc = run_curve(st, d, nset, set, st->ybuf)))
           break;
-        for (int k = 1; k < nset; k++)
+        for (int k = 1; k < nset; k += central ? 2 : 1) {
+          const double *yp = st->ybuf + (size_t)k * rows, *ym = st->ybuf + (size_t)(central ? k + 1 : 0) * rows;
           for (int i = 0; i < rows; i++)
             gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)col[k],
-                           ii->norm * (st->ybuf[(size_t)k * rows + i] - st->ybuf[i]) / h[col[k]]);
+                           ii->norm * (yp[i] - ym[i]) / (central ? 2.0 * h[col[k]] : h[col[k]]));
+        }
       }
     } else {
       alone = 1;
     }
     if (!alone)
       continue;
-    if (!have_base && (rc = item_residuals(st, d, theta0, base + ii->row0)))
+    if (!central && !have_base && (rc = item_residuals(st, d, theta0, base + ii->row0)))
       break;
     for (int j = 0; j < p && rc == FL_OK; j++) {
       if (it->kind == FL_FIT_CURVE && ii->batchable[j])
         continue;
       if ((rc = item_residuals(st, d, thetas[j], pert + ii->row0)))
         break;
+      if (central) {
+        /* the backward run takes the base's place */
+        double *back = malloc((size_t)rows * sizeof *back);
+        if (!back) {
+          snprintf(st->err, sizeof st->err, "out of memory");
+          rc = FL_ENOMEM;
+          break;
+        }
+        if ((rc = item_residuals(st, d, thetam[j], back))) {
+          free(back);
+          break;
+        }
+        for (int i = 0; i < rows; i++)
+          gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)j, (pert[ii->row0 + i] - back[i]) / (2.0 * h[j]));
+        free(back);
+        continue;
+      }
       for (int i = 0; i < rows; i++)
         gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)j, (pert[ii->row0 + i] - base[ii->row0 + i]) / h[j]);
     }
@@ -910,6 +954,87 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
   return rc;
 }
 
+/* The features of a 3-point curve that has a drop after its peak (rows x, y), in the
+ * order of the buckling numbers they stand for: out[0] the peak, out[1] the level of
+ * the plateau after the drop, out[2] the end of that plateau, out[3] the slope of the
+ * rows beyond (0 with fewer than 3 there).
+ * - The peak is the highest row before the deepest fall below an earlier row, so a
+ *   curve that climbs past it after the drop keeps its peak; its load is read off the
+ *   least-squares line through the rows of the 2 % of the range before it.
+ * - The plateau starts at the first window of 2 % of the range (3 rows at least) after
+ *   the peak that has settled (its rows within a tenth of the drop to them) and no
+ *   longer falls steeply (its secant above -0.1 times the secant stiffness to the
+ *   peak); its level is that window's mean, which averages out the ringing of a snap
+ *   and the noise of a measurement.
+ * - It ends at the first of three rows in a row that leave its level, on the same
+ *   side, by more than 5 % of the drop (the last row if none do).
+ * Returns 0 when the curve has no drop, or no settled plateau after it. */
+static int drop_features(const double *x, const double *y, int n, double out[4])
+{
+  int ip = 0, irun = 0, ib = -1;
+  double fall = 0.0;
+  for (int i = 1; i < n; i++) {
+    if (y[i] > y[irun])
+      irun = i;
+    if (y[irun] - y[i] > fall) {
+      fall = y[irun] - y[i];
+      ip = irun;
+    }
+  }
+  if (!(fall > 0.0) || !(x[ip] > 0.0) || !(y[ip] > 0.0))
+    return 0;
+  double span = 0.02 * (x[n - 1] - x[0]), k = y[ip] / x[ip], level = 0.0;
+  for (int i = ip + 1, j = ip + 1; i < n && ib < 0; i++) {
+    if (j < i)
+      j = i;
+    while (j < n - 1 && (x[j] < x[i] + span || j - i < 2))
+      j++;
+    if (j - i < 2 || !(x[j] > x[i]))
+      break;
+    double lo = y[i], hi = y[i], sum = 0.0;
+    for (int r = i; r <= j; r++) {
+      lo = fmin(lo, y[r]);
+      hi = fmax(hi, y[r]);
+      sum += y[r];
+    }
+    if (hi - lo <= 0.1 * (y[ip] - lo) && (y[j] - y[i]) / (x[j] - x[i]) >= -0.1 * k) {
+      ib = i;
+      level = sum / (j - i + 1);
+    }
+  }
+  if (ib < 0 || !(level > 0.0) || !(level < y[ip]))
+    return 0;
+  int ie = n - 1;
+  double tol = 0.05 * (y[ip] - level);
+  for (int i = ib; i + 2 < n && ie == n - 1; i++) {
+    int up = 1, down = 1;
+    for (int r = i; r < i + 3; r++) {
+      up &= y[r] > level + tol;
+      down &= y[r] < level - tol;
+    }
+    if (up || down)
+      ie = i;
+  }
+  /* the peak's load from the rows just before it (2 % of the range): the line through
+   * them, at the peak; a noisy curve's highest row overstates its peak */
+  int i0 = ip;
+  while (i0 > 0 && x[i0 - 1] >= x[ip] - span)
+    i0--;
+  out[0] = y[ip];
+  if (ip - i0 >= 2) {
+    double sx = 0, sy = 0, m = ip - i0 + 1;
+    for (int r = i0; r <= ip; r++) {
+      sx += x[r];
+      sy += y[r];
+    }
+    out[0] = sy / m + fl_fit_slope(x, y, i0, ip + 1) * (x[ip] - sx / m);
+  }
+  out[1] = level;
+  out[2] = x[ie];
+  out[3] = n - ie >= 3 ? fl_fit_slope(x, y, ie, n) : 0.0;
+  return 1;
+}
+
 /* Resolve start: auto (fiber-calibrate(1), STARTING VALUES). */
 static int auto_starts(cal_state *st, double *start)
 {
@@ -947,39 +1072,78 @@ static int auto_starts(cal_state *st, double *start)
         start[jcv] = clamp_inside(&fit->free[jcv], st->item[d].sd / st->item[d].mean);
         break;
       }
-  /* buckling numbers: read off the first bending curve that has a drop after its peak:
-   * the peak, the lowest force after it, the first displacement within 2 % of the
-   * drop from that lowest force, and the slope of the rows beyond */
+  /* buckling numbers: read off the first bending curve that has a drop after its peak */
   static const char *const bk[4] = {"bond.buckling.max_force", "bond.buckling.min_force",
                                     "bond.buckling.displacement_at_min_force", "bond.buckling.slope_after_min_force"};
-  int jb[4], any = 0;
+  int jb[4], any = 0, db = -1;
   for (int k = 0; k < 4; k++) {
     jb[k] = find_param(fit, bk[k]);
-    any |= jb[k] >= 0 && fit->free[jb[k]].start_auto;
+    any |= jb[k] >= 0;
   }
-  for (int d = 0; d < fit->ndata && any; d++) {
+  double want[4];
+  for (int d = 0; d < fit->ndata && any && db < 0; d++) {
     const fl_measured *m = &fit->data[d].data;
-    if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT)
+    if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT ||
+        fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !drop_features(m->x, m->y, m->n, want))
       continue;
-    int ip = 0, imin = -1, iu = -1;
-    for (int i = 0; i < m->n; i++)
-      if (m->y[i] > m->y[ip])
-        ip = i;
-    for (int i = ip + 1; i < m->n; i++)
-      if (imin < 0 || m->y[i] < m->y[imin])
-        imin = i;
-    if (imin < 0 || !(m->y[imin] < m->y[ip]))
-      continue;
-    for (int i = ip + 1; i < m->n && iu < 0; i++)
-      if (m->y[i] <= m->y[imin] + 0.02 * (m->y[ip] - m->y[imin]))
-        iu = i;
-    double value[4] = {m->y[ip], m->y[imin], m->x[iu], 0.0};
-    if (m->n - iu >= 3)
-      value[3] = fl_fit_slope(m->x, m->y, iu, m->n);
+    db = d;
     for (int k = 0; k < 4; k++)
       if (jb[k] >= 0 && fit->free[jb[k]].start_auto)
-        start[jb[k]] = clamp_inside(&fit->free[jb[k]], value[k]);
-    break;
+        start[jb[k]] = clamp_inside(&fit->free[jb[k]], want[k]);
+  }
+  /* Then align the free forces, given or auto: the virtual test does not give back the
+   * envelope's forces as they are (the contacts move inwards on the rollers as the
+   * specimen turns, a shorter lever arm; damping holds part of the moment while the
+   * hinge turns), and a drop in the wrong place is a step in the residuals that the
+   * trust region cannot cross; a plateau that ends before the drop leaves
+   * displacement_at_min_force without influence.  Run the test and scale each free
+   * force by the measured over the simulated feature, and shift the displacement by the
+   * measured less the simulated end of the plateau and the slope by the measured less
+   * the simulated slope beyond it, four times (fiber-calibrate(1), STARTING VALUES). */
+  if (db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0)) {
+    const fl_measured *m = &fit->data[db].data;
+    double given[4];
+    for (int k = 0; k < 4; k++)
+      given[k] = jb[k] >= 0 ? start[jb[k]] : 0.0;
+    double prev[FL_FIT_MAX_FREE];
+    for (int pass = 0; pass < 4; pass++) {
+      const double *t[1] = {start};
+      double got[4];
+      rc = run_curve(st, db, 1, t, st->ybuf);
+      if (rc && pass > 0 && (rc == FL_EINPUT || rc == FL_EUNSTABLE || rc == FL_ETIMESTEP)) {
+        /* the correction went too far (min_force above max_force, say): keep the last
+         * point that ran */
+        memcpy(start, prev, (size_t)p * sizeof *start);
+        break;
+      }
+      if (rc)
+        return rc;
+      memcpy(prev, start, (size_t)p * sizeof *start);
+      if (!drop_features(m->x, st->ybuf, m->n, got)) {
+        /* no drop inside the measured range: bring the simulated curve's highest
+         * force down to the measured peak, so that the next run drops */
+        double top = 0.0;
+        for (int i = 0; i < m->n; i++)
+          top = fmax(top, st->ybuf[i]);
+        if (jb[0] < 0 || !(top > want[0]))
+          break;
+        start[jb[0]] = clamp_inside(&fit->free[jb[0]], start[jb[0]] * want[0] / top);
+        continue;
+      }
+      for (int k = 0; k < 2; k++)
+        if (jb[k] >= 0)
+          start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] * want[k] / got[k]);
+      for (int k = 2; k < 4; k++)
+        if (jb[k] >= 0)
+          start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] + want[k] - got[k]);
+    }
+    for (int k = 0; k < 4; k++)
+      if (jb[k] >= 0 && !fit->free[jb[k]].start_auto && start[jb[k]] != given[k])
+        note(st, "note: the start of %s moved from %.6g to %.6g, where the simulated %s meets the measured one",
+             bk[k], given[k], start[jb[k]], k == 0   ? "peak"
+             : k == 1 ? "plateau after the drop"
+             : k == 2 ? "end of the plateau"
+                      : "slope beyond the plateau");
   }
   /* strength: beam theory on the measured peak, then scaled by the measured over the
    * simulated peak of a run that reached its limit */
@@ -1176,8 +1340,9 @@ static int uncertainties(cal_state *st, const gsl_vector *u, const gsl_matrix *J
 
 /* At a point where no trial step lowers the cost (GSL_ENOPROG): the fit has converged
  * to the resolution of the runs when the Gauss-Newton step of the local model,
- * (J^T J) du = -J^T f, moves no parameter by more than a fifth of its standard error
- * or 0.1 % of its value.  Returns -1 then, else the index of a parameter that would
+ * (J^T J) du = -J^T f, moves no parameter by more than a fifth of its standard error,
+ * 0.1 % of its value, or its own difference step (the finest change the differences
+ * of the Jacobian resolve).  Returns -1 then, else the index of a parameter that would
  * move (p when the step cannot be computed). */
 static int gauss_newton_small(cal_state *st, const gsl_vector *u, const gsl_matrix *J, const gsl_vector *f,
                               const fl_calibration *cal)
@@ -1196,7 +1361,9 @@ static int gauss_newton_small(cal_state *st, const gsl_vector *u, const gsl_matr
   for (size_t j = 0; j < p && moved < 0; j++) {
     double deriv, theta = from_u(&st->fit->free[j], gsl_vector_get(u, j), &deriv);
     double step = fabs(deriv * gsl_vector_get(du, j));
+    double uj = gsl_vector_get(u, j), h = st->fit->solver.fd_step * fmax(fabs(uj), 1e-2);
     double tol = fmax(isfinite(cal->std_error[j]) ? 0.2 * cal->std_error[j] : 0.0, 1e-3 * fabs(theta));
+    tol = fmax(tol, fabs(deriv) * h);
     if (!(step <= tol))
       moved = (int)j;
   }
@@ -1212,7 +1379,7 @@ out:
 
 int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen)
 {
-  static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL, NULL, 0};
+  static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
   cal_state st;
   int p = fit->nfree, n = fit->npoints, rc = FL_OK, maxrows = 0;
   double t0 = now();
@@ -1265,7 +1432,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
       row += 2;
     }
   }
-  st.ybuf = malloc((size_t)(p + 1) * (size_t)(maxrows > 0 ? maxrows : 1) * sizeof *st.ybuf);
+  st.ybuf = malloc((size_t)(2 * p + 1) * (size_t)(maxrows > 0 ? maxrows : 1) * sizeof *st.ybuf);
   if (!st.ybuf) {
     snprintf(err, errlen, "out of memory");
     rc = FL_ENOMEM;
@@ -1300,7 +1467,9 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
         goto out;
       }
       st.item[d].batchable[j] = fl_experiment_batchable(&e0, &e1);
-      if (!st.item[d].batchable[j] && fit->data[d].kind == FL_FIT_CURVE && !st.noted[j]) {
+      if (st.opts->separate_runs) {
+        st.item[d].batchable[j] = 0;
+      } else if (!st.item[d].batchable[j] && fit->data[d].kind == FL_FIT_CURVE && !st.noted[j]) {
         note(&st, "note: %s changes what the specimens of a batch share (geometry, density, test or simulation): "
              "its Jacobian column comes from separate runs", fit->free[j].path);
         st.noted[j] = 1;

@@ -253,7 +253,7 @@ int main(int argc, char **argv)
       stop_after = (int)v;
   }
   fl_calibrate_opts co = {(int)threads, use_gpu, force_progress || (!quiet && isatty(STDERR_FILENO)), stderr, prog,
-                          &stop_flag, ck, stop_after};
+                          &stop_flag, ck, stop_after, 0};
   fl_calibration cal;
   rc = fl_calibrate(&fit, &co, &cal, err, sizeof err);
   if (resume)

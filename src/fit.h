@@ -66,9 +66,12 @@ typedef struct {
   double xtol;         /* step test of gsl_multifit_nlinear_test */
   double gtol;         /* gradient test */
   double ftol;         /* residual-change test */
+  double fd_step;      /* difference step of the Jacobian, relative in u */
+  int central;         /* 1: central differences, 0: forward */
 } fl_fit_solver;
 
-/* The defaults: lm, 100 iterations, xtol 1e-6, gtol 1e-8, ftol 1e-10. */
+/* The defaults: lm, 100 iterations, xtol 1e-6, gtol 1e-8, ftol 1e-10, forward
+ * differences with step 1e-3. */
 fl_fit_solver fl_fit_solver_default(void);
 
 typedef struct {
@@ -110,6 +113,7 @@ typedef struct {
   volatile sig_atomic_t *stop;  /* set asynchronously to interrupt */
   struct fl_checkpoint *checkpoint; /* memo log of the evaluations (NULL: none) */
   int stop_after;               /* test hook: raise SIGTERM after this accepted iteration (0: never) */
+  int separate_runs;            /* benchmark: every Jacobian column from a run of its own, no batch */
 } fl_calibrate_opts;
 
 /* The checkpoint of a calibration: a memo log of its model evaluations.  Every

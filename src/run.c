@@ -716,3 +716,70 @@ out:
   fl_system_free(&sys);
   return rc;
 }
+
+/* The quasi-static rows (run.h).
+ * - A 3-point specimen is out of equilibrium where the forces on the nose and on the
+ *   supports differ by more than 5 % of the larger (and by more than 1 % of the
+ *   curve's largest force), in a row or in one of its neighbours: the snap after a
+ *   buckle or a break, while the specimen rings and leaves the nose.  Those rows are
+ *   left out.
+ * - A lab machine loading slowly records a snap as a steep drop at the peak.  Where
+ *   rows are left out right after the peak, the peak (which the engine takes at every
+ *   step) goes between the rows, and the curve falls from it, within one row's width
+ *   of displacement, to the level of the first row in equilibrium.  The drop then
+ *   moves smoothly with the parameters, where the ringing's phase (and so the rows)
+ *   would jump, and a measured row on the drop sees it move.
+ * - The first and last rows always stay; tension and torsion keep every row. */
+static int out_of_balance(const double *y, const double *sup, int i, double top)
+{
+  double gap = fabs(y[i] - sup[i]);
+  return gap > 0.05 * fmax(fabs(y[i]), fabs(sup[i])) && gap > 0.01 * top;
+}
+
+/* Row i of np is out of equilibrium when it or a neighbour is out of balance: a
+ * ringing specimen passes through balance now and then. */
+static int out_of_equilibrium(const double *y, const double *sup, int i, int np, double top)
+{
+  for (int r = i - 1; r <= i + 1; r++)
+    if (r >= 0 && r < np && out_of_balance(y, sup, r, top))
+      return 1;
+  return 0;
+}
+
+int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum fl_test_kind kind, int k,
+                          double *qx, double *qy)
+{
+  size_t o = (size_t)k * (size_t)c->npoints;
+  int np = c->npoints;
+  const double *x = c->x + o, *y = c->y + o;
+  const double *sup = kind == FL_TEST_BEND3PT && c->support ? c->support + o : NULL;
+  double top = 0.0;
+  for (int i = 0; i < np; i++)
+    top = fmax(top, fabs(y[i]));
+  int n = 0;
+  for (int i = 0; i < np; i++) {
+    if (sup && i > 0 && i < np - 1 && out_of_equilibrium(y, sup, i, np, top))
+      continue;
+    if (sup && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
+      /* rows left out right after the peak: a snap, and a step down at the peak */
+      int j = 0;
+      while (j < np && !(x[j] > sr->x_at_peak))
+        j++;
+      if (j < i) {
+        double w = fabs(x[np - 1] - x[0]) / (np - 1); /* one row's width */
+        qx[n] = sr->x_at_peak;
+        qy[n] = sr->peak;
+        n++;
+        if (sr->x_at_peak + w < x[i]) {
+          qx[n] = sr->x_at_peak + w;
+          qy[n] = y[i];
+          n++;
+        }
+      }
+    }
+    qx[n] = x[i];
+    qy[n] = y[i];
+    n++;
+  }
+  return n;
+}

@@ -105,6 +105,14 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
 int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
                 fl_result *res, char *err, size_t errlen);
 
+/* The rows of specimen k that a slow lab machine would record, into qx, qy (room for
+ * npoints + 2): a 3-point specimen's rows out of equilibrium (nose and support forces
+ * more than 5 % apart: the snap after a buckle or a break) are left out, and a snap
+ * right after the peak becomes a drop within one row's width of displacement from the
+ * peak.  Returns the number of rows. */
+int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum fl_test_kind kind, int k,
+                          double *qx, double *qy);
+
 /* Slope of y on x by least squares over rows [a, b). */
 double fl_fit_slope(const double *x, const double *y, int a, int b);
 

@@ -37,7 +37,7 @@ static const char *const peaks_keys[] = {"test", "peaks", "columns", "units", "w
 static const char *const xy_keys[] = {"x", "y", NULL};
 static const char *const y_keys[] = {"y", NULL};
 static const char *const free_keys[] = {"start", "min", "max", NULL};
-static const char *const solver_keys[] = {"method", "max_iterations", "xtol", "gtol", "ftol", NULL};
+static const char *const solver_keys[] = {"method", "max_iterations", "xtol", "gtol", "ftol", "difference_step", "differences", NULL};
 
 fl_fit_solver fl_fit_solver_default(void)
 {
@@ -47,6 +47,8 @@ fl_fit_solver fl_fit_solver_default(void)
   s.xtol = 1e-6;
   s.gtol = 1e-8;
   s.ftol = 1e-10;
+  s.fd_step = 1e-3;
+  s.central = 0;
   return s;
 }
 
@@ -384,6 +386,12 @@ static int load_solver(loader *L, const yaml_node_t *map)
   if ((v = get(L, map, "gtol", NULL)) && get_number(L, v, "solver.gtol", 0, 1, 1, "", &s->gtol))
     return FL_EINPUT;
   if ((v = get(L, map, "ftol", NULL)) && get_number(L, v, "solver.ftol", 0, 1, 0, "", &s->ftol))
+    return FL_EINPUT;
+  if ((v = get(L, map, "difference_step", NULL)) &&
+      get_number(L, v, "solver.difference_step", 0, 0.1, 1, "", &s->fd_step))
+    return FL_EINPUT;
+  static const char *const differences[] = {"forward", "central", NULL};
+  if ((v = get(L, map, "differences", NULL)) && get_enum(L, v, "solver.differences", differences, &s->central))
     return FL_EINPUT;
   return FL_OK;
 }

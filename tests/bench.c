@@ -1,7 +1,10 @@
 /* bench.c: bond-updates per second of the CPU engine (make bench).  Straight damped
  * fibers with small random initial velocities, no tools, one thread.  One line per
  * case: NAME bonds=N steps=S seconds=T bond_updates_per_s=R.
- * Usage: bench [STEPS] (default 2000). */
+ * Usage: bench [STEPS] (default 2000).
+ * bench --calibrate FIT.yaml (make bench-calibrate): the fit on one thread twice, its
+ * Jacobians run as batches and as separate runs; one line each:
+ * calibrate MODE seconds=T simulations=S engine_runs=B simulations_per_s=R status=C. */
 #include <config.h>
 
 #include <stdio.h>
@@ -9,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fit.h"
 #include "fl_defs.h"
 #include "gpu.h"
 #include "run.h"
@@ -114,12 +118,45 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
   return 0;
 }
 
+/* Fit path once with batched Jacobians and once with separate runs. */
+static int bench_calibrate(const char *path)
+{
+  for (int separate = 0; separate < 2; separate++) {
+    fl_fit fit;
+    fl_calibration cal;
+    char err[4096];
+    if (fl_fit_load(path, NULL, 0, &fit, err, sizeof err)) {
+      fprintf(stderr, "bench: %s\n", err);
+      return 1;
+    }
+    fl_calibrate_opts o = {1, 0, 0, NULL, NULL, NULL, NULL, 0, separate};
+    double t0 = now();
+    int rc = fl_calibrate(&fit, &o, &cal, err, sizeof err);
+    double t = now() - t0;
+    if (rc) {
+      fprintf(stderr, "bench: %s\n", err);
+      fl_fit_free(&fit);
+      return 1;
+    }
+    printf("calibrate %s seconds=%.2f simulations=%ld engine_runs=%ld simulations_per_s=%.2f iterations=%d "
+           "r_squared=%.4f status=%d\n",
+           separate ? "separate" : "batched", t, cal.simulations, cal.batches, cal.simulations / t, cal.iterations,
+           cal.r_squared, cal.status);
+    fflush(stdout);
+    fl_calibration_free(&cal);
+    fl_fit_free(&fit);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   long steps = 2000;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--gpu") == 0)
       use_gpu = 1;
+    else if (strcmp(argv[i], "--calibrate") == 0 && i + 1 < argc)
+      return bench_calibrate(argv[i + 1]);
     else
       steps = atol(argv[i]);
   }

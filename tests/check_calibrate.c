@@ -121,8 +121,9 @@ static fl_experiment rod_experiment(enum fl_test_kind kind)
 }
 
 /* Simulate e with its maximum raised by 5 % (the margin fiber-calibrate gives its own
- * runs) and write the rows up to the original maximum as "x,y" in SI, with Gaussian
- * noise of standard deviation noise * max|y| (seeded); returns the rows written. */
+ * runs) and write what a slow lab machine would record (fl_curve_quasi_static, at the
+ * rows' displacements) up to the original maximum as "x,y" in SI, with Gaussian noise
+ * of standard deviation noise * max|y| (seeded); returns the rows written. */
 static int write_truth(const char *name, fl_experiment e, double noise, unsigned long seed)
 {
   double *xmax = e.test.kind == FL_TEST_BEND3PT   ? &e.test.max_displacement_m
@@ -142,12 +143,22 @@ static int write_truth(const char *name, fl_experiment e, double noise, unsigned
   FILE *f = fopen(at(name), "w");
   ck_assert_ptr_nonnull(f);
   fprintf(f, "x,y\n");
-  int n = 0;
-  for (int i = 0; i < c.npoints; i++)
+  double *qx = malloc((size_t)(c.npoints + 2) * sizeof *qx), *qy = malloc((size_t)(c.npoints + 2) * sizeof *qy);
+  ck_assert(qx && qy);
+  int nq = fl_curve_quasi_static(&c, &r.spec[0], e.test.kind, 0, qx, qy), n = 0;
+  /* every row's displacement, its load read off the quasi-static curve: a snap shows
+   * as a step at the peak, with rows after it at the plateau, as a lab records it */
+  for (int i = 0, k = 0; i < c.npoints; i++)
     if (c.x[i] <= keep) {
-      fprintf(f, "%.12g,%.12g\n", c.x[i], c.y[i] + (noise > 0 ? gsl_ran_gaussian(rng, noise * ymax) : 0.0));
+      while (k + 2 < nq && qx[k + 1] <= c.x[i])
+        k++;
+      double dx = qx[k + 1] - qx[k], t = dx > 0 ? (c.x[i] - qx[k]) / dx : 0.0;
+      double y = qy[k] + (qy[k + 1] - qy[k]) * fmin(fmax(t, 0.0), 1.0);
+      fprintf(f, "%.12g,%.12g\n", c.x[i], y + (noise > 0 ? gsl_ran_gaussian(rng, noise * ymax) : 0.0));
       n++;
     }
+  free(qx);
+  free(qy);
   ck_assert_int_eq(fclose(f), 0);
   gsl_rng_free(rng);
   fl_curve_free(&c);
@@ -421,6 +432,92 @@ START_TEST(test_auto_start_near_truth)
 }
 END_TEST
 
+/* The four buckling numbers from a 3-point curve of a hollow stem 25 diameters long:
+ * the peak fixes max_force, the plateau min_force, the end of the plateau
+ * displacement_at_min_force, the fall beyond it slope_after_min_force.  The range
+ * covers the drop and the plateau's end from both starts (twice the truth puts the
+ * drop at 4 mm and the plateau's end at 8 mm of 10).  x_max is the truth's, so that
+ * the fit's runs take the truth's loading path. */
+static fl_experiment buckling_stem(void)
+{
+  fl_experiment e = fl_experiment_default();
+  e.fiber.length_m = 0.1 * 14.0 / 12.0;
+  e.fiber.segments = 14;
+  e.fiber.outer_radius_m = 2e-3;
+  e.fiber.inner_radius_ratio = 0.8;
+  e.fiber.density = 800;
+  e.fiber.youngs_modulus = 5.5e9;
+  e.fiber.shear_modulus = 5.5e9 / 2.6;
+  e.bond.damping = 2e-5; /* the snap after the peak rings out within a few rows */
+  e.bond.buckling.type = FL_BUCKLING_PLASTIC;
+  e.bond.buckling.sample_length = 0.1;
+  e.bond.buckling.max_force = 4.0;
+  e.bond.buckling.min_force = 2.5;
+  e.bond.buckling.displacement_at_min_force = 4e-3;
+  e.bond.buckling.slope_after_min_force = -100;
+  e.test.kind = FL_TEST_BEND3PT;
+  e.test.span_m = 0.1;
+  e.test.friction = 0.0;
+  e.test.max_displacement_m = 1e-2;
+  e.sim.output_points = 1000; /* rows 0.5 % of the peak apart: the drop moves smoothly */
+  e.test_given = 1;
+  return e;
+}
+
+static void buckling_recovery(double factor, double noise)
+{
+  static const char *const path[4] = {"bond.buckling.max_force", "bond.buckling.min_force",
+                                      "bond.buckling.displacement_at_min_force",
+                                      "bond.buckling.slope_after_min_force"};
+  const double truth[4] = {4.0, 2.5, 4e-3, -100};
+  make_dir();
+  fl_experiment e = buckling_stem();
+  /* the experiment the fit starts from carries other numbers than the truth */
+  e.bond.buckling.max_force = 6.0;
+  e.bond.buckling.min_force = 1.0;
+  e.bond.buckling.displacement_at_min_force = 6e-3;
+  e.bond.buckling.slope_after_min_force = -300;
+  write_experiment("stem.yaml", &e);
+  e = buckling_stem();
+  int n = write_truth("curve.csv", e, noise, 3);
+  ck_assert_int_ge(n, 800);
+  write_text("fit.yaml",
+             "experiment: stem.yaml\n"
+             "data:\n  - test: bend3pt\n    file: curve.csv\n    columns: { x: x, y: y }\n    x_max: 1.0e-2\n"
+             "free:\n  %s: { start: %.17g, min: 0.5, max: 20 }\n  %s: { start: %.17g, min: 0.2, max: 20 }\n"
+             "  %s: { start: %.17g, min: 1.0e-4, max: 2.0e-2 }\n  %s: { start: %.17g, min: -1000, max: 500 }\n"
+             "solver:\n  method: lm\n  max_iterations: 60\n  difference_step: 0.01\n  differences: central\n",
+             path[0], factor * truth[0], path[1], factor * truth[1], path[2], factor * truth[2], path[3],
+             factor * truth[3]);
+  fl_fit fit;
+  fl_calibration cal;
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &cal);
+  ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
+  for (int j = 0; j < 4; j++) {
+    ck_assert_str_eq(fit.free[j].path, path[j]);
+    ck_assert(isfinite(cal.std_error[j]) && cal.std_error[j] > 0.0);
+    if (noise > 0)
+      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 2.0 * cal.std_error[j], "%s: %g, truth %g, std_error %g",
+                    path[j], cal.value[j], truth[j], cal.std_error[j]);
+    else
+      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 0.01 * fabs(truth[j]), "%s: %g, truth %g", path[j],
+                    cal.value[j], truth[j]);
+  }
+  /* a drop half a percent out of place still leaves a few rows a whole drop apart */
+  ck_assert_double_gt(cal.r_squared, noise > 0 ? 0.985 : 0.99);
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+
+START_TEST(test_buckling_recovery_from_half) { buckling_recovery(0.5, 0.0); }
+END_TEST
+START_TEST(test_buckling_recovery_from_double) { buckling_recovery(2.0, 0.0); }
+END_TEST
+START_TEST(test_buckling_recovery_with_noise) { buckling_recovery(2.0, 0.01); }
+END_TEST
+
 /* ---- fits that cannot converge ------------------------------------------------------- */
 
 /* bond.damping_stabilization does nothing without damping: exit status 1 (failed), a
@@ -590,6 +687,9 @@ static Suite *calibrate_suite(void)
   tcase_add_test(tf, test_joint_tension_torsion_from_half);
   tcase_add_test(tf, test_joint_tension_torsion_from_double);
   tcase_add_test(tf, test_joint_tension_torsion_with_noise);
+  tcase_add_test(tf, test_buckling_recovery_from_half);
+  tcase_add_test(tf, test_buckling_recovery_from_double);
+  tcase_add_test(tf, test_buckling_recovery_with_noise);
   tcase_add_test(tf, test_auto_start_near_truth);
   tcase_add_test(tf, test_parameter_without_influence_fails_with_report);
   tcase_add_test(tf, test_data_from_another_specimen_fails);
