@@ -180,6 +180,21 @@ static void calibrate(fl_fit *fit, fl_calibration *cal)
   ck_assert_msg(rc == FL_OK, "%s", err);
 }
 
+/* Each fitted value against its truth: noise-free within 1 %, with noise within two
+ * of its reported standard errors (which must be finite and positive). */
+static void assert_recovered(const fl_fit *fit, const fl_calibration *cal, const double *truth, double noise)
+{
+  for (int j = 0; j < fit->nfree; j++) {
+    ck_assert(isfinite(cal->std_error[j]) && cal->std_error[j] > 0.0);
+    if (noise > 0)
+      ck_assert_msg(fabs(cal->value[j] - truth[j]) <= 2.0 * cal->std_error[j], "%s: %g, truth %g, std_error %g",
+                    fit->free[j].path, cal->value[j], truth[j], cal->std_error[j]);
+    else
+      ck_assert_msg(fabs(cal->value[j] - truth[j]) <= 0.01 * fabs(truth[j]), "%s: %g, truth %g", fit->free[j].path,
+                    cal->value[j], truth[j]);
+  }
+}
+
 /* ---- the measured-curve reader ----------------------------------------------------- */
 
 static int read_table(const char *name, int xnum, const char *xname, double xsi, int ynum, const char *yname,
@@ -310,16 +325,9 @@ static void bending_recovery(double factor, double noise)
   calibrate(&fit, &cal);
   ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
   double truth[2] = {a_rot, sigma};
-  for (int j = 0; j < 2; j++) {
+  for (int j = 0; j < 2; j++)
     ck_assert_double_eq(cal.start[j], factor * truth[j]);
-    ck_assert(isfinite(cal.std_error[j]) && cal.std_error[j] > 0.0);
-    if (noise > 0)
-      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 2.0 * cal.std_error[j], "%s: %g, truth %g, std_error %g",
-                    fit.free[j].path, cal.value[j], truth[j], cal.std_error[j]);
-    else
-      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 0.01 * truth[j], "%s: %g, truth %g", fit.free[j].path,
-                    cal.value[j], truth[j]);
-  }
+  assert_recovered(&fit, &cal, truth, noise);
   ck_assert_double_gt(cal.r_squared, noise > 0 ? 0.99 : 0.9999);
   ck_assert_double_eq_tol(cal.correlation[1], cal.correlation[2], 1e-12); /* symmetric */
   ck_assert_double_eq_tol(cal.correlation[0], 1.0, 1e-12);
@@ -378,14 +386,7 @@ static void joint_recovery(double factor, double noise)
   calibrate(&fit, &cal);
   ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
   double truth[2] = {a_disp, a_rot};
-  for (int j = 0; j < 2; j++) {
-    if (noise > 0)
-      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 2.0 * cal.std_error[j], "%s: %g, truth %g, std_error %g",
-                    fit.free[j].path, cal.value[j], truth[j], cal.std_error[j]);
-    else
-      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 0.01 * truth[j], "%s: %g, truth %g", fit.free[j].path,
-                    cal.value[j], truth[j]);
-  }
+  assert_recovered(&fit, &cal, truth, noise);
   /* each curve has its own R^2; the two tests do not share a parameter */
   ck_assert_int_eq(cal.ncurves, 2);
   ck_assert_double_gt(cal.curve[0].r_squared, noise > 0 ? 0.99 : 0.9999);
@@ -494,16 +495,9 @@ static void buckling_recovery(double factor, double noise)
   load_fit("fit.yaml", &fit);
   calibrate(&fit, &cal);
   ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
-  for (int j = 0; j < 4; j++) {
+  for (int j = 0; j < 4; j++)
     ck_assert_str_eq(fit.free[j].path, path[j]);
-    ck_assert(isfinite(cal.std_error[j]) && cal.std_error[j] > 0.0);
-    if (noise > 0)
-      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 2.0 * cal.std_error[j], "%s: %g, truth %g, std_error %g",
-                    path[j], cal.value[j], truth[j], cal.std_error[j]);
-    else
-      ck_assert_msg(fabs(cal.value[j] - truth[j]) <= 0.01 * fabs(truth[j]), "%s: %g, truth %g", path[j],
-                    cal.value[j], truth[j]);
-  }
+  assert_recovered(&fit, &cal, truth, noise);
   /* a drop half a percent out of place still leaves a few rows a whole drop apart */
   ck_assert_double_gt(cal.r_squared, noise > 0 ? 0.985 : 0.99);
   fl_calibration_free(&cal);
