@@ -828,25 +828,12 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
         continue;
       if ((rc = item_residuals(st, d, thetas[j], pert + ii->row0)))
         break;
-      if (central) {
-        /* the backward run takes the base's place */
-        double *back = malloc((size_t)rows * sizeof *back);
-        if (!back) {
-          snprintf(st->err, sizeof st->err, "out of memory");
-          rc = FL_ENOMEM;
-          break;
-        }
-        if ((rc = item_residuals(st, d, thetam[j], back))) {
-          free(back);
-          break;
-        }
-        for (int i = 0; i < rows; i++)
-          gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)j, (pert[ii->row0 + i] - back[i]) / (2.0 * h[j]));
-        free(back);
-        continue;
-      }
+      /* central differences: the backward run takes the base's place (and buffer) */
+      if (central && (rc = item_residuals(st, d, thetam[j], base + ii->row0)))
+        break;
       for (int i = 0; i < rows; i++)
-        gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)j, (pert[ii->row0 + i] - base[ii->row0 + i]) / h[j]);
+        gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)j,
+                       (pert[ii->row0 + i] - base[ii->row0 + i]) / (central ? 2.0 * h[j] : h[j]));
     }
   }
 out:
