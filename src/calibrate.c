@@ -1507,16 +1507,16 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     cal->iterations = iter;
     if (st.opts->progress && st.opts->log)
       progress_line(&st, iter, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
-    if (st.opts->stop_after > 0 && iter == st.opts->stop_after)
-      raise(SIGTERM); /* test hook (FL_CALIBRATE_STOP_AFTER): the handler sets opts->stop */
     int info;
     if (gsl_multifit_nlinear_test(fit->solver.xtol, fit->solver.gtol, fit->solver.ftol, &info, w) == GSL_SUCCESS) {
       cal->status = FL_CAL_CONVERGED;
       break;
     }
-    if (st.opts->stop && *st.opts->stop) {
+    if ((st.opts->stop && *st.opts->stop) || (st.opts->stop_after > 0 && iter >= st.opts->stop_after)) {
       cal->status = FL_CAL_FAILED;
-      snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d", iter);
+      cal->interrupted = 1;
+      snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d%s", iter,
+               st.opts->stop && *st.opts->stop ? "" : " (--stop-after)");
       break;
     }
   }

@@ -39,6 +39,7 @@ static void usage(FILE *f, const char *prog)
           "      --seed N          random seed of every experiment (default: the YAML's, else 1)\n"
           "      --threads N       threads over the specimens of a batch (default 1)\n"
           "      --resume          continue an interrupted calibration from PREFIX.checkpoint\n"
+          "      --stop-after N    stop after N iterations as if interrupted, keeping the checkpoint\n"
           "  -q, --quiet           no progress lines\n"
           "      --progress        one progress line per iteration even when stderr is not a terminal\n"
           "  -h, --help            show this help and exit\n"
@@ -47,6 +48,7 @@ static void usage(FILE *f, const char *prog)
           "converge (the report of the best point is still written), 2 bad input.\n"
           "See %s(1) and fiberlab-fit(5).\n",
           prog, PACKAGE_VERSION, prog);
+  fl_cli_help_footer(f);
 }
 
 /* Default prefix: the fit file's base name without .yaml/.yml, and "-calibrated", so
@@ -84,12 +86,13 @@ int main(int argc, char **argv)
                                        {"quiet", no_argument, NULL, 'q'},
                                        {"progress", no_argument, NULL, 'P'},
                                        {"resume", no_argument, NULL, 'R'},
+                                       {"stop-after", required_argument, NULL, 'A'},
                                        {"help", no_argument, NULL, 'h'},
                                        {"version", no_argument, NULL, 'V'},
                                        {NULL, 0, NULL, 0}};
   const char *prefix = NULL, *sets[MAX_SETS + 1];
   char seedset[64];
-  int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0, device = 0, resume = 0, c;
+  int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0, device = 0, resume = 0, stop_after = 0, c;
   long threads = 1;
   enum fl_plot plot = FL_PLOT_PNG;
   gsl_set_error_handler_off();
@@ -143,6 +146,16 @@ int main(int argc, char **argv)
     case 'R':
       resume = 1;
       break;
+    case 'A': {
+      char *end;
+      long v = strtol(optarg, &end, 10);
+      if (!*optarg || *end || v < 1 || v > 1000000) {
+        fprintf(stderr, "%s: --stop-after '%s': allowed: an integer in [1, 1000000]\n", prog, optarg);
+        return 2;
+      }
+      stop_after = (int)v;
+      break;
+    }
     case 'h':
       usage(stdout, prog);
       return 0;
@@ -150,11 +163,9 @@ int main(int argc, char **argv)
       fl_cli_version(prog);
       return 0;
     case ':':
-      fprintf(stderr, "%s: option '%s' needs a value\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
-      return 2;
+      return fl_cli_bad_option(prog, argv, optind, optopt, 1);
     default:
-      fprintf(stderr, "%s: unknown option '%s'\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
-      return 2;
+      return fl_cli_bad_option(prog, argv, optind, optopt, 0);
     }
   }
   fl_cli_passive_threads((int)threads, argv);
@@ -243,15 +254,6 @@ int main(int argc, char **argv)
   if (resume && !fl_checkpoint_found(ck))
     fprintf(stderr, "%s: note: --resume: no checkpoint %s; the calibration starts from the beginning\n", prog,
             ckpath);
-  /* test hook: raise SIGTERM after this many accepted iterations */
-  int stop_after = 0;
-  const char *sa_env = getenv("FL_CALIBRATE_STOP_AFTER");
-  if (sa_env && *sa_env) {
-    char *end;
-    long v = strtol(sa_env, &end, 10);
-    if (!*end && v > 0 && v < 1000000)
-      stop_after = (int)v;
-  }
   fl_calibrate_opts co = {(int)threads, use_gpu, force_progress || (!quiet && isatty(STDERR_FILENO)), stderr, prog,
                           &stop_flag, ck, stop_after, 0};
   fl_calibration cal;
@@ -269,15 +271,10 @@ int main(int argc, char **argv)
   fl_calibration_paths paths;
   rc = fl_calibration_write(&fit, &cal, &oo, &paths, err, sizeof err);
   /* a calibration that ran to its end needs no checkpoint; an interrupted one keeps it */
-  fl_checkpoint_close(ck, !rc && !stop_flag);
-  if (stop_flag)
+  int stopped = stop_flag || cal.interrupted;
+  fl_checkpoint_close(ck, !rc && !stopped);
+  if (stopped)
     fprintf(stderr, "%s: interrupted: the checkpoint %s is kept; rerun with --resume to continue\n", prog, ckpath);
-  if (getenv("FL_CALIBRATE_EXACT") && !rc) {
-    /* test hook: the exact values, for comparing runs bit for bit */
-    for (int j = 0; j < fit.nfree; j++)
-      fprintf(stderr, "%s: exact: %s %.17g %a\n", prog, fit.free[j].path, cal.value[j], cal.value[j]);
-    fprintf(stderr, "%s: exact: cost %.17g %a\n", prog, cal.cost, cal.cost);
-  }
   if (rc) {
     fprintf(stderr, "%s: %s\n", prog, err);
     fl_calibration_free(&cal);

@@ -112,7 +112,8 @@ typedef struct {
   const char *prog;             /* program name for log lines */
   volatile sig_atomic_t *stop;  /* set asynchronously to interrupt */
   struct fl_checkpoint *checkpoint; /* memo log of the evaluations (NULL: none) */
-  int stop_after;               /* test hook: raise SIGTERM after this accepted iteration (0: never) */
+  int stop_after;               /* stop as if interrupted after this accepted iteration (0: never):
+                                 * --stop-after, a calibration run in slices */
   int separate_runs;            /* benchmark: every Jacobian column from a run of its own, no batch */
 } fl_calibrate_opts;
 
@@ -157,6 +158,7 @@ typedef struct {
 typedef struct {
   enum fl_calibration_status status;
   char message[2048];          /* why it failed or stopped (empty when converged) */
+  int interrupted;             /* 1: stopped by opts->stop or opts->stop_after; the checkpoint holds the rest */
   int iterations;              /* trust-region iterations */
   long simulations;            /* specimens simulated, batches counted by their specimens */
   long batches;                /* engine runs */
