@@ -78,6 +78,7 @@ static void usage(FILE *f, const char *prog, enum fl_test_kind kind)
           "The summary (YAML) goes to stdout. Exit status: 0 success, 1 run failed, 2 bad input.\n"
           "See %s(1) and fiberlab-experiment(5).\n",
           prog, what[kind], prog);
+  fl_cli_help_footer(f);
 }
 
 /* Default prefix: the YAML file's base name without .yaml/.yml. */
@@ -141,11 +142,34 @@ int fl_cli_parse_plot(const char *prog, const char *arg, enum fl_plot *plot)
 
 void fl_cli_version(const char *prog)
 {
+  printf("%s (fiberlab) %s\nCUDA engine: %s\n", prog, PACKAGE_VERSION,
 #ifdef HAVE_CUDA
-  printf("%s (fiberlab) %s\nCUDA engine: built in\n", prog, PACKAGE_VERSION);
+         "built in"
 #else
-  printf("%s (fiberlab) %s\nCUDA engine: not built in\n", prog, PACKAGE_VERSION);
+         "not built in"
 #endif
+  );
+  printf("Copyright (C) 2026 the fiberlab developers.\n"
+         "License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.\n"
+         "This is free software: you are free to change and redistribute it.\n"
+         "There is NO WARRANTY, to the extent permitted by law.\n");
+}
+
+void fl_cli_help_footer(FILE *f) { fprintf(f, "\nReport bugs to: %s\n", PACKAGE_BUGREPORT); }
+
+int fl_cli_bad_option(const char *prog, char **argv, int optind_now, int optopt_now, int missing_value)
+{
+  char name[64];
+  const char *a = argv[optind_now - 1];
+  if (strncmp(a, "--", 2) != 0 && optopt_now > 0 && optopt_now < 128) /* short, perhaps in a cluster */
+    snprintf(name, sizeof name, "-%c", optopt_now);
+  else {
+    size_t n = strcspn(a, "=");
+    snprintf(name, sizeof name, "%.*s", (int)(n < 60 ? n : 60), a);
+  }
+  fprintf(stderr, "%s: %s '%s'%s\nTry '%s --help'.\n", prog, missing_value ? "option" : "unknown option", name,
+          missing_value ? " needs a value" : "", prog);
+  return 2;
 }
 
 int fl_cli_use_gpu(const char *prog, int device, int *use_gpu)
@@ -262,11 +286,9 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
       fl_cli_version(prog);
       return 0;
     case ':':
-      fprintf(stderr, "%s: option '%s' needs a value\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
-      return 2;
+      return fl_cli_bad_option(prog, argv, optind, optopt, 1);
     default:
-      fprintf(stderr, "%s: unknown option '%s'\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
-      return 2;
+      return fl_cli_bad_option(prog, argv, optind, optopt, 0);
     }
   }
   fl_cli_passive_threads((int)threads, argv);

@@ -2,6 +2,8 @@
 #ifndef FL_CLI_H
 #define FL_CLI_H
 
+#include <stdio.h>
+
 #include "experiment.h"
 #include "output.h" /* enum fl_plot */
 
@@ -10,8 +12,15 @@
 int fl_cli_parse_device(const char *prog, const char *arg, int *device);
 int fl_cli_parse_plot(const char *prog, const char *arg, enum fl_plot *plot);
 
-/* --version's text on stdout: the program, fiberlab's version, whether CUDA is in. */
+/* --version's text on stdout: the program, fiberlab's version, whether CUDA is in,
+ * the copyright and licence lines of GNU programs. */
 void fl_cli_version(const char *prog);
+/* The closing lines of --help: where to report bugs. */
+void fl_cli_help_footer(FILE *f);
+/* The message for an option getopt_long did not take (its return ':' or '?'), on
+ * stderr: a short option by itself ("-Z", not the cluster "-qZ" it came in), a long
+ * one by name without its "=value".  Returns 2, the exit status. */
+int fl_cli_bad_option(const char *prog, char **argv, int optind_now, int optopt_now, int missing_value);
 /* Whether to run on the GPU for --device (0 cpu, 1 gpu, 2 auto): 2 after a message when
  * gpu was asked for and no device answers; auto falls back to the CPU with a note. */
 int fl_cli_use_gpu(const char *prog, int device, int *use_gpu);

@@ -72,6 +72,9 @@ check "fiber-calibrate: --seed '-3': allowed: an integer >= 0" --seed -3 "$good"
 check "fiber-calibrate: -o 'bad/good': the output bad/good.yaml is the input bad/good.yaml; allowed: a prefix whose files are not inputs" -o bad/good "$good"
 check "fiber-calibrate: unknown option '--colour'
 Try 'fiber-calibrate --help'." --colour "$good"
+check "fiber-calibrate: unknown option '-Z'
+Try 'fiber-calibrate --help'." -qZ "$good"
+check "fiber-calibrate: --stop-after '0': allowed: an integer in [1, 1000000]" --stop-after 0 "$good"
 check "fiber-calibrate: more than one fit file given
 Try 'fiber-calibrate --help'." "$good" "$good"
 check "fiber-calibrate: missing the fit FILE.yaml

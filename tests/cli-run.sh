@@ -126,6 +126,13 @@ grep -qx 'fiber-bend3pt: warning: w2.yaml:2:47: bond.buckling.sample_length 0.01
 # --help and --version on stdout, exit 0
 "$bin/fiber-bend3pt" --help | grep -q '^Usage: fiber-bend3pt' && ok "--help" || bad "--help"
 "$bin/fiber-torsion" --version | grep -q '^fiber-torsion (fiberlab) ' && ok "--version" || bad "--version"
+# GNU's closing lines: the licence in --version, where to report bugs in --help
+for p in fiber-bend3pt fiber-tension fiber-torsion fiber-calibrate; do
+  "$bin/$p" --version | grep -q '^License GPLv3+: GNU GPL version 3 or later' && ok "$p --version: licence" ||
+    bad "$p --version: no licence line"
+  "$bin/$p" --help | tail -n 1 | grep -q '^Report bugs to: ' && ok "$p --help: bug-report line" ||
+    bad "$p --help: no bug-report line"
+done
 
 echo "$pass passed, $fails failed"
 [ $fails -eq 0 ]
