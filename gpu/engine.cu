@@ -192,6 +192,23 @@ extern "C" int fl_gpu_available(char *msg, size_t len)
     snprintf(msg, len, "no CUDA device answers (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     return 0;
   }
+  /* A device answers; it must also hold code it can run: this build's machine code is
+   * for one architecture (NVCCFLAGS, sm_90 by default), with PTX that only devices of at
+   * least that compute capability can compile.  Asking for a kernel's attributes loads
+   * the module for the current device and fails if no image in it fits. */
+  cudaFuncAttributes fa;
+  e = cudaFuncGetAttributes(&fa, k_bonds);
+  if (e != cudaSuccess) {
+    cudaDeviceProp p;
+    int dev = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess)
+      snprintf(msg, len, "the CUDA device %s (compute capability %d.%d) cannot run this build's code (%s)", p.name,
+               p.major, p.minor, cudaGetErrorString(e));
+    else
+      snprintf(msg, len, "the CUDA device cannot run this build's code (%s)", cudaGetErrorString(e));
+    cudaGetLastError(); /* clear the error, so that a CPU fallback starts clean */
+    return 0;
+  }
   return 1;
 }
 

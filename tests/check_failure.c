@@ -66,21 +66,6 @@ static void load_pair(pair *p, double u, double theta, double psi, fl_bond_loads
   fl_bond_eval(&p->bond, &none, &p->lim, &b1, &b2, &p->st, ld);
 }
 
-/* Recompute the criterion on the loads a step returned. */
-static double value_of(pair *p, fl_bond_loads *ld)
-{
-  fl_bond_work wk;
-  memset(&wk, 0, sizeof wk);
-  wk.a1 = fl_v3(1, 0, 0);
-  wk.a2 = fl_v3(-1, 0, 0);
-  wk.kb_eff = fl_series(p->bond.s1.k_bend, p->bond.s2.k_bend);
-  wk.kt_eff = fl_series(p->bond.s1.k_twist, p->bond.s2.k_twist);
-  /* the side axes of the bent pair */
-  fl_bond_loads tmp;
-  (void)tmp;
-  return fl_bond_criterion_value(&p->lim, &wk, ld->axis, ld->force, ld->moment);
-}
-
 /* Combined plasticity keeps the loads on the yield surface while loading goes on. */
 static void combined_stays_on_surface(int criterion)
 {
@@ -159,7 +144,6 @@ START_TEST(test_bending_angle_limit)
   /* and unloading to zero angle leaves the plastic angle as a reverse moment */
   load_pair(&p, 0, 0.0, 0, &ld);
   ck_assert_double_eq_tol(ld.moment.z, -kb * 0.5 * lim, 1e-6 * kb * lim);
-  (void)value_of;
 }
 END_TEST
 
@@ -418,8 +402,9 @@ START_TEST(test_torsion_von_mises_peak)
 }
 END_TEST
 
-/* Weakest link: 400 brittle specimens with strength variation 0.1 break at the
- * strength of their weakest gauge bond, computed here from the generator directly. */
+/* Weakest link: 400 brittle specimens with strength variation 0.1 each break at the
+ * strength of their own weakest gauge bond, computed here from the generator
+ * directly; and so the sample's mean and spread are the predicted ones. */
 START_TEST(test_strength_variation_weakest_link)
 {
   double sigma = 3e7, cv = 0.1;
@@ -453,6 +438,10 @@ START_TEST(test_strength_variation_weakest_link)
           weakest = f;
       }
     double pred = sigma * A * weakest, sim = r.spec[s].peak;
+    /* each specimen breaks at its own weakest bond's force, to within the ripple of the
+     * explicit run's stress waves (1.4 % at most here) */
+    ck_assert_msg(fabs(sim - pred) <= 0.02 * pred, "specimen %d: peak %.6g N, its weakest bond %.6g N", s, sim,
+                  pred);
     ms += sim / ns;
     ms2 += sim * sim / ns;
     mp += pred / ns;

@@ -1,10 +1,12 @@
 /* gpu_check.c: the CUDA engine against the CPU engine.  Fresh random inputs each run
- * (the seed is printed; pass one to repeat it):
+ * (the seed is printed; --seed N repeats it):
  *  1. 20000 random bonds (unequal sides, damping, every criterion and post-failure
  *     behaviour, every buckling kind, random plastic offsets and history) evaluated on
  *     both: forces and torques agree to 1e-12 relative, and so does the state;
  *  2. whole virtual tests (3-point bending with buckling and a stress limit; a batch of
- *     tensile specimens with strength variation) for 1e4 steps: curves agree to 1e-9.
+ *     tensile specimens with strength variation) for 1e4 steps: curves agree to 1e-9,
+ *     and so do every bond's loads at every output row (evaluated on the host from
+ *     each run's state), relative to the largest bond load.
  * Exit 77 (skipped) when no CUDA device answers. */
 #include <config.h>
 
@@ -134,14 +136,83 @@ static int check_bonds(int n)
   return rc == 0 && worst <= 1e-12 && worst_state <= 1e-12 && mism == 0 ? 0 : 1;
 }
 
+/* Every bond's loads at every output row of a run, evaluated on the host from the state
+ * the run reached (downloaded from the device for the GPU run): the first run stores
+ * them, the second compares. */
+typedef struct {
+  fl_bond_loads *loads; /* [point][specimen][bond] of the first run */
+  size_t n;             /* entries stored */
+  int compare;          /* 0: store, 1: compare */
+  double worst;         /* largest difference, relative to the largest load of its kind */
+  double fscale, tscale;/* largest bond force (N) and torque (N m) of the first run */
+  size_t missing;       /* rows of the second run beyond the first's */
+} bond_probe;
+
+static void bond_loads_of(const fl_system *sys, size_t s, int b, fl_bond_loads *out)
+{
+  size_t k1 = s * sys->nbody + sys->b1[b], k2 = s * sys->nbody + sys->b2[b];
+  fl_body b1 = {sys->x[k1], sys->q[k1], sys->v[k1], sys->w[k1]};
+  fl_body b2 = {sys->x[k2], sys->q[k2], sys->v[k2], sys->w[k2]};
+  fl_bond_state scratch = sys->bstate[s * sys->nbond + b]; /* evaluate without moving it on */
+  const fl_bond_limits *l = &sys->limits[s];
+  if (!l->criterion && !l->buckling.type)
+    l = NULL;
+  fl_bond_eval(&sys->bond[s * sys->nbond + b], &sys->damping[s], l, &b1, &b2, &scratch, out);
+}
+
+static void probe_bonds(void *ctx, const fl_system *sys, int point, double x)
+{
+  (void)x;
+  bond_probe *p = ctx;
+  size_t per = (size_t)sys->nspec * sys->nbond, at = (size_t)point * per;
+  for (size_t s = 0; s < (size_t)sys->nspec; s++)
+    for (int b = 0; b < sys->nbond; b++) {
+      fl_bond_loads ld;
+      bond_loads_of(sys, s, b, &ld);
+      size_t k = at + s * sys->nbond + b;
+      if (!p->compare) {
+        if (k >= p->n)
+          continue; /* sized for the planned rows */
+        p->loads[k] = ld;
+        p->fscale = fmax(p->fscale, fl_norm(ld.force));
+        p->tscale = fmax(p->tscale, fmax(fl_norm(ld.torque1), fl_norm(ld.torque2)));
+      } else if (k >= p->n) {
+        p->missing++;
+      } else {
+        const fl_bond_loads *r = &p->loads[k];
+        double e = fmax(rel(r->force, ld.force, p->fscale),
+                        fmax(rel(r->torque1, ld.torque1, p->tscale), rel(r->torque2, ld.torque2, p->tscale)));
+        p->worst = fmax(p->worst, e);
+      }
+    }
+}
+
 static int check_run(const char *name, const fl_experiment *e, int nspec)
 {
   fl_curve c0, c1;
   fl_result r0, r1;
   char err[512];
-  fl_run_hooks cpu = {NULL, NULL, NULL, NULL, 1, 0}, gpu = {NULL, NULL, NULL, NULL, 1, 1};
-  if (fl_run(e, nspec, &cpu, &c0, &r0, err, sizeof err) || fl_run(e, nspec, &gpu, &c1, &r1, err, sizeof err)) {
-    printf("%s: run failed: %s -> FAIL\n", name, err);
+  bond_probe bp;
+  memset(&bp, 0, sizeof bp);
+  fl_system probe_sys;
+  fl_build_info info;
+  if (fl_build(e, nspec, &probe_sys, &info)) {
+    printf("%s: cannot build -> FAIL\n", name);
+    return 1;
+  }
+  bp.n = (size_t)e->sim.output_points * nspec * probe_sys.nbond;
+  fl_system_free(&probe_sys);
+  bp.loads = calloc(bp.n, sizeof *bp.loads);
+  fl_run_hooks cpu = {NULL, probe_bonds, &bp, NULL, 1, 0}, gpu = {NULL, probe_bonds, &bp, NULL, 1, 1};
+  if (!bp.loads || fl_run(e, nspec, &cpu, &c0, &r0, err, sizeof err)) {
+    printf("%s: CPU run failed: %s -> FAIL\n", name, bp.loads ? err : "out of memory");
+    free(bp.loads);
+    return 1;
+  }
+  bp.compare = 1;
+  if (fl_run(e, nspec, &gpu, &c1, &r1, err, sizeof err)) {
+    printf("%s: GPU run failed: %s -> FAIL\n", name, err);
+    free(bp.loads);
     return 1;
   }
   double scale = 0.0, worst = 0.0;
@@ -150,10 +221,13 @@ static int check_run(const char *name, const fl_experiment *e, int nspec)
     scale = fmax(scale, fabs(c0.y[i]));
   for (size_t i = 0; i < rows; i++)
     worst = fmax(worst, fabs(c0.y[i] - c1.y[i]) / scale);
-  int ok = c0.npoints == c1.npoints && r0.steps == r1.steps && worst <= 1e-9 && r0.bonds_broken == r1.bonds_broken;
-  printf("%s: %ld steps, %d specimens, largest curve difference %.3g of the largest load, broken bonds %d / %d -> %s\n",
-         name, r0.steps, nspec, worst, r0.bonds_broken, r1.bonds_broken, ok ? "ok" : "FAIL");
+  int ok = c0.npoints == c1.npoints && r0.steps == r1.steps && worst <= 1e-9 && r0.bonds_broken == r1.bonds_broken &&
+           bp.worst <= 1e-9 && bp.missing == 0;
+  printf("%s: %ld steps, %d specimens, largest curve difference %.3g of the largest load, every bond's loads at "
+         "every row within %.3g of the largest, broken bonds %d / %d -> %s\n",
+         name, r0.steps, nspec, worst, bp.worst, r0.bonds_broken, r1.bonds_broken, ok ? "ok" : "FAIL");
   fl_curve_free(&c0), fl_curve_free(&c1), fl_result_free(&r0), fl_result_free(&r1);
+  free(bp.loads);
   return ok ? 0 : 1;
 }
 
@@ -164,8 +238,23 @@ int main(int argc, char **argv)
     printf("gpu_check: skipped: %s\n", why);
     return 77;
   }
-  st = argc > 1 ? strtoull(argv[1], NULL, 10) : (unsigned long long)time(NULL) * 2654435761ULL + 1;
-  printf("gpu_check: seed %llu\n", st);
+  /* --seed N (or a bare N) repeats a run; without it the seed comes from the clock */
+  const char *seed_arg = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+      seed_arg = argv[++i];
+    else if (strncmp(argv[i], "--seed=", 7) == 0)
+      seed_arg = argv[i] + 7;
+    else
+      seed_arg = argv[i];
+  }
+  char *end = NULL;
+  st = seed_arg ? strtoull(seed_arg, &end, 10) : (unsigned long long)time(NULL) * 2654435761ULL + 1;
+  if (seed_arg && (!*seed_arg || *end || st == 0)) {
+    fprintf(stderr, "gpu_check: --seed '%s': allowed: an integer >= 1\n", seed_arg);
+    return 2;
+  }
+  printf("gpu_check: seed %llu (repeat with --seed %llu)\n", st, st);
   int fails = check_bonds(20000);
 
   /* 3-point bending of a hollow stem with plastic buckling and a bending-stress limit */
