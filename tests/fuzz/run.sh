@@ -27,7 +27,7 @@ for t in $targets; do
   extra=""
   case $t in fit | csv) extra=$fitsrcs ;; esac
   $CC $flags -I"$build" -I"$top/src" "$top/tests/fuzz/fuzz_$t.c" $srcs $extra \
-    $(pkg-config --cflags --libs yaml-0.1 gsl) -lm -o "$build/fuzz_$t" || { status=1; continue; }
+    $(pkg-config --cflags --libs yaml-0.1 gsl) -lcsv -lm -o "$build/fuzz_$t" || { status=1; continue; }
   corpus="$build/corpus_$t"
   mkdir -p "$corpus" "$top/tests/fuzz/regressions/$t"
   if [ "$t" = set ]; then
