@@ -1,5 +1,6 @@
 /* measured.h: measured curves from text tables (CSV with comma, semicolon, tab or
- * space separators, header lines, columns by number or name), converted to SI. */
+ * space separators and RFC 4180 quotes, read by libcsv; header lines, columns by
+ * number or name), converted to SI. */
 #ifndef FL_MEASURED_H
 #define FL_MEASURED_H
 
@@ -51,7 +52,8 @@ typedef struct {
   char sep;  /* separator found: ',', ';', '\t' or ' ' (runs of blanks) */
 } fl_measured;
 
-/* Read the rows of src: lines starting with '#' and empty lines are skipped; the lines
+/* Read the rows of src: lines starting with '#' and empty lines are skipped; a field in
+ * double quotes may hold the separator ("" in it is one quote) but not a line break; the lines
  * before the first data row (a line with at least half its non-empty fields numbers)
  * are header lines, and the last of them names the columns.  x may be NULL (one
  * column: the peaks of a strength test).  Errors name the file, line and column
