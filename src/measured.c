@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <csv.h>
 
@@ -16,6 +17,12 @@
 
 #define DEG (3.14159265358979323846 / 180.0)
 #define MAX_FIELDS 256
+/* The largest table read, bytes: 64 MiB, some 2.5 million rows of 25 bytes.  The
+ * measured curves in fits/data have 50 kB (2 000 rows); the fit evaluates every row
+ * (its Jacobian has rows x free parameters doubles), so a table this size is already
+ * far past a useful fit.  Every line is kept in memory while the table is read (some
+ * 40 bytes besides its text): a table of 64 MiB of 4-byte lines takes some 700 MB. */
+#define MAX_TABLE_BYTES (64L * 1024L * 1024L)
 #define IN_LB (0.0254 * 4.4482216152605) /* N m: 1 in x 1 lbf (NIST SP 811) */
 
 static const fl_unit units[] = {
@@ -347,14 +354,22 @@ static int resolve_column(const fl_measured_column *c, const char *shown, char *
   return 0;
 }
 
-/* Read the whole file as lines (newline and carriage return stripped). */
+/* Read the whole file as lines (newline and carriage return stripped); FL_ELIMIT past
+ * MAX_TABLE_BYTES (a pipe, or a file that grew since fstat). */
 static int read_lines(FILE *f, char ***lines_out, int *n_out)
 {
   char **lines = NULL, *buf = NULL;
-  size_t cap = 0, bufcap = 0;
+  size_t cap = 0, bufcap = 0, total = 0;
   int n = 0;
   ssize_t len;
   while ((len = getline(&buf, &bufcap, f)) >= 0) {
+    if ((total += (size_t)len) > (size_t)MAX_TABLE_BYTES) {
+      free(buf);
+      for (int i = 0; i < n; i++)
+        free(lines[i]);
+      free(lines);
+      return FL_ELIMIT;
+    }
     while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
       buf[--len] = '\0';
     if ((size_t)n == cap) {
@@ -403,9 +418,25 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
     free(sp);
     return FL_EIO;
   }
+  struct stat st;
+  if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_TABLE_BYTES) {
+    snprintf(err, errlen, "%s: %s: '%s' has %lld bytes, more than a measured table may have; allowed: at most %ld MiB "
+             "(%ld bytes)", src->where, src->key, src->shown, (long long)st.st_size, MAX_TABLE_BYTES >> 20,
+             MAX_TABLE_BYTES);
+    fclose(fp);
+    free(f);
+    free(sp);
+    return FL_ELIMIT;
+  }
   rc = read_lines(fp, &lines, &nlines);
   int read_errno = errno;
   fclose(fp);
+  if (rc == FL_ELIMIT) {
+    snprintf(err, errlen, "%s: %s: '%s' has more than %ld bytes, more than a measured table may have; allowed: at most "
+             "%ld MiB (%ld bytes)", src->where, src->key, src->shown, MAX_TABLE_BYTES, MAX_TABLE_BYTES >> 20,
+             MAX_TABLE_BYTES);
+    goto done;
+  }
   if (rc) {
     snprintf(err, errlen, "%s: %s: '%s' cannot be read: %s; allowed: a readable table file, relative to the fit file",
              src->where, src->key, src->shown, rc == FL_ENOMEM ? "out of memory" : strerror(read_errno));

@@ -57,8 +57,9 @@ typedef struct {
  * before the first data row (a line with at least half its non-empty fields numbers)
  * are header lines, and the last of them names the columns.  x may be NULL (one
  * column: the peaks of a strength test).  Errors name the file, line and column
- * (FL_EIO: unreadable; FL_EINPUT: a column that does not exist, a non-numeric or
- * missing cell, with its data row, or no data rows). */
+ * (FL_EIO: unreadable; FL_ELIMIT: larger than 64 MiB, refused before reading;
+ * FL_EINPUT: a column that does not exist, a non-numeric or missing cell, with its data
+ * row, or no data rows). */
 int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x, const fl_measured_column *y,
                      fl_measured *m, char *err, size_t errlen);
 void fl_measured_free(fl_measured *m);
