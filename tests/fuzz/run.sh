@@ -40,7 +40,7 @@ for t in $targets; do
     printf 'experiment: exp.yaml\ndata:\n  - {test: tension, file: data.csv, columns: {x: x_mm, y: y_N}, units: {x: mm, y: N}, weight: 2}\nfree:\n  bond.failure.max_stress: {start: auto, min: 1e6, max: 1e9}\nsolver: {method: dogleg, max_iterations: 20}\n' >"$corpus/seed2"
     cp "$top"/fits/*.yaml "$top"/tests/fit-bad/*.yaml "$corpus/" 2>/dev/null
   elif [ "$t" = csv ]; then
-    cp "$top"/fits/data/*.csv "$top"/tests/fit-bad/*.csv "$corpus/" 2>/dev/null
+    cp "$top"/fits/data/*.csv "$top"/tests/fit-bad/*.csv "$top"/tests/data/*.csv "$corpus/" 2>/dev/null
     printf 'x_mm;y_N\n0;0\n1;2\n' >"$corpus/seed1"
     printf '# c\n\nx_mm\ty_N\n0\t0\n1\t2\n' >"$corpus/seed2"
   else
