@@ -8,12 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <csv.h>
 
 #include "fl_defs.h"
 #include "measured.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
 #define MAX_FIELDS 256
+/* The largest table read, bytes: 64 MiB, some 2.5 million rows of 25 bytes.  The
+ * measured curves in fits/data have 50 kB (2 000 rows); the fit evaluates every row
+ * (its Jacobian has rows x free parameters doubles), so a table this size is already
+ * far past a useful fit.  Every line is kept in memory while the table is read (some
+ * 40 bytes besides its text): a table of 64 MiB of 4-byte lines takes some 700 MB. */
+#define MAX_TABLE_BYTES (64L * 1024L * 1024L)
 #define IN_LB (0.0254 * 4.4482216152605) /* N m: 1 in x 1 lbf (NIST SP 811) */
 
 static const fl_unit units[] = {
@@ -54,60 +63,166 @@ void fl_measured_free(fl_measured *m)
   memset(m, 0, sizeof *m);
 }
 
-/* One field of a line: [start, start + len) after trimming, and its 1-based column. */
+/* One field of a line: its text, quotes removed and NUL-terminated, and its length. */
 typedef struct {
   const char *start;
   size_t len;
-  size_t col;
 } field;
 
-/* Split line into fields by sep (' ': runs of blanks); trims blanks and one pair of
- * double quotes.  Returns the number of fields (at most MAX_FIELDS). */
-static int split(const char *line, char sep, field *f)
+/* The fields libcsv hands over for one line, kept until the line is done. */
+typedef struct {
+  char *text;             /* the fields' texts one after another, each NUL-terminated */
+  size_t used, cap;       /* bytes of text in use and allocated */
+  size_t off[MAX_FIELDS]; /* where each field's text starts in text */
+  size_t len[MAX_FIELDS]; /* its length */
+  size_t from[MAX_FIELDS]; /* 0-based byte of the line where it starts (when tracked) */
+  int n;                  /* fields kept: at most MAX_FIELDS, the rest are dropped */
+  int blanks;             /* blank separator: an empty field is one more blank of a run */
+  int nomem;              /* a field could not be kept */
+  size_t pos;             /* the byte libcsv is given, when parsed a byte at a time */
+  size_t next_from;       /* where the next field starts, idem */
+} line_fields;
+
+/* A separator and a libcsv parser set up for it, with the buffers of one line. */
+typedef struct {
+  struct csv_parser csv;
+  char sep;       /* ',', ';', '\t', or ' ' for runs of blanks */
+  line_fields r;  /* the fields of the line last split */
+  char *blank;    /* blank separator: the line with tabs outside quotes made spaces */
+  size_t blankcap; /* bytes allocated for blank */
+} splitter;
+
+static void on_field(void *text, size_t len, void *data)
 {
-  int n = 0;
-  const char *p = line;
-  if (sep == ' ') {
-    while (*p && n < MAX_FIELDS) {
-      while (*p == ' ' || *p == '\t')
-        p++;
-      if (!*p)
-        break;
-      const char *s = p;
-      while (*p && *p != ' ' && *p != '\t')
-        p++;
-      f[n].start = s;
-      f[n].len = (size_t)(p - s);
-      f[n].col = (size_t)(s - line) + 1;
-      n++;
+  line_fields *r = data;
+  size_t from = r->next_from;
+  r->next_from = r->pos + 1; /* past the separator that ended this field */
+  if ((r->blanks && len == 0) || r->n >= MAX_FIELDS)
+    return;
+  if (r->used + len + 1 > r->cap) {
+    size_t cap = 2 * (r->used + len + 1);
+    char *t = realloc(r->text, cap);
+    if (!t) {
+      r->nomem = 1;
+      return;
     }
-  } else {
-    for (;;) {
-      const char *e = strchr(p, sep);
-      size_t len = e ? (size_t)(e - p) : strlen(p);
-      const char *s = p;
-      while (len && (*s == ' ' || *s == '\t')) {
-        s++;
-        len--;
-      }
-      while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-        len--;
-      if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
-        s++;
-        len -= 2;
-      }
-      if (n < MAX_FIELDS) {
-        f[n].start = s;
-        f[n].len = len;
-        f[n].col = (size_t)(s - line) + 1;
-        n++;
-      }
-      if (!e)
-        break;
-      p = e + 1;
-    }
+    r->text = t;
+    r->cap = cap;
   }
-  return n;
+  memcpy(r->text + r->used, text, len);
+  r->text[r->used + len] = '\0';
+  r->off[r->n] = r->used;
+  r->len[r->n] = len;
+  r->from[r->n] = from;
+  r->n++;
+  r->used += len + 1;
+}
+
+/* Lines come one at a time without their newline: no byte ends a row early. */
+static int no_terminator(unsigned char c)
+{
+  (void)c;
+  return 0;
+}
+
+static int splitter_init(splitter *sp, char sep)
+{
+  memset(sp, 0, sizeof *sp);
+  if (csv_init(&sp->csv, CSV_APPEND_NULL) != 0)
+    return FL_ENOMEM;
+  csv_set_delim(&sp->csv, (unsigned char)sep);
+  csv_set_term_func(&sp->csv, no_terminator);
+  sp->sep = sep;
+  sp->r.blanks = sep == ' ';
+  return FL_OK;
+}
+
+static void splitter_free(splitter *sp)
+{
+  csv_free(&sp->csv);
+  free(sp->r.text);
+  free(sp->blank);
+  memset(sp, 0, sizeof *sp);
+}
+
+/* The text libcsv is given for line: the line itself, or for the blank separator a
+ * copy whose tabs outside quotes are spaces (libcsv has one separator byte, and a run
+ * of spaces and tabs is one separator).  NULL: out of memory. */
+static const char *csv_input(splitter *sp, const char *line, size_t len)
+{
+  if (sp->sep != ' ')
+    return line;
+  if (len + 1 > sp->blankcap) {
+    char *b = realloc(sp->blank, len + 1);
+    if (!b)
+      return NULL;
+    sp->blank = b;
+    sp->blankcap = len + 1;
+  }
+  int quoted = 0;
+  for (size_t i = 0; i <= len; i++) {
+    char c = line[i];
+    if (c == '"')
+      quoted = !quoted;
+    sp->blank[i] = c == '\t' && !quoted ? ' ' : c;
+  }
+  return sp->blank;
+}
+
+/* Split line into fields with libcsv (RFC 4180 quoting: a quoted field may hold the
+ * separator, "" in it is one quote; blanks around a field are trimmed; a quote left
+ * open ends with the line; a quoted field does not go past its line).  With bytewise,
+ * each field's first byte is found as well (in r.from), for messages.  Returns the
+ * number of fields (at most MAX_FIELDS), or -1 when out of memory. */
+static int split_line(splitter *sp, const char *line, field *f, int bytewise)
+{
+  line_fields *r = &sp->r;
+  size_t len = strlen(line);
+  const char *in = csv_input(sp, line, len);
+  r->used = 0;
+  r->n = 0;
+  r->nomem = 0;
+  r->pos = 0;
+  r->next_from = 0;
+  if (!in)
+    return -1;
+  if (len == 0)
+    return 0; /* nothing to parse (and libcsv has no buffer to end a field in yet) */
+  if (bytewise) {
+    for (size_t i = 0; i < len; i++) {
+      r->pos = i;
+      if (csv_parse(&sp->csv, in + i, 1, on_field, NULL, r) != 1)
+        r->nomem = 1;
+    }
+    r->pos = len;
+  } else if (csv_parse(&sp->csv, in, len, on_field, NULL, r) != len) {
+    r->nomem = 1;
+  }
+  csv_fini(&sp->csv, on_field, NULL, r);
+  if (r->nomem)
+    return -1;
+  for (int i = 0; i < r->n; i++) {
+    f[i].start = r->text + r->off[i];
+    f[i].len = r->len[i];
+  }
+  return r->n;
+}
+
+/* The 1-based column of field k (0-based) of line, past its leading blanks and its
+ * opening quote.  libcsv tells no positions: the line is split again a byte at a time,
+ * and a field ends at the byte libcsv was given when it handed the field over. */
+static size_t field_column(splitter *sp, const char *line, int k)
+{
+  field f[MAX_FIELDS];
+  int n = split_line(sp, line, f, 1);
+  if (k >= n)
+    return strlen(line) + 1;
+  size_t i = sp->r.from[k];
+  while ((line[i] == ' ' || line[i] == '\t') && line[i] != sp->sep)
+    i++;
+  if (line[i] == '"')
+    i++;
+  return i + 1;
 }
 
 static int parse_number(const field *f, double *v)
@@ -120,6 +235,10 @@ static int parse_number(const field *f, double *v)
   char *end;
   errno = 0;
   double d = strtod(buf, &end);
+  if (end == buf)
+    return 0;
+  while (*end == ' ' || *end == '\t') /* blanks inside quotes, as in " 12.5 " */
+    end++;
   if (*end || errno == ERANGE || !isfinite(d))
     return 0;
   *v = d;
@@ -147,8 +266,21 @@ static int skip_line(const char *s)
   return *s == '\0' || *s == '#';
 }
 
-/* The separator: the first of comma, semicolon and tab in the first line that starts
- * like a number, else blanks. */
+/* Whether c occurs in s outside double quotes. */
+static int has_unquoted(const char *s, char c)
+{
+  int quoted = 0;
+  for (; *s; s++) {
+    if (*s == '"')
+      quoted = !quoted;
+    else if (*s == c && !quoted)
+      return 1;
+  }
+  return 0;
+}
+
+/* The separator: the first of comma, semicolon and tab found outside quotes in the
+ * first line that starts like a number (quoted or not), else blanks. */
 static char find_separator(char **lines, int nlines)
 {
   for (int i = 0; i < nlines; i++) {
@@ -157,13 +289,14 @@ static char find_separator(char **lines, int nlines)
       continue;
     while (*s == ' ' || *s == '\t')
       s++;
-    if (!(isdigit((unsigned char)*s) || *s == '-' || *s == '+' || *s == '.'))
+    const char *c = *s == '"' ? s + 1 : s;
+    if (!(isdigit((unsigned char)*c) || *c == '-' || *c == '+' || *c == '.'))
       continue;
-    if (strchr(s, ','))
+    if (has_unquoted(s, ','))
       return ',';
-    if (strchr(s, ';'))
+    if (has_unquoted(s, ';'))
       return ';';
-    if (strchr(s, '\t'))
+    if (has_unquoted(s, '\t'))
       return '\t';
     return ' ';
   }
@@ -221,14 +354,22 @@ static int resolve_column(const fl_measured_column *c, const char *shown, char *
   return 0;
 }
 
-/* Read the whole file as lines (newline and carriage return stripped). */
+/* Read the whole file as lines (newline and carriage return stripped); FL_ELIMIT past
+ * MAX_TABLE_BYTES (a pipe, or a file that grew since fstat). */
 static int read_lines(FILE *f, char ***lines_out, int *n_out)
 {
   char **lines = NULL, *buf = NULL;
-  size_t cap = 0, bufcap = 0;
+  size_t cap = 0, bufcap = 0, total = 0;
   int n = 0;
   ssize_t len;
   while ((len = getline(&buf, &bufcap, f)) >= 0) {
+    if ((total += (size_t)len) > (size_t)MAX_TABLE_BYTES) {
+      free(buf);
+      for (int i = 0; i < n; i++)
+        free(lines[i]);
+      free(lines);
+      return FL_ELIMIT;
+    }
     while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
       buf[--len] = '\0';
     if ((size_t)n == cap) {
@@ -261,9 +402,12 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
   char **lines = NULL, **names = NULL;
   int nlines = 0, nnames = 0, rc = FL_EINPUT;
   field *f = malloc(MAX_FIELDS * sizeof *f);
+  splitter *sp = calloc(1, sizeof *sp);
   memset(m, 0, sizeof *m);
-  if (!f) {
+  if (!f || !sp) {
     snprintf(err, errlen, "out of memory");
+    free(f);
+    free(sp);
     return FL_ENOMEM;
   }
   FILE *fp = fopen(src->path, "rb");
@@ -271,25 +415,48 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
     snprintf(err, errlen, "%s: %s: '%s' cannot be read: %s; allowed: a readable table file, relative to the fit file",
              src->where, src->key, src->shown, strerror(errno));
     free(f);
+    free(sp);
     return FL_EIO;
+  }
+  struct stat st;
+  if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_TABLE_BYTES) {
+    snprintf(err, errlen, "%s: %s: '%s' has %lld bytes, more than a measured table may have; allowed: at most %ld MiB "
+             "(%ld bytes)", src->where, src->key, src->shown, (long long)st.st_size, MAX_TABLE_BYTES >> 20,
+             MAX_TABLE_BYTES);
+    fclose(fp);
+    free(f);
+    free(sp);
+    return FL_ELIMIT;
   }
   rc = read_lines(fp, &lines, &nlines);
   int read_errno = errno;
   fclose(fp);
+  if (rc == FL_ELIMIT) {
+    snprintf(err, errlen, "%s: %s: '%s' has more than %ld bytes, more than a measured table may have; allowed: at most "
+             "%ld MiB (%ld bytes)", src->where, src->key, src->shown, MAX_TABLE_BYTES, MAX_TABLE_BYTES >> 20,
+             MAX_TABLE_BYTES);
+    goto done;
+  }
   if (rc) {
     snprintf(err, errlen, "%s: %s: '%s' cannot be read: %s; allowed: a readable table file, relative to the fit file",
              src->where, src->key, src->shown, rc == FL_ENOMEM ? "out of memory" : strerror(read_errno));
     goto done;
   }
-  rc = FL_EINPUT;
   char sep = find_separator(lines, nlines);
   m->sep = sep;
+  if ((rc = splitter_init(sp, sep)) != FL_OK) {
+    snprintf(err, errlen, "out of memory");
+    goto done;
+  }
+  rc = FL_EINPUT;
   /* Header lines, then the first data row. */
   int first = -1, header = -1;
   for (int i = 0; i < nlines && first < 0; i++) {
     if (skip_line(lines[i]))
       continue;
-    int nf = split(lines[i], sep, f);
+    int nf = split_line(sp, lines[i], f, 0);
+    if (nf < 0)
+      goto nomem;
     if (is_data(f, nf))
       first = i;
     else
@@ -300,22 +467,16 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
              src->key, src->shown);
     goto done;
   }
-  int ncols = split(lines[first], sep, f);
+  int ncols = split_line(sp, lines[first], f, 0);
+  if (ncols < 0)
+    goto nomem;
   if (header >= 0) {
-    int nh = split(lines[header], sep, f);
-    names = calloc((size_t)nh, sizeof *names);
-    if (!names) {
-      rc = FL_ENOMEM;
-      snprintf(err, errlen, "out of memory");
-      goto done;
-    }
+    int nh = split_line(sp, lines[header], f, 0);
+    if (nh < 0 || !(names = calloc((size_t)nh + 1, sizeof *names)))
+      goto nomem;
     for (int i = 0; i < nh; i++) {
-      names[i] = strndup(f[i].start, f[i].len);
-      if (!names[i]) {
-        rc = FL_ENOMEM;
-        snprintf(err, errlen, "out of memory");
-        goto done;
-      }
+      if (!(names[i] = strdup(f[i].start)))
+        goto nomem;
       nnames++;
     }
     if (nh > ncols)
@@ -338,7 +499,9 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
   for (int i = first; i < nlines; i++) {
     if (skip_line(lines[i]))
       continue;
-    int nf = split(lines[i], sep, f);
+    int nf = split_line(sp, lines[i], f, 0);
+    if (nf < 0)
+      goto nomem;
     double v[2] = {0.0, 0.0};
     for (int k = 0; k < 2; k++) {
       if (!cols[k])
@@ -347,14 +510,15 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
       column_label(num[k], names, nnames, label, sizeof label);
       if (num[k] > nf || f[num[k] - 1].len == 0) {
         snprintf(err, errlen, "%s:%d:%zu: %s: no value in data row %d, which has %d field%s; allowed: a number in "
-                 "every data row", src->path, i + 1, num[k] > nf ? strlen(lines[i]) + 1 : f[num[k] - 1].col, label,
-                 m->n + 1, nf, nf == 1 ? "" : "s");
+                 "every data row", src->path, i + 1, field_column(sp, lines[i], num[k] - 1), label, m->n + 1, nf,
+                 nf == 1 ? "" : "s");
         goto done;
       }
       if (!parse_number(&f[num[k] - 1], &v[k])) {
-        snprintf(err, errlen, "%s:%d:%zu: %s: '%.*s' is not a number (data row %d); allowed: a number in every "
-                 "data row", src->path, i + 1, f[num[k] - 1].col, label, (int)(f[num[k] - 1].len > 60 ? 60 :
-                 f[num[k] - 1].len), f[num[k] - 1].start, m->n + 1);
+        char bad[61]; /* the cell as shown; field_column splits the line again */
+        snprintf(bad, sizeof bad, "%s", f[num[k] - 1].start);
+        snprintf(err, errlen, "%s:%d:%zu: %s: '%s' is not a number (data row %d); allowed: a number in every data "
+                 "row", src->path, i + 1, field_column(sp, lines[i], num[k] - 1), label, bad, m->n + 1);
         goto done;
       }
     }
@@ -365,6 +529,10 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
     m->n++;
   }
   rc = FL_OK;
+  goto done;
+nomem:
+  rc = FL_ENOMEM;
+  snprintf(err, errlen, "out of memory reading %s", src->shown);
 done:
   if (rc)
     fl_measured_free(m);
@@ -374,6 +542,8 @@ done:
   for (int i = 0; i < nlines; i++)
     free(lines[i]);
   free(lines);
+  splitter_free(sp);
+  free(sp);
   free(f);
   return rc;
 }

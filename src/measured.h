@@ -1,5 +1,6 @@
 /* measured.h: measured curves from text tables (CSV with comma, semicolon, tab or
- * space separators, header lines, columns by number or name), converted to SI. */
+ * space separators and RFC 4180 quotes, read by libcsv; header lines, columns by
+ * number or name), converted to SI. */
 #ifndef FL_MEASURED_H
 #define FL_MEASURED_H
 
@@ -51,12 +52,14 @@ typedef struct {
   char sep;  /* separator found: ',', ';', '\t' or ' ' (runs of blanks) */
 } fl_measured;
 
-/* Read the rows of src: lines starting with '#' and empty lines are skipped; the lines
+/* Read the rows of src: lines starting with '#' and empty lines are skipped; a field in
+ * double quotes may hold the separator ("" in it is one quote) but not a line break; the lines
  * before the first data row (a line with at least half its non-empty fields numbers)
  * are header lines, and the last of them names the columns.  x may be NULL (one
  * column: the peaks of a strength test).  Errors name the file, line and column
- * (FL_EIO: unreadable; FL_EINPUT: a column that does not exist, a non-numeric or
- * missing cell, with its data row, or no data rows). */
+ * (FL_EIO: unreadable; FL_ELIMIT: larger than 64 MiB, refused before reading;
+ * FL_EINPUT: a column that does not exist, a non-numeric or missing cell, with its data
+ * row, or no data rows). */
 int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x, const fl_measured_column *y,
                      fl_measured *m, char *err, size_t errlen);
 void fl_measured_free(fl_measured *m);

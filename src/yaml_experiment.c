@@ -13,6 +13,7 @@
 
 #include "experiment.h"
 #include "fl_defs.h"
+#include "yaml_input.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
 
@@ -495,17 +496,17 @@ int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t e
   yaml_document_t doc, extra;
   int rc = FL_EINPUT, have_doc = 0;
   origin o = {path, NULL, 1, 1};
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    return FL_EIO;
-  }
+  unsigned char *text;
+  size_t len;
+  if ((rc = fl_yaml_input_read(path, "an experiment file", &text, &len, err, errlen)) != FL_OK)
+    return rc;
+  rc = FL_EINPUT;
   if (!yaml_parser_initialize(&parser)) {
-    fclose(f);
+    free(text);
     snprintf(err, errlen, "%s: out of memory", path);
     return FL_ENOMEM;
   }
-  yaml_parser_set_input_file(&parser, f);
+  yaml_parser_set_input_string(&parser, text, len);
   if (!yaml_parser_load(&parser, &doc)) {
     o.line = parser.problem_mark.line + 1;
     o.col = parser.problem_mark.column + 1;
@@ -550,7 +551,7 @@ done:
   if (have_doc)
     yaml_document_delete(&doc);
   yaml_parser_delete(&parser);
-  fclose(f);
+  free(text);
   return rc;
 }
 

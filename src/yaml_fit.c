@@ -16,6 +16,7 @@
 #include "fit.h"
 #include "fl_defs.h"
 #include "measured.h"
+#include "yaml_input.h"
 
 const fl_fit_method fl_fit_methods[] = {
     {"lm", &gsl_multifit_nlinear_trs_lm},
@@ -643,17 +644,17 @@ int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fi
   fit->solver = fl_fit_solver_default();
   snprintf(fit->file, sizeof fit->file, "%s", path);
   loader L = {path, &doc, fit, sets, nsets, err, errlen};
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    return FL_EIO;
-  }
+  unsigned char *text;
+  size_t len;
+  if ((rc = fl_yaml_input_read(path, "a fit file", &text, &len, err, errlen)) != FL_OK)
+    return rc;
+  rc = FL_EINPUT;
   if (!yaml_parser_initialize(&parser)) {
-    fclose(f);
+    free(text);
     snprintf(err, errlen, "%s: out of memory", path);
     return FL_ENOMEM;
   }
-  yaml_parser_set_input_file(&parser, f);
+  yaml_parser_set_input_string(&parser, text, len);
   if (!yaml_parser_load(&parser, &doc)) {
     snprintf(err, errlen, "%s:%zu:%zu: not valid YAML: %s%s%s", path, parser.problem_mark.line + 1,
              parser.problem_mark.column + 1, parser.problem ? parser.problem : "syntax error",
@@ -740,7 +741,7 @@ done:
   if (have_doc)
     yaml_document_delete(&doc);
   yaml_parser_delete(&parser);
-  fclose(f);
+  free(text);
   if (rc)
     fl_fit_free(fit);
   return rc;

@@ -82,6 +82,18 @@ Try 'fiber-calibrate --help'."
 check "fiber-calibrate: option '-o' needs a value
 Try 'fiber-calibrate --help'." "$good" -o
 
+# Limits checked before parsing, on files made here (not shipped): a fit file nesting
+# 40 lists, a 2 MiB fit file and a 100 MiB table (sparse files: nothing is read).
+gen=$(mktemp -d)
+trap 'rm -rf "$work" "$gen"' EXIT
+{ printf 'experiment: bend.yaml\ndata: '; printf '%40s' '' | tr ' ' '['; printf '%40s\n' '' | tr ' ' ']'; } >"$gen/deep.yaml"
+truncate -s 2M "$gen/big.yaml"
+truncate -s 100M "$gen/huge.csv"
+sed -e "s|^experiment: bend.yaml|experiment: $bad/bend.yaml|" -e 's|file: curve.csv|file: huge.csv|' "$bad/good.yaml" >"$gen/huge-table.yaml"
+check "fiber-calibrate: $gen/deep.yaml:2:22: nesting deeper than 16 levels; allowed: at most 16 levels of blocks and lists" "$gen/deep.yaml"
+check "fiber-calibrate: $gen/big.yaml: has 2097152 bytes, more than a fit file may have; allowed: at most 1 MiB (1048576 bytes)" "$gen/big.yaml"
+check "fiber-calibrate: $gen/huge-table.yaml:4:11: data[1].file: 'huge.csv' has 104857600 bytes, more than a measured table may have; allowed: at most 64 MiB (67108864 bytes)" "$gen/huge-table.yaml"
+
 # A fit that cannot converge: bond.damping_stabilization does nothing without damping.
 n=$((n + 1))
 ( cd "$work" && "$bin/$prog" -q --plot none bad/no-influence.yaml >stdout 2>stderr; echo $? >status )

@@ -269,6 +269,107 @@ START_TEST(test_reader_names_the_bad_row)
 }
 END_TEST
 
+/* A table shipped with the sources (tests/data), read as a fit file would name it. */
+static int read_fixture(const char *name, const char *xname, double xsi, const char *yname, double ysi,
+                        fl_measured *m, char *err, size_t errlen)
+{
+  static char path[1024];
+  const char *top = getenv("top_srcdir");
+  snprintf(path, sizeof path, "%s/tests/data/%s", top ? top : ".", name);
+  fl_measured_source src = {path, name, "data[1].file", "fit.yaml:3:11"};
+  fl_measured_column x = {0, xname, xsi, "data[1].columns.x", "fit.yaml:4:19"};
+  fl_measured_column y = {0, yname, ysi, "data[1].columns.y", "fit.yaml:4:25"};
+  return fl_measured_read(&src, &x, &y, m, err, errlen);
+}
+
+/* quoted-header.csv: names hold the separator ("Load, N"), numbers are quoted or not,
+ * a comment and an empty line between the rows. */
+static const double quoted_mm[] = {0.0, 0.1, 0.2, 0.3};  /* displacement, mm */
+static const double quoted_N[] = {0.0, 1.25, 2.5, 3.75}; /* load, N (column 3 in kN) */
+static const int quoted_line[] = {4, 5, 6, 9};
+
+START_TEST(test_reader_quoted_names_hold_the_separator)
+{
+  fl_measured m;
+  char err[1024];
+  int rc = read_fixture("quoted-header.csv", "Displacement, mm", 1e-3, "Load, N", 1.0, &m, err, sizeof err);
+  ck_assert_msg(rc == FL_OK, "%s", err);
+  ck_assert_int_eq(m.sep, ',');
+  ck_assert_int_eq(m.n, 4);
+  for (int i = 0; i < 4; i++) {
+    ck_assert_double_eq_tol(m.x[i], quoted_mm[i] * 1e-3, 1e-18);
+    ck_assert_double_eq_tol(m.y[i], quoted_N[i], 1e-15);
+    ck_assert_int_eq(m.line[i], quoted_line[i]);
+  }
+  fl_measured_free(&m);
+}
+END_TEST
+
+START_TEST(test_reader_doubled_quote_in_a_name)
+{
+  fl_measured m;
+  char err[1024];
+  /* "Load ""cell B"", kN" names column 3: Load "cell B", kN */
+  int rc = read_fixture("quoted-header.csv", "Displacement, mm", 1e-3, "Load \"cell B\", kN", 1e3, &m, err,
+                        sizeof err);
+  ck_assert_msg(rc == FL_OK, "%s", err);
+  ck_assert_int_eq(m.n, 4);
+  for (int i = 0; i < 4; i++) {
+    ck_assert_double_eq_tol(m.y[i], quoted_N[i], 1e-12);
+    ck_assert_int_eq(m.line[i], quoted_line[i]);
+  }
+  fl_measured_free(&m);
+  /* the names as a message lists them: quotes removed, "" made one */
+  ck_assert_int_eq(read_fixture("quoted-header.csv", "Displacement", 1e-3, "Load, N", 1.0, &m, err, sizeof err),
+                   FL_EINPUT);
+  ck_assert_str_eq(err, "fit.yaml:4:19: data[1].columns.x: 'Displacement' is not a column of quoted-header.csv; "
+                        "allowed: a number in [1, 3], or a header name: Displacement, mm, Load, N, Load \"cell B\", kN");
+}
+END_TEST
+
+START_TEST(test_reader_separator_outside_quotes)
+{
+  make_dir();
+  /* a semicolon table whose notes hold commas, and a blank one whose names hold blanks */
+  write_text("semi.csv", "t;F;note\n0;1;\"seated, first contact\"\n1;2;\"a, b\"\n");
+  write_text("blank.txt", "\"t s\"  \"F N\"\n 0   1\n 1 \t \"2\"\n");
+  static const char *const names[] = {"semi.csv", "blank.txt"};
+  static const char *const xname[] = {"t", "t s"}, *const yname[] = {"F", "F N"};
+  static const char seps[] = {';', ' '};
+  for (int k = 0; k < 2; k++) {
+    fl_measured m;
+    char err[1024];
+    int rc = read_table(names[k], 0, xname[k], 1.0, 0, yname[k], 1.0, &m, err, sizeof err);
+    ck_assert_msg(rc == FL_OK, "%s: %s", names[k], err);
+    ck_assert_int_eq(m.sep, seps[k]);
+    ck_assert_int_eq(m.n, 2);
+    for (int i = 0; i < 2; i++) {
+      ck_assert_double_eq(m.x[i], i);
+      ck_assert_double_eq(m.y[i], i + 1);
+      ck_assert_int_eq(m.line[i], i + 2);
+    }
+    fl_measured_free(&m);
+  }
+  remove_dir();
+}
+END_TEST
+
+START_TEST(test_reader_points_inside_quotes)
+{
+  make_dir();
+  /* a decimal comma in quotes is one cell, not a number; the column is past the quote */
+  write_text("comma.csv", "\"x, mm\",\"y, N\"\n0,0\n\"0,5\",1\n");
+  fl_measured m;
+  char err[1024];
+  ck_assert_int_eq(read_table("comma.csv", 1, NULL, 1, 2, NULL, 1, &m, err, sizeof err), FL_EINPUT);
+  char want[600];
+  snprintf(want, sizeof want, "%s:3:2: column 1 (x, mm): '0,5' is not a number (data row 2); allowed: a number in "
+           "every data row", at("comma.csv"));
+  ck_assert_str_eq(err, want);
+  remove_dir();
+}
+END_TEST
+
 START_TEST(test_loader_defaults_and_relative_paths)
 {
   make_dir();
@@ -671,6 +772,10 @@ static Suite *calibrate_suite(void)
   TCase *tr = tcase_create("reader and loader");
   tcase_add_test(tr, test_reader_separators_headers_and_units);
   tcase_add_test(tr, test_reader_names_the_bad_row);
+  tcase_add_test(tr, test_reader_quoted_names_hold_the_separator);
+  tcase_add_test(tr, test_reader_doubled_quote_in_a_name);
+  tcase_add_test(tr, test_reader_separator_outside_quotes);
+  tcase_add_test(tr, test_reader_points_inside_quotes);
   tcase_add_test(tr, test_loader_defaults_and_relative_paths);
   suite_add_tcase(s, tr);
   TCase *tf = tcase_create("fits");

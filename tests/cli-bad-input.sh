@@ -91,5 +91,14 @@ Try 'fiber-bend3pt --help'." --colour=red "$good"
 check fiber-bend3pt "fiber-bend3pt: missing the experiment FILE.yaml
 Try 'fiber-bend3pt --help'."
 
+# Limits checked before parsing, on files made here (not shipped): 100 000 nested
+# brackets (200 kB, once 44 s of parsing) and a 2 MiB file (sparse, nothing read).
+gen=$(mktemp -d)
+trap 'rm -rf "$work" "$gen"' EXIT
+{ printf 'test:\n  kind: bend3pt\n  cycles: '; printf '%100000s' '' | tr ' ' '['; printf '%100000s\n' '' | tr ' ' ']'; } >"$gen/deep.yaml"
+truncate -s 2M "$gen/big.yaml"
+check fiber-bend3pt "fiber-bend3pt: $gen/deep.yaml:3:25: nesting deeper than 16 levels; allowed: at most 16 levels of blocks and lists" "$gen/deep.yaml"
+check fiber-bend3pt "fiber-bend3pt: $gen/big.yaml: has 2097152 bytes, more than an experiment file may have; allowed: at most 1 MiB (1048576 bytes)" "$gen/big.yaml"
+
 echo "$((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

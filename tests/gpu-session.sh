@@ -3,7 +3,7 @@
 # workplace's device tool): prepare here, run there in one call.
 #   tests/gpu-session.sh prepare   build with --with-cuda into build-gpu/ and copy the
 #                                  programs and the shared libraries they need (GSL,
-#                                  libyaml, libgomp) into .device/ (ignored by git)
+#                                  libyaml, libcsv, libgomp) into .device/ (ignored by git)
 #   tests/gpu-session.sh run       on the GPU machine, with .device carried: the
 #                                  CPU-versus-GPU check on fresh random inputs,
 #                                  compute-sanitizer on a small case, the GPU benchmark;

@@ -19,7 +19,7 @@ mkdir -p "$build"
 if [ -f "$top/config.h" ]; then cp "$top/config.h" "$build/config.h"; else
   printf '#define PACKAGE_VERSION "fuzz"\n' >"$build/config.h"; fi
 flags="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="$top/src/yaml_experiment.c $top/src/errors.c"
+srcs="$top/src/yaml_input.c $top/src/yaml_experiment.c $top/src/errors.c"
 fitsrcs="$top/src/yaml_fit.c $top/src/measured.c"
 status=0
 for t in $targets; do
@@ -27,7 +27,7 @@ for t in $targets; do
   extra=""
   case $t in fit | csv) extra=$fitsrcs ;; esac
   $CC $flags -I"$build" -I"$top/src" "$top/tests/fuzz/fuzz_$t.c" $srcs $extra \
-    $(pkg-config --cflags --libs yaml-0.1 gsl) -lm -o "$build/fuzz_$t" || { status=1; continue; }
+    $(pkg-config --cflags --libs yaml-0.1 gsl) -lcsv -lm -o "$build/fuzz_$t" || { status=1; continue; }
   corpus="$build/corpus_$t"
   mkdir -p "$corpus" "$top/tests/fuzz/regressions/$t"
   if [ "$t" = set ]; then
@@ -40,7 +40,7 @@ for t in $targets; do
     printf 'experiment: exp.yaml\ndata:\n  - {test: tension, file: data.csv, columns: {x: x_mm, y: y_N}, units: {x: mm, y: N}, weight: 2}\nfree:\n  bond.failure.max_stress: {start: auto, min: 1e6, max: 1e9}\nsolver: {method: dogleg, max_iterations: 20}\n' >"$corpus/seed2"
     cp "$top"/fits/*.yaml "$top"/tests/fit-bad/*.yaml "$corpus/" 2>/dev/null
   elif [ "$t" = csv ]; then
-    cp "$top"/fits/data/*.csv "$top"/tests/fit-bad/*.csv "$corpus/" 2>/dev/null
+    cp "$top"/fits/data/*.csv "$top"/tests/fit-bad/*.csv "$top"/tests/data/*.csv "$corpus/" 2>/dev/null
     printf 'x_mm;y_N\n0;0\n1;2\n' >"$corpus/seed1"
     printf '# c\n\nx_mm\ty_N\n0\t0\n1\t2\n' >"$corpus/seed2"
   else
