@@ -9,6 +9,7 @@
 
 #include "bond.h"
 #include "run.h"
+#include "check_limits.h"
 #include "system.h"
 
 #define PI 3.14159265358979323846
@@ -366,7 +367,7 @@ static Suite *bond_suite(void)
   tcase_add_test(tc, test_springs_in_series_split);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("engine");
-  tcase_set_timeout(te, 120);
+  fl_limits_set(te, "engine", 800); /* reference times (check_limits.h) */
   tcase_add_test(te, test_free_pair_conserves_momentum);
   tcase_add_test(te, test_free_pair_energy_drift_undamped);
   tcase_add_test(te, test_damping_log_decrement);

@@ -9,6 +9,7 @@
 
 #include "bond.h"
 #include "run.h"
+#include "check_limits.h"
 
 #define PI 3.14159265358979323846
 
@@ -337,7 +338,7 @@ static Suite *buckling_suite(void)
   tcase_add_test(te, test_envelope_beyond_plateau);
   suite_add_tcase(s, te);
   TCase *tv = tcase_create("virtual tests");
-  tcase_set_timeout(tv, 300);
+  fl_limits_set(tv, "virtual tests", 2000); /* reference times (check_limits.h) */
   tcase_add_test(tv, test_stem_reproduces_the_five_numbers);
   tcase_add_test(tv, test_reversible_returns_to_zero);
   tcase_add_test(tv, test_damage_unloads_along_the_secant);

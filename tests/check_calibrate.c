@@ -1,7 +1,8 @@
 /* check_calibrate.c: fiber-calibrate's reader, loader and least-squares driver.  The
  * recovery tests make curves with fiberlab itself from known parameters, then fit them
  * from starts at half and twice the truth: noise-free every parameter comes back
- * within 1 %, with 1 % Gaussian noise within two reported standard errors. */
+ * within a tolerance set a few times above what the fit reaches (below), with 1 %
+ * Gaussian noise within two reported standard errors. */
 #include <config.h>
 
 #include <check.h>
@@ -20,8 +21,22 @@
 #include "fit.h"
 #include "measured.h"
 #include "run.h"
+#include "check_limits.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
+
+/* Limits of the fit cases, in reference times (check_limits.h): several times what the
+ * longest case takes on a loaded machine. */
+#define FITS_UNITS 800
+#define BUCKLING_UNITS 4000
+/* Noise-free recoveries come back to these (relative), a few times what they reach:
+ * the truth curve runs 5 % further than the fitted ones, so at another automatic
+ * loading speed, and the explicit engine's rate effect (5e-4 in a_rot for the bending
+ * fit, 1e-4 for the joint one) stays in the fitted values. */
+#define BENDING_TOL 2e-3
+#define JOINT_TOL 5e-4
+/* Noise-free, the four buckling numbers came back to 2e-5 (relative) or better. */
+#define BUCKLING_TOL 2e-4
 
 /* ---- files in a fresh temporary folder ---------------------------------------------- */
 
@@ -182,16 +197,23 @@ static void calibrate(fl_fit *fit, fl_calibration *cal)
 
 /* Each fitted value against its truth: noise-free within 1 %, with noise within two
  * of its reported standard errors (which must be finite and positive). */
-static void assert_recovered(const fl_fit *fit, const fl_calibration *cal, const double *truth, double noise)
+/* Every free parameter recovered: with noise, within two of its reported standard
+ * errors; without, within tol of the truth (relative).  The achieved error is printed,
+ * so that the log shows how much room a tolerance leaves. */
+static void assert_recovered(const fl_fit *fit, const fl_calibration *cal, const double *truth, double noise,
+                             double tol)
 {
   for (int j = 0; j < fit->nfree; j++) {
     ck_assert(isfinite(cal->std_error[j]) && cal->std_error[j] > 0.0);
+    double err = fabs(cal->value[j] - truth[j]);
+    printf("recovered %s: %.10g, truth %.10g: %.2g relative, %.2g standard errors\n", fit->free[j].path,
+           cal->value[j], truth[j], err / fabs(truth[j]), err / cal->std_error[j]);
     if (noise > 0)
-      ck_assert_msg(fabs(cal->value[j] - truth[j]) <= 2.0 * cal->std_error[j], "%s: %g, truth %g, std_error %g",
-                    fit->free[j].path, cal->value[j], truth[j], cal->std_error[j]);
+      ck_assert_msg(err <= 2.0 * cal->std_error[j], "%s: %g, truth %g, std_error %g", fit->free[j].path,
+                    cal->value[j], truth[j], cal->std_error[j]);
     else
-      ck_assert_msg(fabs(cal->value[j] - truth[j]) <= 0.01 * fabs(truth[j]), "%s: %g, truth %g", fit->free[j].path,
-                    cal->value[j], truth[j]);
+      ck_assert_msg(err <= tol * fabs(truth[j]), "%s: %.10g, truth %.10g: %.3g relative, allowed %g",
+                    fit->free[j].path, cal->value[j], truth[j], err / fabs(truth[j]), tol);
   }
 }
 
@@ -428,7 +450,7 @@ static void bending_recovery(double factor, double noise)
   double truth[2] = {a_rot, sigma};
   for (int j = 0; j < 2; j++)
     ck_assert_double_eq(cal.start[j], factor * truth[j]);
-  assert_recovered(&fit, &cal, truth, noise);
+  assert_recovered(&fit, &cal, truth, noise, BENDING_TOL);
   ck_assert_double_gt(cal.r_squared, noise > 0 ? 0.99 : 0.9999);
   ck_assert_double_eq_tol(cal.correlation[1], cal.correlation[2], 1e-12); /* symmetric */
   ck_assert_double_eq_tol(cal.correlation[0], 1.0, 1e-12);
@@ -487,7 +509,7 @@ static void joint_recovery(double factor, double noise)
   calibrate(&fit, &cal);
   ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
   double truth[2] = {a_disp, a_rot};
-  assert_recovered(&fit, &cal, truth, noise);
+  assert_recovered(&fit, &cal, truth, noise, JOINT_TOL);
   /* each curve has its own R^2; the two tests do not share a parameter */
   ck_assert_int_eq(cal.ncurves, 2);
   ck_assert_double_gt(cal.curve[0].r_squared, noise > 0 ? 0.99 : 0.9999);
@@ -598,7 +620,7 @@ static void buckling_recovery(double factor, double noise)
   ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
   for (int j = 0; j < 4; j++)
     ck_assert_str_eq(fit.free[j].path, path[j]);
-  assert_recovered(&fit, &cal, truth, noise);
+  assert_recovered(&fit, &cal, truth, noise, BUCKLING_TOL);
   /* a drop half a percent out of place still leaves a few rows a whole drop apart */
   ck_assert_double_gt(cal.r_squared, noise > 0 ? 0.985 : 0.99);
   fl_calibration_free(&cal);
@@ -766,42 +788,57 @@ END_TEST
 START_TEST(test_strength_statistics_independent_sample) { strength_recovery(2.0, 11); }
 END_TEST
 
-static Suite *calibrate_suite(void)
+/* make check runs the reader, the loader and the fits that take seconds; with --slow
+ * (make check-slow, tests/check-calibrate-slow.sh) the buckling recoveries, a minute of
+ * CPU each.  Limits are in reference times of this machine (check_limits.h). */
+static Suite *calibrate_suite(int slow)
 {
   Suite *s = suite_create("calibrate");
-  TCase *tr = tcase_create("reader and loader");
-  tcase_add_test(tr, test_reader_separators_headers_and_units);
-  tcase_add_test(tr, test_reader_names_the_bad_row);
-  tcase_add_test(tr, test_reader_quoted_names_hold_the_separator);
-  tcase_add_test(tr, test_reader_doubled_quote_in_a_name);
-  tcase_add_test(tr, test_reader_separator_outside_quotes);
-  tcase_add_test(tr, test_reader_points_inside_quotes);
-  tcase_add_test(tr, test_loader_defaults_and_relative_paths);
-  suite_add_tcase(s, tr);
-  TCase *tf = tcase_create("fits");
-  tcase_set_timeout(tf, 120);
-  tcase_add_test(tf, test_bending_recovery_from_half);
-  tcase_add_test(tf, test_bending_recovery_from_double);
-  tcase_add_test(tf, test_bending_recovery_with_noise);
-  tcase_add_test(tf, test_joint_tension_torsion_from_half);
-  tcase_add_test(tf, test_joint_tension_torsion_from_double);
-  tcase_add_test(tf, test_joint_tension_torsion_with_noise);
-  tcase_add_test(tf, test_buckling_recovery_from_half);
-  tcase_add_test(tf, test_buckling_recovery_from_double);
-  tcase_add_test(tf, test_buckling_recovery_with_noise);
-  tcase_add_test(tf, test_auto_start_near_truth);
-  tcase_add_test(tf, test_parameter_without_influence_fails_with_report);
-  tcase_add_test(tf, test_data_from_another_specimen_fails);
-  tcase_add_test(tf, test_strength_statistics_same_sample);
-  tcase_add_test(tf, test_strength_statistics_independent_sample);
-  suite_add_tcase(s, tf);
+  if (!slow) {
+    TCase *tr = tcase_create("reader and loader");
+    fl_limits_set(tr, "reader and loader", 50);
+    tcase_add_test(tr, test_reader_separators_headers_and_units);
+    tcase_add_test(tr, test_reader_names_the_bad_row);
+    tcase_add_test(tr, test_reader_quoted_names_hold_the_separator);
+    tcase_add_test(tr, test_reader_doubled_quote_in_a_name);
+    tcase_add_test(tr, test_reader_separator_outside_quotes);
+    tcase_add_test(tr, test_reader_points_inside_quotes);
+    tcase_add_test(tr, test_loader_defaults_and_relative_paths);
+    suite_add_tcase(s, tr);
+    TCase *tf = tcase_create("fits");
+    fl_limits_set(tf, "fits", FITS_UNITS);
+    tcase_add_test(tf, test_bending_recovery_from_half);
+    tcase_add_test(tf, test_bending_recovery_from_double);
+    tcase_add_test(tf, test_bending_recovery_with_noise);
+    tcase_add_test(tf, test_joint_tension_torsion_from_half);
+    tcase_add_test(tf, test_joint_tension_torsion_from_double);
+    tcase_add_test(tf, test_joint_tension_torsion_with_noise);
+    tcase_add_test(tf, test_auto_start_near_truth);
+    tcase_add_test(tf, test_parameter_without_influence_fails_with_report);
+    tcase_add_test(tf, test_data_from_another_specimen_fails);
+    tcase_add_test(tf, test_strength_statistics_same_sample);
+    tcase_add_test(tf, test_strength_statistics_independent_sample);
+    suite_add_tcase(s, tf);
+  } else {
+    TCase *tb = tcase_create("buckling fits");
+    fl_limits_set(tb, "buckling fits", BUCKLING_UNITS);
+    tcase_add_test(tb, test_buckling_recovery_from_half);
+    tcase_add_test(tb, test_buckling_recovery_from_double);
+    tcase_add_test(tb, test_buckling_recovery_with_noise);
+    suite_add_tcase(s, tb);
+  }
   return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
   gsl_set_error_handler_off();
-  SRunner *sr = srunner_create(calibrate_suite());
+  int slow = argc == 2 && strcmp(argv[1], "--slow") == 0;
+  if (argc > 1 && !slow) {
+    fprintf(stderr, "usage: %s [--slow]\n", argv[0]);
+    return 2;
+  }
+  SRunner *sr = srunner_create(calibrate_suite(slow));
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

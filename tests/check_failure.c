@@ -10,6 +10,7 @@
 #include "bond.h"
 #include "rng.h"
 #include "run.h"
+#include "check_limits.h"
 #include "system.h"
 
 #define PI 3.14159265358979323846
@@ -468,7 +469,7 @@ static Suite *failure_suite(void)
   tcase_add_test(tb, test_broken_pair_contact);
   suite_add_tcase(s, tb);
   TCase *tv = tcase_create("virtual tests");
-  tcase_set_timeout(tv, 300);
+  fl_limits_set(tv, "virtual tests", 2000); /* reference times (check_limits.h) */
   tcase_add_test(tv, test_bend3pt_bending_stress_breakage);
   tcase_add_test(tv, test_bend3pt_constant_torque_plateau_and_residual);
   tcase_add_test(tv, test_tension_force_stress_peak);
