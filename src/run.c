@@ -160,18 +160,17 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
   double E = fb->youngs_modulus, G = fb->shear_modulus, rho = fb->density;
   double kc = 0.0;
   if (t->kind == FL_TEST_BEND3PT) {
-    /* Supports at the bond points nearest +-span/2; bonds sit at k h - L/2. */
-    double L = fb->length_m, best = HUGE_VAL, xs = 0.0;
-    for (int k = 1; k < nbody; k++) {
-      double p = k * h - 0.5 * L;
-      if (p > 0.0 && fabs(p - 0.5 * t->span_m) < best) {
-        best = fabs(p - 0.5 * t->span_m);
-        xs = p;
-      }
-    }
-    info->span = 2.0 * xs;
+    /* Supports at exactly +-span/2, wherever that falls along a segment: the rollers
+     * are cylinders touching the segments' surfaces, so a support between two bond
+     * points is in contact with one segment, and one at a bond point with both. */
+    double xs = 0.5 * t->span_m;
+    info->span = t->span_m;
     sys->gravity = fl_v3(0.0, -t->gravity, 0.0);
-    info->free_bonds = (int)floor(info->span / h + 0.5);
+    /* bonds across the span: those strictly between the supports (at k h - L/2) */
+    info->free_bonds = 0;
+    for (int k = 1; k < nbody; k++)
+      if (fabs(k * h - 0.5 * fb->length_m) < xs)
+        info->free_bonds++;
     info->centre_is_segment = nbody % 2 == 1;
     double rs = t->support_radius_m, rn = t->nose_radius_m;
     fl_tool tl[3] = {{fl_v3(-xs, -(R + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},

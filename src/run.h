@@ -14,7 +14,7 @@
 /* What the builder realised from the definition. */
 typedef struct {
   double h;              /* segment bonded length (centre spacing), m */
-  double span;           /* bend3pt: support axis distance, realised by bond points, m */
+  double span;           /* bend3pt: support axis distance, test.span exactly, m */
   double gauge;          /* tension/torsion: distance between innermost gripped centres, m */
   int free_bonds;        /* bonds between the grips (tension/torsion), or across the span */
   double first_period;   /* period of the test's lowest elastic mode, s */

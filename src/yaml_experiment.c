@@ -659,6 +659,35 @@ int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf
                              n ? "\n" : "", where, bk->sample_length, exp->test.span_m);
     n++;
   }
+  if (exp->test.kind != FL_TEST_BEND3PT && used < len) {
+    /* The grips hold whole segments: the gauge simulated is the whole number m of
+     * segment lengths nearest to the one asked for (run.c).  Say so when they differ,
+     * with the segment count nearest to the file's that makes them equal. */
+    const fl_fiber_def *fb = &exp->fiber;
+    double h = fb->length_m / fb->segments, g = exp->test.gauge_length_m;
+    double m = floor(g / h + 0.5);
+    if (m < 2)
+      m = 2;
+    if (fabs(m * h - g) > 1e-9 * g) {
+      char hint[160] = "";
+      int best = 0;
+      for (int d = 0; d <= 100000 && !best; d++) /* n segments give a whole n g / L */
+        for (int sgn = -1; sgn <= 1 && !best; sgn += 2) {
+          int cand = fb->segments + sgn * d;
+          double w = cand * g / fb->length_m;
+          if (cand >= 3 && cand <= 1000000 && w >= 1.5 && fabs(w - floor(w + 0.5)) <= 1e-9 * w)
+            best = cand;
+        }
+      if (best)
+        snprintf(hint, sizeof hint, "; fiber.segments: %d would give it exactly", best);
+      fl_experiment_where(exp, path, "test.gauge_length", where, sizeof where);
+      used += (size_t)snprintf(buf + used, len - used,
+                               "%s%s: test.gauge_length %g m is simulated as %.6g m (%.4g %%): the grips hold whole "
+                               "segments of %.6g m%s",
+                               n ? "\n" : "", where, g, m * h, 100.0 * (m * h / g - 1.0), h, hint);
+      n++;
+    }
+  }
   if (exp->test.kind == FL_TEST_BEND3PT && exp->fiber.segments % 2 == 1 && used < len) {
     fl_experiment_where(exp, path, "fiber.segments", where, sizeof where);
     used += (size_t)snprintf(buf + used, len - used,

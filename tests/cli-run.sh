@@ -35,6 +35,18 @@ if [ $plot = png ]; then
 fi
 ls | grep -q tmp && bad "temporary files left: $(ls)" || ok "no temporary files"
 
+# the span simulated is the one asked for; a gauge the grips cannot hold exactly (they
+# hold whole segments) is reported with the segment count that would make it exact
+"$bin/fiber-bend3pt" -q --plot none -o sp -s fiber.segments=26 -s fiber.length=0.12 -s test.max_displacement=2e-4 \
+  -s simulation.output_points=20 "$ex/wheat-straw-bend3pt.yaml" >summary 2>err
+grep -q '^span: 0.1$' summary && ok "26 segments on 0.12 m: span 0.1 exactly" || { bad "span: $(grep span summary)"; cat err; }
+"$bin/fiber-tension" -q --plot none -o ga -s test.gauge_length=0.0127 "$ex/glass-fibre-tension.yaml" >summary 2>err
+want="fiber-tension: warning: --set 'test.gauge_length': test.gauge_length 0.0127 m is simulated as 0.0125 m (-1.575 %): the grips hold whole segments of 0.0005 m; fiber.segments: 300 would give it exactly"
+[ "$(cat err)" = "$want" ] && grep -q '^gauge_length: 0.0125$' summary && ok "gauge rounded to whole segments: warned" ||
+  { bad "gauge warning"; cat err; }
+"$bin/fiber-tension" -q --plot none -o gb "$ex/glass-fibre-tension.yaml" >summary 2>err
+[ ! -s err ] && ok "an exact gauge draws no warning" || { bad "warning for an exact gauge"; cat err; }
+
 # the summary is YAML and nothing else: every line "key: value"
 grep -qv '^[a-z_]*: ' summary && bad "summary has non-YAML lines" || ok "summary is key: value lines"
 
