@@ -11,6 +11,10 @@
 
 enum fl_test_kind { FL_TEST_BEND3PT = 0, FL_TEST_TENSION = 1, FL_TEST_TORSION = 2 };
 
+/* 3-point rollers: fixed cylinders, with Coulomb friction test.friction at the
+ * contacts, or cylinders free to turn about their axes, which take no tangential load. */
+enum fl_rollers { FL_ROLLERS_FIXED = 0, FL_ROLLERS_ROTATING = 1 };
+
 #define FL_MAX_CYCLES 64
 #define FL_MAX_KEYS 64
 
@@ -66,6 +70,7 @@ typedef struct {
   double tool_youngs_modulus; /* Pa */
   double tool_poisson_ratio;
   double friction;
+  int rollers;                /* enum fl_rollers: supports and nose fixed (friction) or rotating */
   double restitution;         /* tool contacts */
   double gravity;             /* m/s^2, along -y (bend3pt: the specimen rests on the supports) */
   double max_displacement_m;

@@ -43,7 +43,8 @@ static fl_contact_law tool_law(const fl_experiment *exp, double seg_mass, double
   law.r_star = R * tool_radius / (R + tool_radius);
   law.m_star = seg_mass;
   law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + PI * PI);
-  law.mu = exp->test.friction;
+  /* a roller that turns freely about its axis takes no tangential load */
+  law.mu = exp->test.rollers == FL_ROLLERS_ROTATING ? 0.0 : exp->test.friction;
   return law;
 }
 

@@ -41,6 +41,7 @@ static const char *const criterion_names[] = {"none", "bending_stress", "bending
 static const char *const post_names[] = {"total_breakage", "constant_torque", "constant_force",
                                          "combined_plasticity", NULL};
 static const char *const buckling_names[] = {"none", "reversible", "damage", "plastic", NULL};
+static const char *const rollers_names[] = {"fixed", "rotating", NULL};
 
 typedef struct {
   const char *path;           /* dotted path */
@@ -92,6 +93,7 @@ static const key_def keys[] = {
     {"test.tool_youngs_modulus", KT_REAL, OFF(test.tool_youngs_modulus), 0, 1e13, 1, 0, "Pa", NULL, K_BEND, -1},
     {"test.tool_poisson_ratio", KT_REAL, OFF(test.tool_poisson_ratio), -1, 0.5, 1, 0, "", NULL, K_BEND, -1},
     {"test.friction", KT_REAL, OFF(test.friction), 0, 10, 0, 0, "", NULL, K_BEND, -1},
+    {"test.rollers", KT_ENUM, OFF(test.rollers), 0, 0, 0, 0, "", rollers_names, K_BEND, -1},
     {"test.restitution", KT_REAL, OFF(test.restitution), 0, 1, 1, 0, "", NULL, K_BEND, -1},
     {"test.gravity", KT_REAL, OFF(test.gravity), 0, 1000, 0, 0, "m/s^2", NULL, K_BEND, -1},
     {"test.speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e3, 1, 0, "m/s", NULL, K_BEND | K_TENS, -1},

@@ -223,6 +223,39 @@ static void run_ok(const fl_experiment *e, int nspec, probe *p, fl_curve *c, fl_
   ck_assert_msg(rc == 0, "run failed: %s", err);
 }
 
+/* Rollers: rotating ones take no tangential load whatever the friction, so their curve
+ * is, bit for bit, that of fixed rollers without friction; fixed rollers with friction
+ * hold the fiber back as it slides inwards over them, and the force at 10 % of the
+ * span is higher. */
+static void roller_run(int rollers, double friction, fl_curve *c, fl_result *r)
+{
+  fl_experiment e = slender_bend(16, 0.04);
+  e.test.friction = friction;
+  e.test.rollers = rollers;
+  e.test.max_displacement_m = 0.1 * 0.04;
+  e.sim.output_points = 100;
+  run_ok(&e, 1, NULL, c, r);
+}
+
+START_TEST(test_rotating_rollers_take_no_tangential_load)
+{
+  fl_curve rot, frictionless, fixed;
+  fl_result rr, rf, rx;
+  roller_run(FL_ROLLERS_ROTATING, 0.5, &rot, &rr);
+  roller_run(FL_ROLLERS_FIXED, 0.0, &frictionless, &rf);
+  roller_run(FL_ROLLERS_FIXED, 0.5, &fixed, &rx);
+  ck_assert_int_eq(rot.npoints, frictionless.npoints);
+  for (int i = 0; i < rot.npoints; i++) {
+    ck_assert_double_eq(rot.y[i], frictionless.y[i]);
+    ck_assert_double_eq(rot.support[i], frictionless.support[i]);
+  }
+  int last = rot.npoints - 1;
+  ck_assert_double_gt(fixed.y[last], 1.01 * rot.y[last]);
+  fl_curve_free(&rot), fl_curve_free(&frictionless), fl_curve_free(&fixed);
+  fl_result_free(&rr), fl_result_free(&rf), fl_result_free(&rx);
+}
+END_TEST
+
 START_TEST(test_bend3pt_bending_stress_breakage)
 {
   double span = 0.04, sigma = 5e7, R = 1e-3;
@@ -471,6 +504,7 @@ static Suite *failure_suite(void)
   TCase *tv = tcase_create("virtual tests");
   fl_limits_set(tv, "virtual tests", 2000); /* reference times (check_limits.h) */
   tcase_add_test(tv, test_bend3pt_bending_stress_breakage);
+  tcase_add_test(tv, test_rotating_rollers_take_no_tangential_load);
   tcase_add_test(tv, test_bend3pt_constant_torque_plateau_and_residual);
   tcase_add_test(tv, test_tension_force_stress_peak);
   tcase_add_test(tv, test_tension_constant_force_plateau_and_set);

@@ -84,6 +84,7 @@ check fiber-bend3pt "fiber-bend3pt: --device gpu: this fiberlab was built withou
 check fiber-bend3pt "fiber-bend3pt: --seed '-3': allowed: an integer >= 0" --seed -3 "$good"
 check fiber-bend3pt "fiber-bend3pt: unknown option '--colour'
 Try 'fiber-bend3pt --help'." --colour "$good"
+check fiber-bend3pt "fiber-bend3pt: --set 'test.rollers=spinning': test.rollers: 'spinning' is not allowed; allowed: fixed | rotating" -s test.rollers=spinning "$good"
 check fiber-bend3pt "fiber-bend3pt: unknown option '-Z'
 Try 'fiber-bend3pt --help'." -qZ "$good"
 check fiber-bend3pt "fiber-bend3pt: unknown option '--colour'
