@@ -15,6 +15,7 @@ const char *fl_strerror(int status)
   case FL_EGNUPLOT: return "gnuplot missing or failed";
   case FL_EINTERRUPT: return "interrupted";
   case FL_ELIMIT: return "size limit exceeded";
+  case FL_ENUMERIC: return "a numerical method did not converge";
   }
   return "unknown status";
 }

@@ -25,7 +25,8 @@ enum fl_status {
   FL_ETIMESTEP = -5,  /* time step above the stability bound */
   FL_EGNUPLOT = -6,   /* gnuplot missing or failed */
   FL_EINTERRUPT = -7, /* interrupted by a signal */
-  FL_ELIMIT = -8      /* a size limit would be exceeded */
+  FL_ELIMIT = -8,     /* a size limit would be exceeded */
+  FL_ENUMERIC = -9    /* a numerical method (quadrature, solver) did not converge */
 };
 
 #ifndef __CUDACC__

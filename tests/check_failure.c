@@ -10,6 +10,7 @@
 #include "bond.h"
 #include "rng.h"
 #include "run.h"
+#include "strength.h"
 #include "check_limits.h"
 #include "system.h"
 
@@ -176,6 +177,60 @@ START_TEST(test_broken_pair_contact)
   double fn = 4.0 / 3.0 * p.lim.pair_law.e_star * sqrt(p.lim.pair_law.r_star) * pow(delta, 1.5);
   ck_assert_double_eq_tol(ld.force.x, -fn, 1e-9 * fn); /* body 1 pushed back, along -x */
   ck_assert_double_le(fabs(ld.force.y) + fabs(ld.force.z), 1e-12 * fn);
+}
+END_TEST
+
+/* Strength and segment length: the least of n normal draws of the engine's own
+ * generator, over 20 000 specimens, has the mean and spread of fl_strength_least_normal;
+ * and carried from 8 to 32 equally loaded bonds with fl_strength_carry, the specimens'
+ * mean strength and spread stay those of the 8 (strength.h, man 7). */
+static void sample_least(double cv, int n, int specimens, double *mean, double *sd)
+{
+  double m = 0.0, m2 = 0.0;
+  for (int s = 0; s < specimens; s++) {
+    double least = HUGE_VAL;
+    for (int b = 0; b < n; b++)
+      least = fmin(least, fl_rng_strength(77, (uint64_t)s, (uint64_t)b, cv));
+    m += least / specimens;
+    m2 += least * least / specimens;
+  }
+  *mean = m;
+  *sd = sqrt((m2 - m * m) * specimens / (specimens - 1.0));
+}
+
+START_TEST(test_strength_least_of_n_and_carry_to_another_segment_length)
+{
+  const double cv = 0.1;
+  const int ns = 20000;
+  double e1, s1, e2, s2;
+  ck_assert_int_eq(fl_strength_least_normal(2, &e1, &s1), FL_OK);
+  ck_assert_double_eq_tol(e1, -1.0 / sqrt(3.14159265358979323846), 1e-9); /* E min of two: -1/sqrt(pi) */
+  ck_assert_double_eq_tol(s1, sqrt(1.0 - 1.0 / 3.14159265358979323846), 1e-9);
+  ck_assert_int_eq(fl_strength_least_normal(8, &e1, &s1), FL_OK);
+  ck_assert_int_eq(fl_strength_least_normal(32, &e2, &s2), FL_OK);
+  double m8, sd8, m32, sd32;
+  sample_least(cv, 8, ns, &m8, &sd8);
+  sample_least(cv, 32, ns, &m32, &sd32);
+  /* the sampling error of the mean is sd / sqrt(20000), below 0.05 % here */
+  ck_assert_double_eq_tol(m8, 1.0 + cv * e1, 2e-3);
+  ck_assert_double_eq_tol(sd8, cv * s1, 0.03 * cv * s1);
+  ck_assert_double_eq_tol(m32, 1.0 + cv * e2, 2e-3);
+  ck_assert_double_eq_tol(sd32, cv * s2, 0.03 * cv * s2);
+  ck_assert_double_lt(m32, m8 - 0.03); /* the longer chain is weaker, by 6.5 % */
+  /* carried from 8 bonds to 32: the same specimens' strength */
+  double sigma = 3e7, st, ct;
+  ck_assert_int_eq(fl_strength_carry(sigma, cv, 8, 32, &st, &ct), FL_OK);
+  ck_assert_double_gt(st, sigma);
+  ck_assert_double_gt(ct, cv);
+  double mc, sdc;
+  sample_least(ct, 32, ns, &mc, &sdc);
+  ck_assert_double_eq_tol(st * mc, sigma * m8, 3e-3 * sigma * m8);
+  ck_assert_double_eq_tol(st * sdc, sigma * sd8, 0.05 * sigma * sd8);
+  /* no change of length, no change */
+  ck_assert_int_eq(fl_strength_carry(sigma, cv, 8, 8, &st, &ct), FL_OK);
+  ck_assert_double_eq_tol(st, sigma, 1e-9 * sigma);
+  ck_assert_double_eq_tol(ct, cv, 1e-9 * cv);
+  ck_assert_int_eq(fl_strength_least_normal(0, &e1, &s1), FL_EINPUT);
 }
 END_TEST
 
@@ -500,6 +555,7 @@ static Suite *failure_suite(void)
   tcase_add_test(tb, test_ignore_compression);
   tcase_add_test(tb, test_bending_angle_limit);
   tcase_add_test(tb, test_broken_pair_contact);
+  tcase_add_test(tb, test_strength_least_of_n_and_carry_to_another_segment_length);
   suite_add_tcase(s, tb);
   TCase *tv = tcase_create("virtual tests");
   fl_limits_set(tv, "virtual tests", 2000); /* reference times (check_limits.h) */
