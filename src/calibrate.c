@@ -27,6 +27,7 @@
 #include "output.h" /* gnuplot and atomic-output helpers */
 #include "run.h"
 #include "system.h" /* fl_section_hollow */
+#include "yaml_emit.h"
 
 #define PI 3.14159265358979323846
 #define X_MARGIN 1.05   /* simulated maximum over the largest measured abscissa */
@@ -1658,6 +1659,31 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
   return ferror(f) ? FL_EIO : FL_OK;
 }
 
+/* The calibrated experiment, under two comment lines: the fit file, the status, R^2
+ * and the fitted values. */
+static int write_calibrated(FILE *f, const fl_fit *fit, const fl_calibration *cal)
+{
+  char *values = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&values, &len);
+  if (!m)
+    return FL_ENOMEM;
+  for (int j = 0; j < fit->nfree; j++)
+    fprintf(m, "%s %s = %.10g", j ? "," : "", fit->free[j].path, cal->value[j]);
+  if (fclose(m)) {
+    free(values);
+    return FL_ENOMEM;
+  }
+  fl_yaml_out *y = fl_yaml_out_open(f);
+  fl_yaml_comment(y, "Calibrated by fiber-calibrate (fiberlab %s) from %s: status %s, R^2 = %.6f.", PACKAGE_VERSION,
+                  fit->file, cal->status == FL_CAL_CONVERGED ? "converged"
+                             : cal->status == FL_CAL_MAX_ITERATIONS ? "max_iterations" : "failed", cal->r_squared);
+  fl_yaml_comment(y, "The experiment %s with%s.", fit->exp_path, values);
+  fl_experiment_emit(y, &cal->calibrated);
+  free(values);
+  return fl_yaml_out_close(&y);
+}
+
 int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
                          fl_calibration_paths *p, char *err, size_t errlen)
 {
@@ -1677,16 +1703,7 @@ int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_
   snprintf(p->gp, sizeof p->gp, "%s.gp", o->prefix);
   snprintf(p->plot, sizeof p->plot, "%s.%s", o->prefix, o->plot == FL_PLOT_SVG ? "svg" : "png");
   FILE *f = fl_output_open_temp(p->yaml, tyaml, sizeof tyaml);
-  if (f) {
-    fprintf(f, "# Calibrated by fiber-calibrate (fiberlab %s) from %s: status %s, R^2 = %.6f.\n", PACKAGE_VERSION,
-            fit->file, cal->status == FL_CAL_CONVERGED ? "converged"
-                       : cal->status == FL_CAL_MAX_ITERATIONS ? "max_iterations" : "failed", cal->r_squared);
-    fprintf(f, "# The experiment %s with", fit->exp_path);
-    for (int j = 0; j < fit->nfree; j++)
-      fprintf(f, "%s %s = %.10g", j ? "," : "", fit->free[j].path, cal->value[j]);
-    fprintf(f, ".\n");
-  }
-  if (!f || fl_experiment_write(f, &cal->calibrated) || fclose(f)) {
+  if (!f || write_calibrated(f, fit, cal) || fclose(f)) {
     snprintf(err, errlen, "cannot write %s: %s", p->yaml, strerror(errno));
     rc = FL_EIO;
     goto fail;
@@ -1733,77 +1750,54 @@ fail:
   return rc;
 }
 
-/* A YAML scalar: plain when safe, else double-quoted. */
-static void yaml_str(FILE *out, const char *s)
-{
-  int plain = *s != '\0' && !strchr("-?:,[]{}#&*!|>'\"%@` ", s[0]);
-  for (const char *c = s; *c && plain; c++)
-    plain = !strchr(":#,[]{}\"'\\", *c) && (unsigned char)*c >= 0x20;
-  if (plain) {
-    fputs(s, out);
-    return;
-  }
-  fputc('"', out);
-  for (const char *c = s; *c; c++) {
-    if (*c == '"' || *c == '\\')
-      fputc('\\', out);
-    fputc(*c, out);
-  }
-  fputc('"', out);
-}
-
-static void yaml_num(FILE *out, const char *fmt, double v)
-{
-  if (isfinite(v))
-    fprintf(out, fmt, v);
-  else
-    fputs("null", out);
-}
-
-void fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_paths *p)
+int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_paths *p)
 {
   static const char *const names[] = {"converged", "max_iterations", "failed"};
   int np = cal->nfree;
-  fprintf(out, "test: calibrate\nstatus: %s\niterations: %d\nsimulations: %ld\nparameters:\n", names[cal->status],
-          cal->iterations, cal->simulations);
+  fl_yaml_out *y = fl_yaml_out_open(out);
+  fl_yaml_map_begin(y, 0);
+  fl_yaml_key_str(y, "test", "calibrate");
+  fl_yaml_key_str(y, "status", names[cal->status]);
+  fl_yaml_key_int(y, "iterations", cal->iterations);
+  fl_yaml_key_int(y, "simulations", cal->simulations);
+  fl_yaml_str(y, "parameters");
+  fl_yaml_map_begin(y, 0);
   for (int j = 0; j < np; j++) {
-    fprintf(out, "  %s: { value: ", fit->free[j].path);
-    yaml_num(out, "%.8g", cal->value[j]);
-    fputs(", std_error: ", out);
-    yaml_num(out, "%.4g", cal->std_error[j]);
-    fputs(", start: ", out);
-    yaml_num(out, "%.8g", cal->start[j]);
-    fputs(" }\n", out);
+    fl_yaml_str(y, fit->free[j].path);
+    fl_yaml_map_begin(y, 1);
+    fl_yaml_key_num(y, "value", "%.8g", cal->value[j]);
+    fl_yaml_key_num(y, "std_error", "%.4g", cal->std_error[j]);
+    fl_yaml_key_num(y, "start", "%.8g", cal->start[j]);
+    fl_yaml_map_end(y);
   }
-  fputs("correlation: [", out);
+  fl_yaml_map_end(y);
+  fl_yaml_str(y, "correlation");
+  fl_yaml_seq_begin(y, 1);
   for (int a = 0; a < np; a++) {
-    fputs(a ? ", [" : "[", out);
-    for (int b = 0; b < np; b++) {
-      fputs(b ? ", " : "", out);
-      yaml_num(out, "%.4f", cal->correlation[a * np + b]);
-    }
-    fputc(']', out);
+    fl_yaml_seq_begin(y, 1);
+    for (int b = 0; b < np; b++)
+      fl_yaml_num(y, "%.4f", cal->correlation[a * np + b]);
+    fl_yaml_seq_end(y);
   }
-  fputs("]\ncurves:\n", out);
+  fl_yaml_seq_end(y);
+  fl_yaml_str(y, "curves");
+  fl_yaml_seq_begin(y, 0);
   for (int d = 0; d < cal->ncurves; d++) {
-    fputs("  - { file: ", out);
-    yaml_str(out, fit->data[d].file);
-    fprintf(out, ", points: %d, rms: ", cal->curve[d].points);
-    yaml_num(out, "%.4g", cal->curve[d].rms);
-    fputs(", r_squared: ", out);
-    yaml_num(out, "%.6f", cal->curve[d].r_squared);
-    fputs(" }\n", out);
+    fl_yaml_map_begin(y, 1);
+    fl_yaml_key_str(y, "file", fit->data[d].file);
+    fl_yaml_key_int(y, "points", cal->curve[d].points);
+    fl_yaml_key_num(y, "rms", "%.4g", cal->curve[d].rms);
+    fl_yaml_key_num(y, "r_squared", "%.6f", cal->curve[d].r_squared);
+    fl_yaml_map_end(y);
   }
-  fputs("r_squared: ", out);
-  yaml_num(out, "%.6f", cal->r_squared);
-  fputs("\ncalibrated: ", out);
-  yaml_str(out, p->yaml);
-  fputs("\ncsv: ", out);
-  yaml_str(out, p->csv);
-  fputs("\nplot: ", out);
+  fl_yaml_seq_end(y);
+  fl_yaml_key_num(y, "r_squared", "%.6f", cal->r_squared);
+  fl_yaml_key_str(y, "calibrated", p->yaml);
+  fl_yaml_key_str(y, "csv", p->csv);
   if (p->plot[0])
-    yaml_str(out, p->plot);
+    fl_yaml_key_str(y, "plot", p->plot);
   else
-    fputs("null", out);
-  fputc('\n', out);
+    fl_yaml_key_null(y, "plot");
+  fl_yaml_map_end(y);
+  return fl_yaml_out_close(&y);
 }

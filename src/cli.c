@@ -399,8 +399,10 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
     fl_result_free(&res);
     return 1;
   }
-  fl_summary_print(stdout, &res, &paths);
+  rc = fl_summary_print(stdout, &res, &paths);
+  if (rc)
+    fprintf(stderr, "%s: cannot write the summary: %s\n", prog, fl_strerror(rc));
   fl_curve_free(&curve);
   fl_result_free(&res);
-  return 0;
+  return rc ? 1 : 0;
 }

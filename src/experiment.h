@@ -127,7 +127,12 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
 int fl_experiment_get(const fl_experiment *exp, const char *path, double *value);
 /* 1 when path names a real-valued key (the kind a fit may free). */
 int fl_experiment_key_is_number(const char *path);
-/* Write the experiment as YAML that loads back to the same definition. */
+/* Write the experiment as YAML that loads back to the same definition, each value
+ * with its unit as a comment; FL_OK, or FL_EIO / FL_ENOMEM. */
 int fl_experiment_write(FILE *f, const fl_experiment *exp);
+/* The same document into an open writer (yaml_emit.h), after the caller's comment
+ * lines. */
+struct fl_yaml_out;
+void fl_experiment_emit(struct fl_yaml_out *y, const fl_experiment *exp);
 
 #endif

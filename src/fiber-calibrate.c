@@ -281,7 +281,12 @@ int main(int argc, char **argv)
     fl_fit_free(&fit);
     return 1;
   }
-  fl_calibration_summary(stdout, &fit, &cal, &paths);
+  if ((rc = fl_calibration_summary(stdout, &fit, &cal, &paths))) {
+    fprintf(stderr, "%s: cannot write the summary: %s\n", prog, fl_strerror(rc));
+    fl_calibration_free(&cal);
+    fl_fit_free(&fit);
+    return 1;
+  }
   int status = cal.status;
   if (status != FL_CAL_CONVERGED)
     fprintf(stderr, "%s: %s: the fit %s: %s; the report of the best point found is written\n", prog, file,

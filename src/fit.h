@@ -201,7 +201,8 @@ typedef struct {
  * each to a temporary name first, all renamed once all succeeded. */
 int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
                          fl_calibration_paths *paths, char *err, size_t errlen);
-/* The summary, one YAML document (fiber-calibrate(1)). */
-void fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_paths *p);
+/* The summary, one YAML document (fiber-calibrate(1)), written through the libyaml
+ * emitter so that any path reads back as it is; FL_OK, or FL_EIO / FL_ENOMEM. */
+int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_paths *p);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "fl_defs.h"
 #include "output.h"
+#include "yaml_emit.h"
 
 int fl_gnuplot_available(void)
 {
@@ -296,35 +297,51 @@ static void stats(const fl_result *r, size_t off, double *mean, double *sd, doub
   *sd = r->specimens > 1 ? sqrt(s2 / (r->specimens - 1)) : 0.0;
 }
 
-static void figure(FILE *out, const fl_result *r, const char *name, size_t off)
+static void figure(fl_yaml_out *y, const fl_result *r, const char *name, size_t off)
 {
-  fprintf(out, "%s: %.8g\n", name, *(const double *)((const char *)&r->spec[0] + off));
+  char key[64];
+  fl_yaml_key_num(y, name, "%.8g", *(const double *)((const char *)&r->spec[0] + off));
   if (r->specimens > 1) {
-    double m, sd, mn, mx;
-    stats(r, off, &m, &sd, &mn, &mx);
-    fprintf(out, "%s_mean: %.8g\n%s_std: %.8g\n%s_min: %.8g\n%s_max: %.8g\n", name, m, name, sd, name, mn, name,
-            mx);
+    double v[4];
+    static const char *const suffix[4] = {"mean", "std", "min", "max"};
+    stats(r, off, &v[0], &v[1], &v[2], &v[3]);
+    for (int i = 0; i < 4; i++) {
+      snprintf(key, sizeof key, "%s_%s", name, suffix[i]);
+      fl_yaml_key_num(y, key, "%.8g", v[i]);
+    }
   }
 }
 
-void fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
+int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
 {
-  fprintf(out, "test: %s\n", fl_test_kind_name(r->kind));
-  fprintf(out, "specimens: %d\nsegments: %d\n", r->specimens, r->segments);
-  fprintf(out, "%s: %.8g\n", r->kind == FL_TEST_BEND3PT ? "span" : "gauge_length", r->length);
-  fprintf(out, "time_step: %.6g\ncritical_time_step: %.6g\nsteps: %ld\nwall_time: %.3f\n", r->time_step,
-          r->critical_step, r->steps, r->wall_time);
-  fprintf(out, "%s: %.6g\n", r->kind == FL_TEST_TORSION ? "angular_speed" : "speed", r->speed);
-  fprintf(out, "bonds_broken: %d\nbonds_yielded: %d\nkinetic_to_strain_energy: %.4g\n", r->bonds_broken,
-          r->bonds_yielded, r->ke_ratio);
-  figure(out, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));
+  fl_yaml_out *y = fl_yaml_out_open(out);
+  fl_yaml_map_begin(y, 0);
+  fl_yaml_key_str(y, "test", fl_test_kind_name(r->kind));
+  fl_yaml_key_int(y, "specimens", r->specimens);
+  fl_yaml_key_int(y, "segments", r->segments);
+  fl_yaml_key_num(y, r->kind == FL_TEST_BEND3PT ? "span" : "gauge_length", "%.8g", r->length);
+  fl_yaml_key_num(y, "time_step", "%.6g", r->time_step);
+  fl_yaml_key_num(y, "critical_time_step", "%.6g", r->critical_step);
+  fl_yaml_key_int(y, "steps", r->steps);
+  fl_yaml_key_num(y, "wall_time", "%.3f", r->wall_time);
+  fl_yaml_key_num(y, r->kind == FL_TEST_TORSION ? "angular_speed" : "speed", "%.6g", r->speed);
+  fl_yaml_key_int(y, "bonds_broken", r->bonds_broken);
+  fl_yaml_key_int(y, "bonds_yielded", r->bonds_yielded);
+  fl_yaml_key_num(y, "kinetic_to_strain_energy", "%.4g", r->ke_ratio);
+  figure(y, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));
   const char *peak = r->kind == FL_TEST_TORSION ? "peak_torque" : "peak_force";
   const char *at = r->kind == FL_TEST_BEND3PT   ? "displacement_at_peak"
                    : r->kind == FL_TEST_TENSION ? "elongation_at_peak"
                                                 : "twist_at_peak";
-  figure(out, r, peak, offsetof(fl_specimen_result, peak));
-  figure(out, r, at, offsetof(fl_specimen_result, x_at_peak));
+  figure(y, r, peak, offsetof(fl_specimen_result, peak));
+  figure(y, r, at, offsetof(fl_specimen_result, x_at_peak));
   if (r->kind == FL_TEST_BEND3PT)
-    figure(out, r, "force_at_max_displacement", offsetof(fl_specimen_result, y_at_max_x));
-  fprintf(out, "csv: %s\nplot: %s\n", p->csv, p->plot[0] ? p->plot : "null");
+    figure(y, r, "force_at_max_displacement", offsetof(fl_specimen_result, y_at_max_x));
+  fl_yaml_key_str(y, "csv", p->csv);
+  if (p->plot[0])
+    fl_yaml_key_str(y, "plot", p->plot);
+  else
+    fl_yaml_key_null(y, "plot");
+  fl_yaml_map_end(y);
+  return fl_yaml_out_close(&y);
 }

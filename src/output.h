@@ -43,7 +43,8 @@ int fl_output_write(const fl_output_opts *o, const fl_curve *c, const fl_result 
 int fl_output_partial(const fl_output_opts *o, const fl_curve *c, const fl_result *r, char *path, size_t len,
                       char *msg, size_t msglen);
 
-/* The run's summary, one YAML document. */
-void fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *paths);
+/* The run's summary, one YAML document (written through the libyaml emitter, so any
+ * path reads back as it is).  FL_OK, or FL_EIO / FL_ENOMEM. */
+int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *paths);
 
 #endif

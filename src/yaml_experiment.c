@@ -13,6 +13,7 @@
 
 #include "experiment.h"
 #include "fl_defs.h"
+#include "yaml_emit.h"
 #include "yaml_input.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
@@ -827,7 +828,7 @@ int fl_experiment_key_is_number(const char *path)
 }
 
 /* The shortest %g text that reads back as v. */
-static void put_double(FILE *f, double v)
+static void put_double(fl_yaml_out *y, double v)
 {
   char buf[40];
   for (int prec = 6; prec <= 17; prec++) {
@@ -835,50 +836,51 @@ static void put_double(FILE *f, double v)
     if (strtod(buf, NULL) == v)
       break;
   }
-  fputs(buf, f);
+  fl_yaml_plain(y, buf);
 }
 
-/* One key's value as YAML text. */
-static void write_value(FILE *f, const fl_experiment *exp, const key_def *k)
+/* One key's value. */
+static void write_value(fl_yaml_out *y, const fl_experiment *exp, const key_def *k)
 {
   const char *base = (const char *)exp + k->offset;
+  char buf[32];
   switch (k->type) {
   case KT_REAL:
-    put_double(f, *(const double *)base);
+    put_double(y, *(const double *)base);
     break;
   case KT_REAL_AUTO:
     if (*(const double *)base <= 0.0)
-      fprintf(f, "auto");
+      fl_yaml_plain(y, "auto");
     else
-      put_double(f, *(const double *)base);
+      put_double(y, *(const double *)base);
     break;
   case KT_DEG: /* degrees to 15 digits: the radian round trip is not exact */
-    fprintf(f, "%.15g", *(const double *)base / DEG);
+    fl_yaml_num(y, "%.15g", *(const double *)base / DEG);
     break;
   case KT_INT:
-    fprintf(f, "%d", *(const int *)base);
+    fl_yaml_int(y, *(const int *)base);
     break;
   case KT_SEED:
-    fprintf(f, "%lu", *(const unsigned long *)base);
+    snprintf(buf, sizeof buf, "%lu", *(const unsigned long *)base);
+    fl_yaml_plain(y, buf);
     break;
   case KT_BOOL:
-    fprintf(f, "%s", *(const int *)base ? "true" : "false");
+    fl_yaml_plain(y, *(const int *)base ? "true" : "false");
     break;
   case KT_ENUM:
-    fprintf(f, "%s", k->names[*(const int *)base]);
+    fl_yaml_plain(y, k->names[*(const int *)base]);
     break;
   case KT_CYCLES: {
     const fl_test_def *t = &exp->test;
     double unit = t->kind == FL_TEST_TORSION ? DEG : 1.0;
-    fputc('[', f);
+    fl_yaml_seq_begin(y, 1);
     for (int i = 0; i < t->ncycles; i++) {
-      fputs(i ? ", " : "", f);
       if (unit != 1.0)
-        fprintf(f, "%.15g", t->cycles[i] / unit);
+        fl_yaml_num(y, "%.15g", t->cycles[i] / unit);
       else
-        put_double(f, t->cycles[i]);
+        put_double(y, t->cycles[i]);
     }
-    fputc(']', f);
+    fl_yaml_seq_end(y);
     break;
   }
   case KT_SECTION:
@@ -903,8 +905,10 @@ static int write_key(const fl_experiment *exp, const key_def *k)
   return 1;
 }
 
-int fl_experiment_write(FILE *f, const fl_experiment *exp)
+void fl_experiment_emit(fl_yaml_out *y, const fl_experiment *exp)
 {
+  int open = 0; /* sections open */
+  fl_yaml_map_begin(y, 0);
   for (size_t i = 0; i < NKEYS; i++) {
     const key_def *k = &keys[i];
     int depth = 0;
@@ -912,18 +916,29 @@ int fl_experiment_write(FILE *f, const fl_experiment *exp)
       depth += *c == '.';
     const char *leaf = strrchr(k->path, '.');
     leaf = leaf ? leaf + 1 : k->path;
+    for (; open > depth; open--)
+      fl_yaml_map_end(y);
     if (k->type == KT_SECTION) {
-      fprintf(f, "%*s%s:\n", 2 * depth, "", leaf);
+      fl_yaml_str(y, leaf);
+      fl_yaml_map_begin(y, 0);
+      open++;
       continue;
     }
     if (!write_key(exp, k))
       continue;
-    fprintf(f, "%*s%s: ", 2 * depth, "", leaf);
-    write_value(f, exp, k);
+    fl_yaml_str(y, leaf);
+    write_value(y, exp, k);
     if (*k->unit)
-      fprintf(f, "  # %s", k->unit);
-    fputc('\n', f);
+      fl_yaml_note(y, k->unit);
   }
-  return ferror(f) ? FL_EIO : FL_OK;
+  for (; open > 0; open--)
+    fl_yaml_map_end(y);
+  fl_yaml_map_end(y);
 }
 
+int fl_experiment_write(FILE *f, const fl_experiment *exp)
+{
+  fl_yaml_out *y = fl_yaml_out_open(f);
+  fl_experiment_emit(y, exp);
+  return fl_yaml_out_close(&y);
+}
