@@ -1771,6 +1771,28 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
     fl_yaml_map_end(y);
   }
   fl_yaml_map_end(y);
+  /* A strength fitted with strength variation describes specimens of this segment
+   * length only (man 7, Strength and segment length): say which. */
+  int strength = 0;
+  for (int j = 0; j < np; j++)
+    strength |= strncmp(fit->free[j].path, "bond.failure.", 13) == 0;
+  if (strength) {
+    const fl_fiber_def *fb = &fit->exp.fiber;
+    double h = fb->length_m / fb->segments;
+    fl_yaml_str(y, "strength_calibrated_at");
+    fl_yaml_map_begin(y, 0);
+    fl_yaml_key_num(y, "segment_length", "%.6g", h);
+    for (int d = 0; d < fit->ndata; d++) {
+      const fl_test_def *t = &fit->data[d].exp.test;
+      if (t->kind == FL_TEST_BEND3PT)
+        continue;
+      double hd = fit->data[d].exp.fiber.length_m / fit->data[d].exp.fiber.segments;
+      double m = floor(t->gauge_length_m / hd + 0.5);
+      fl_yaml_key_int(y, "equally_loaded_bonds", (int)(m < 2 ? 2 : m)); /* the gauge's, as run.c builds it */
+      break;
+    }
+    fl_yaml_map_end(y);
+  }
   fl_yaml_str(y, "correlation");
   fl_yaml_seq_begin(y, 1);
   for (int a = 0; a < np; a++) {

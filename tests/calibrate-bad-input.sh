@@ -111,5 +111,19 @@ else
   fails=$((fails + 1))
 fi
 
+# A strength fit's summary names the segment length and the gauge's bonds it holds for
+# (its strength cannot be determined here: exit 1, the report all the same).
+n=$((n + 1))
+( cd "$work" && "$bin/$prog" -q --plot none bad/strength-at.yaml >stdout 2>stderr; echo $? >status )
+at_h=$("$bin/tests/yaml_parse" "$work/stdout" strength_calibrated_at.segment_length 2>/dev/null)
+at_n=$("$bin/tests/yaml_parse" "$work/stdout" strength_calibrated_at.equally_loaded_bonds 2>/dev/null)
+if [ "$(cat "$work/status")" = 1 ] && [ "$at_h" = 0.002 ] && [ "$at_n" = 8 ]; then
+  echo "ok $n: $prog bad/strength-at.yaml: strength calibrated at h = $at_h m, $at_n bonds"
+else
+  echo "FAIL: $prog bad/strength-at.yaml: segment_length '$at_h' (want 0.002), bonds '$at_n' (want 8)"
+  cat "$work/stdout" "$work/stderr"
+  fails=$((fails + 1))
+fi
+
 echo "$((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
