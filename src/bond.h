@@ -135,6 +135,7 @@ typedef struct {
   fl_vec3 td;      /* damping torque on body 1, body-1 frame, N m */
   fl_vec3 dp;      /* plastic displacement offset D_p, body-1 frame, m */
   fl_vec3 thp;     /* plastic rotation offset theta_p, body-1 frame, rad */
+  fl_vec3 thy;     /* the part of theta_p a constant_torque yield left, body-1 frame, rad */
   double strength; /* this bond's strength factor 1 + cv N(0,1) (1: nominal) */
   double phi_max;  /* largest bending angle reached (buckling), rad */
   int broken;      /* 1 once broken (total_breakage) */
@@ -306,7 +307,8 @@ FL_HD static inline double fl_bond_criterion_value(const fl_bond_limits *lim, co
                                                    fl_vec3 axis, fl_vec3 force, fl_vec3 moment)
 {
   if (lim->criterion == FL_CRIT_BENDING_ANGLE) {
-    /* the elastic bending angle |M_b| / kb (the total angle until the first yield) */
+    /* the elastic bending angle |M_b| / kb; fl_bond_yield compares the geometric
+     * angle of fl_bond_bending_angle() instead, which differs once a bond buckles */
     fl_vec3 mb = fl_axpy(moment, -fl_dot(moment, axis), axis);
     return wk->kb_eff > 0.0 ? fl_norm(mb) / wk->kb_eff : 0.0;
   }
@@ -344,6 +346,16 @@ FL_HD static inline double fl_bond_criterion_value(const fl_bond_limits *lim, co
   return worst;
 }
 
+/* The bending angle the bending_angle criterion compares (rad): the total bending
+ * angle between the two bodies, across the bond axis, less the permanent angle thy_w
+ * (world) that a constant_torque yield left.  Buckling does not enter: a buckled bond
+ * whose moment the envelope caps still reaches its limit angle. */
+FL_HD static inline double fl_bond_bending_angle(const fl_bond_work *wk, fl_vec3 axis, fl_vec3 thy_w)
+{
+  fl_vec3 th = fl_sub(wk->theta, thy_w);
+  return fl_norm(fl_axpy(th, -fl_dot(th, axis), axis));
+}
+
 /* The limit of one bond: max_stress (or max_angle) times its strength factor. */
 FL_HD static inline double fl_bond_limit(const fl_bond_limits *lim, const fl_bond_state *st)
 {
@@ -371,7 +383,10 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
   if (lim->criterion == FL_CRIT_NONE)
     return 0;
   double limit = fl_bond_limit(lim, st);
-  double value = fl_bond_criterion_value(lim, wk, out->axis, out->force, out->moment);
+  int by_angle = lim->criterion == FL_CRIT_BENDING_ANGLE;
+  fl_vec3 thy_w = by_angle ? fl_mat_mul(&wk->rot1, st->thy) : fl_v3(0.0, 0.0, 0.0);
+  double value = by_angle ? fl_bond_bending_angle(wk, out->axis, thy_w)
+                          : fl_bond_criterion_value(lim, wk, out->axis, out->force, out->moment);
   if (!(value > limit))
     return 0;
   st->yielded = 1;
@@ -387,7 +402,16 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
   /* Scale factor c with value(c) = limit; exact in one pass for loads the criterion is
    * homogeneous in, a few passes where a side axis leans from the bond axis. */
   double c = 1.0;
-  for (int it = 0; it < 8 && value > 0.0; it++) {
+  if (by_angle) {
+    /* constant_torque on the bending angle: the moment scales with the angle the
+     * limit leaves, and the excess angle becomes permanent (thy) */
+    c = limit / value;
+    out->moment = fl_axpy(Mt, c, Mb);
+    fl_vec3 th = fl_sub(wk->theta, thy_w);
+    fl_vec3 thb = fl_axpy(th, -fl_dot(th, axis), axis);
+    st->thy = fl_mat_tmul(&wk->rot1, fl_axpy(thy_w, 1.0 - c, thb));
+  }
+  for (int it = 0; it < 8 && value > 0.0 && !by_angle; it++) {
     c *= limit / value;
     fl_vec3 Fc = F, Mc = M;
     if (lim->post == FL_POST_CONSTANT_TORQUE)
