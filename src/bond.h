@@ -120,7 +120,23 @@ typedef struct {
   fl_quat q0;             /* q2_0^-1 q1_0, relative orientation at creation */
   fl_side_stiffness s1;   /* side 1 */
   fl_side_stiffness s2;   /* side 2 */
+  int oblique;            /* 1: the sides' axes were not in line at creation (tensor series) */
 } fl_bond;
+
+/* Side 2's unit axis at creation in body 1's frame, q0^-1 r2 / |r2|, and the bisector
+ * of side 1's axis and side 2's reversed (both unit, body-1 frame).  Returns |a1 +
+ * a2c|, 0 when the sides are in line. */
+FL_HD static inline double fl_bond_axes0(const fl_bond *bd, fl_vec3 *a2c, fl_vec3 *e)
+{
+  fl_vec3 u1 = fl_scale(bd->r1, 1.0 / fl_norm(bd->r1));
+  fl_vec3 u2 = fl_qrot(fl_qconj(bd->q0), bd->r2);
+  u2 = fl_scale(u2, 1.0 / fl_norm(u2));
+  fl_vec3 bis = fl_sub(u1, u2);
+  double nb = fl_norm(bis);
+  *a2c = u2;
+  *e = nb > 0.0 ? fl_scale(bis, 1.0 / nb) : u1;
+  return fl_norm(fl_add(u1, u2));
+}
 
 /* Damping shared by all bonds of a run. */
 typedef struct {
@@ -135,6 +151,7 @@ typedef struct {
   fl_vec3 td;      /* damping torque on body 1, body-1 frame, N m */
   fl_vec3 dp;      /* plastic displacement offset D_p, body-1 frame, m */
   fl_vec3 thp;     /* plastic rotation offset theta_p, body-1 frame, rad */
+  fl_vec3 thy;     /* the part of theta_p a constant_torque yield left, body-1 frame, rad */
   double strength; /* this bond's strength factor 1 + cv N(0,1) (1: nominal) */
   double phi_max;  /* largest bending angle reached (buckling), rad */
   int broken;      /* 1 once broken (total_breakage) */
@@ -177,6 +194,9 @@ typedef struct {
   int has_force;    /* 0 when K1 + K2 is singular (a_disp = 0) */
   double kt_eff;    /* series twist stiffness, N m/rad */
   double kb_eff;    /* series bending stiffness, N m/rad */
+  int oblique;      /* 1: the moment law is the tensor series below */
+  fl_sym3 q_eff;    /* oblique: Qeff = (Q1^-1 + Q2^-1)^-1 in world, N m/rad */
+  fl_sym3 c_eff;    /* oblique: Qeff^-1 = Q1^-1 + Q2^-1, rad/(N m) */
 } fl_bond_work;
 
 /* A bond created between two bodies at contact point c (world), MODEL.md section 2. */
@@ -189,6 +209,11 @@ FL_HD static inline fl_bond fl_bond_make(fl_vec3 x1, fl_quat q1, fl_vec3 x2, fl_
   b.q0 = fl_qmul(fl_qconj(q2), q1);
   b.s1 = s1;
   b.s2 = s2;
+  /* oblique unless side 2's axis continues side 1's (a fold back onto itself, a2 =
+   * a1, has no bisector and is taken as in line too) */
+  fl_vec3 a2c, e;
+  double gap = fl_bond_axes0(&b, &a2c, &e);
+  b.oblique = gap > 1e-9 && fl_norm(fl_sub(fl_scale(b.r1, 1.0 / fl_norm(b.r1)), a2c)) > 1e-9;
   return b;
 }
 
@@ -206,12 +231,129 @@ FL_HD static inline fl_vec3 fl_bond_keff_mul(const fl_bond_work *wk, fl_vec3 v)
   return fl_sym_mul(wk->k1, fl_sym_mul(wk->s_inv, fl_sym_mul(wk->k2, v)));
 }
 
-/* Qeff v: twist stiffness along the axis, bending stiffness across it. */
+/* Qeff v: for a bond whose sides are in line, twist stiffness along the axis and
+ * bending stiffness across it; for an oblique one the tensor series. */
 FL_HD static inline fl_vec3 fl_bond_qeff_mul(const fl_bond_work *wk, fl_vec3 axis, fl_vec3 v)
 {
+  if (wk->oblique)
+    return fl_sym_mul(wk->q_eff, v);
   double along = fl_dot(axis, v);
   fl_vec3 across = fl_axpy(v, -along, axis);
   return fl_axpy(fl_scale(across, wk->kb_eff), wk->kt_eff * along, axis);
+}
+
+/* Qeff^-1 m, the elastic rotation that carries the moment m; a term whose stiffness
+ * is 0 is left out (in line), and an oblique bond without moment stiffness gives 0. */
+FL_HD static inline fl_vec3 fl_bond_qeff_solve(const fl_bond_work *wk, fl_vec3 axis, fl_vec3 m)
+{
+  if (wk->oblique)
+    return wk->kb_eff > 0.0 ? fl_sym_mul(wk->c_eff, m) : fl_v3(0.0, 0.0, 0.0);
+  double mt = fl_dot(m, axis);
+  fl_vec3 mb = fl_axpy(m, -mt, axis);
+  fl_vec3 el = fl_v3(0.0, 0.0, 0.0);
+  if (wk->kb_eff > 0.0)
+    el = fl_scale(mb, 1.0 / wk->kb_eff);
+  if (wk->kt_eff > 0.0)
+    el = fl_axpy(el, mt / wk->kt_eff, axis);
+  return el;
+}
+
+/* Swing-twist split of the relative rotation dq (w >= 0) about the unit axis a:
+ * dq = swing * twist(a, psi).  With v = dq's vector part, p = v.a and n = |(w, p)|,
+ * the swing is (n, vs), vs = (w (v - p a) - p v x a) / n, perpendicular to a.  Returns
+ * psi; *bend is the swing's rotation vector theta_b b, *vs and *n its quaternion. */
+FL_HD static inline double fl_swing_twist(fl_quat dq, fl_vec3 a, fl_vec3 *bend, fl_vec3 *vs, double *n)
+{
+  fl_vec3 v = fl_qvec(dq);
+  double p = fl_dot(v, a);
+  *n = sqrt(dq.w * dq.w + p * p);
+  if (!(*n > 1e-300)) {
+    /* A half turn about an axis across a: all swing, no twist. */
+    *vs = v;
+    *bend = fl_scale(v, 3.141592653589793);
+    return 0.0;
+  }
+  *vs = fl_scale(fl_sub(fl_scale(fl_axpy(v, -p, a), dq.w), fl_scale(fl_cross(v, a), p)), 1.0 / *n);
+  double sv = fl_norm(*vs);
+  double f = (sv < 1e-12 * *n) ? 2.0 / *n : 2.0 * fl_atan2_pos(sv, *n) / sv;
+  *bend = fl_scale(*vs, f);
+  return 2.0 * fl_atan2_pos(p, dq.w);
+}
+
+/* Compliance of a side (twist stiffness kt along its unit axis a, bending stiffness
+ * kb across it) for a rotation about the unit direction u: u . Q^-1 u. */
+FL_HD static inline double fl_side_compliance(fl_vec3 a, double kt, double kb, fl_vec3 u)
+{
+  double c = fl_dot(a, u);
+  return 1.0 / kb + (1.0 / kt - 1.0 / kb) * c * c;
+}
+
+/* The moment of a bond whose sides were not in line at creation (MODEL.md section 4,
+ * the tensor form of the springs in series).  The relative rotation is split about e,
+ * the bisector of the two sides' axes carried by body 1, into a swing theta_b b and a
+ * twist psi.  Each side takes its share of each by its compliance (of the swing about
+ * b, of the twist about m, the axis where the two meet), which places the two sides at
+ * the meeting point: both axes, carried by body 1, turned by side 1's share of the
+ * twist about e and then of the swing about b.  Side i's rotational stiffness there is
+ * Q_i = kb_i I + (kt_i - kb_i) n_i n_i^T, and
+ *   Theta = theta_b b + psi m,   M = (Q1^-1 + Q2^-1)^-1 (Theta - theta_p).
+ * Swapping the bodies turns Theta into -Theta and leaves the tensors where they were,
+ * so the loads are mirrored exactly; with the sides in line it is the law of
+ * fl_bond_elastic's fast path. */
+FL_HD static inline void fl_bond_moment_oblique(const fl_bond *bd, fl_quat dq, fl_vec3 thp_w, fl_bond_loads *out,
+                                                fl_bond_work *wk)
+{
+  const fl_side_stiffness *s1 = &bd->s1, *s2 = &bd->s2;
+  fl_vec3 e, a2c;
+  fl_bond_axes0(bd, &a2c, &e);
+  e = fl_mat_mul(&wk->rot1, e);
+  a2c = fl_mat_mul(&wk->rot1, a2c);
+  fl_vec3 bend, vs;
+  double n;
+  double psi = fl_swing_twist(dq, e, &bend, &vs, &n);
+  wk->oblique = 1;
+  out->bend = bend;
+  out->twist = psi;
+  if (!(s1->k_twist > 0.0 && s1->k_bend > 0.0 && s2->k_twist > 0.0 && s2->k_bend > 0.0)) {
+    /* a side without rotational stiffness: no moment */
+    wk->kt_eff = wk->kb_eff = 0.0;
+    wk->q_eff = wk->c_eff = fl_sym(0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    out->axis = e;
+    wk->theta = fl_axpy(bend, psi, e);
+    out->moment = fl_v3(0.0, 0.0, 0.0);
+    return;
+  }
+  /* side 1's share of the swing, by the compliances about b of the sides as they are */
+  double th = fl_norm(bend), c_sw = 1.0, s_sw = 0.0;
+  fl_vec3 b = fl_v3(0.0, 0.0, 0.0);
+  double c1 = 1.0 / s1->k_bend, c2 = 1.0 / s2->k_bend;
+  if (th > 0.0) {
+    b = fl_scale(bend, 1.0 / th);
+    c1 = fl_side_compliance(wk->a1, s1->k_twist, s1->k_bend, b);
+    c2 = fl_side_compliance(wk->a2, s2->k_twist, s2->k_bend, b);
+    double phi = c1 / (c1 + c2) * th;
+    c_sw = cos(phi);
+    s_sw = sin(phi);
+  }
+  fl_vec3 m = fl_vrot(e, b, c_sw, s_sw); /* where the two sides meet */
+  /* side 1's share of the twist, by the compliances about m */
+  double t1 = fl_side_compliance(wk->a1, s1->k_twist, s1->k_bend, m);
+  double t2 = fl_side_compliance(wk->a2, s2->k_twist, s2->k_bend, m);
+  double alpha = t1 / (t1 + t2) * psi;
+  double ca = cos(alpha), sa = sin(alpha);
+  fl_vec3 n1 = fl_vrot(fl_vrot(wk->a1, e, ca, sa), b, c_sw, s_sw);
+  fl_vec3 n2 = fl_vrot(fl_vrot(a2c, e, ca, sa), b, c_sw, s_sw);
+  /* Qeff^-1 = Q1^-1 + Q2^-1; the scalar series across the swing and about m serve
+   * the buckling envelope */
+  wk->c_eff = fl_sym_add(fl_sym_axial(n1, 1.0 / s1->k_twist, 1.0 / s1->k_bend),
+                         fl_sym_axial(n2, 1.0 / s2->k_twist, 1.0 / s2->k_bend));
+  if (!fl_sym_inv(wk->c_eff, &wk->q_eff))
+    wk->q_eff = fl_sym(0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+  wk->kb_eff = 1.0 / (c1 + c2);
+  wk->kt_eff = 1.0 / (t1 + t2);
+  out->axis = m;
+  wk->theta = fl_axpy(bend, psi, m);
+  out->moment = fl_sym_mul(wk->q_eff, fl_sub(wk->theta, thp_w));
 }
 
 /* Elastic force and moment (sections 3 and 4) with plastic offsets dp_w, thp_w (world;
@@ -249,26 +391,17 @@ FL_HD static inline void fl_bond_elastic(const fl_bond *bd, const fl_body *b1, c
   fl_quat dq = fl_qmul(fl_qmul(b2->q, bd->q0), fl_qconj(b1->q));
   if (dq.w < 0.0)
     dq = fl_q(-dq.w, -dq.x, -dq.y, -dq.z);
-  fl_vec3 v = fl_qvec(dq);
-
-  /* Swing-twist about side 1's axis a1: dq = swing * twist(a1, psi).  With
-   * p = v.a1 and n = |(w, p)|, the swing is (n, (w (v - p a1) - p v x a1) / n), whose
-   * vector part is perpendicular to a1. */
-  double p = fl_dot(v, a1);
-  double n = sqrt(dq.w * dq.w + p * p);
-  double psi = 0.0;
-  fl_vec3 bend = fl_v3(0.0, 0.0, 0.0), vs = fl_v3(0.0, 0.0, 0.0);
-  if (n > 1e-300) {
-    psi = 2.0 * fl_atan2_pos(p, dq.w);
-    vs = fl_scale(fl_sub(fl_scale(fl_axpy(v, -p, a1), dq.w), fl_scale(fl_cross(v, a1), p)), 1.0 / n);
-    double sv = fl_norm(vs);
-    double f = (sv < 1e-12 * n) ? 2.0 / n : 2.0 * fl_atan2_pos(sv, n) / sv;
-    bend = fl_scale(vs, f);
-  } else {
-    /* A half turn about an axis across a1: all swing, no twist. */
-    vs = v;
-    bend = fl_scale(v, 3.141592653589793);
+  if (bd->oblique) {
+    fl_bond_moment_oblique(bd, dq, thp_w, out, wk);
+    out->energy = 0.5 * (-fl_dot(gap_e, out->force) + fl_dot(fl_sub(wk->theta, thp_w), out->moment));
+    return;
   }
+  wk->oblique = 0;
+
+  /* The sides in line: swing-twist about side 1's axis a1, dq = swing * twist(a1, psi). */
+  fl_vec3 bend, vs;
+  double n;
+  double psi = fl_swing_twist(dq, a1, &bend, &vs, &n);
 
   /* Compliances in series: side i takes c_i / (c_1 + c_2) of each angle. */
   wk->kt_eff = fl_series(bd->s1.k_twist, bd->s2.k_twist);
@@ -306,7 +439,8 @@ FL_HD static inline double fl_bond_criterion_value(const fl_bond_limits *lim, co
                                                    fl_vec3 axis, fl_vec3 force, fl_vec3 moment)
 {
   if (lim->criterion == FL_CRIT_BENDING_ANGLE) {
-    /* the elastic bending angle |M_b| / kb (the total angle until the first yield) */
+    /* the elastic bending angle |M_b| / kb; fl_bond_yield compares the geometric
+     * angle of fl_bond_bending_angle() instead, which differs once a bond buckles */
     fl_vec3 mb = fl_axpy(moment, -fl_dot(moment, axis), axis);
     return wk->kb_eff > 0.0 ? fl_norm(mb) / wk->kb_eff : 0.0;
   }
@@ -344,6 +478,16 @@ FL_HD static inline double fl_bond_criterion_value(const fl_bond_limits *lim, co
   return worst;
 }
 
+/* The bending angle the bending_angle criterion compares (rad): the total bending
+ * angle between the two bodies, across the bond axis, less the permanent angle thy_w
+ * (world) that a constant_torque yield left.  Buckling does not enter: a buckled bond
+ * whose moment the envelope caps still reaches its limit angle. */
+FL_HD static inline double fl_bond_bending_angle(const fl_bond_work *wk, fl_vec3 axis, fl_vec3 thy_w)
+{
+  fl_vec3 th = fl_sub(wk->theta, thy_w);
+  return fl_norm(fl_axpy(th, -fl_dot(th, axis), axis));
+}
+
 /* The limit of one bond: max_stress (or max_angle) times its strength factor. */
 FL_HD static inline double fl_bond_limit(const fl_bond_limits *lim, const fl_bond_state *st)
 {
@@ -371,7 +515,10 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
   if (lim->criterion == FL_CRIT_NONE)
     return 0;
   double limit = fl_bond_limit(lim, st);
-  double value = fl_bond_criterion_value(lim, wk, out->axis, out->force, out->moment);
+  int by_angle = lim->criterion == FL_CRIT_BENDING_ANGLE;
+  fl_vec3 thy_w = by_angle ? fl_mat_mul(&wk->rot1, st->thy) : fl_v3(0.0, 0.0, 0.0);
+  double value = by_angle ? fl_bond_bending_angle(wk, out->axis, thy_w)
+                          : fl_bond_criterion_value(lim, wk, out->axis, out->force, out->moment);
   if (!(value > limit))
     return 0;
   st->yielded = 1;
@@ -387,7 +534,16 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
   /* Scale factor c with value(c) = limit; exact in one pass for loads the criterion is
    * homogeneous in, a few passes where a side axis leans from the bond axis. */
   double c = 1.0;
-  for (int it = 0; it < 8 && value > 0.0; it++) {
+  if (by_angle) {
+    /* constant_torque on the bending angle: the moment scales with the angle the
+     * limit leaves, and the excess angle becomes permanent (thy) */
+    c = limit / value;
+    out->moment = fl_axpy(Mt, c, Mb);
+    fl_vec3 th = fl_sub(wk->theta, thy_w);
+    fl_vec3 thb = fl_axpy(th, -fl_dot(th, axis), axis);
+    st->thy = fl_mat_tmul(&wk->rot1, fl_axpy(thy_w, 1.0 - c, thb));
+  }
+  for (int it = 0; it < 8 && value > 0.0 && !by_angle; it++) {
     c *= limit / value;
     fl_vec3 Fc = F, Mc = M;
     if (lim->post == FL_POST_CONSTANT_TORQUE)
@@ -410,16 +566,8 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
     fl_vec3 dp = fl_add(wk->gap, fl_bond_keff_solve(bd, wk, out->force));
     st->dp = fl_mat_tmul(&wk->rot1, dp);
   }
-  if (lim->post != FL_POST_CONSTANT_FORCE) {
-    double mt = fl_dot(out->moment, axis);
-    fl_vec3 mb = fl_axpy(out->moment, -mt, axis);
-    fl_vec3 el = fl_v3(0.0, 0.0, 0.0);
-    if (wk->kb_eff > 0.0)
-      el = fl_scale(mb, 1.0 / wk->kb_eff);
-    if (wk->kt_eff > 0.0)
-      el = fl_axpy(el, mt / wk->kt_eff, axis);
-    st->thp = fl_mat_tmul(&wk->rot1, fl_sub(wk->theta, el));
-  }
+  if (lim->post != FL_POST_CONSTANT_FORCE)
+    st->thp = fl_mat_tmul(&wk->rot1, fl_sub(wk->theta, fl_bond_qeff_solve(wk, axis, out->moment)));
   /* The bond point moves with the force: p* = p1 + K1^-1 F. */
   if (wk->has_force) {
     fl_vec3 dF = fl_sub(out->force, F);
@@ -428,7 +576,10 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
                                             (1.0 / bd->s1.k_axial - 1.0 / bd->s1.k_shear) * pa, wk->a1));
   }
   /* Elastic energy of the capped loads: (F Keff^-1 F + M Qeff^-1 M) / 2. */
-  {
+  if (wk->oblique) {
+    double e = wk->has_force ? fl_dot(fl_bond_keff_solve(bd, wk, out->force), out->force) : 0.0;
+    out->energy = 0.5 * (e + fl_dot(fl_bond_qeff_solve(wk, axis, out->moment), out->moment));
+  } else {
     double mt = fl_dot(out->moment, axis);
     fl_vec3 mb = fl_axpy(out->moment, -mt, axis);
     double e = wk->has_force ? fl_dot(fl_bond_keff_solve(bd, wk, out->force), out->force) : 0.0;

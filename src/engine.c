@@ -1,7 +1,8 @@
 /* engine.c: the CPU engine's explicit step (MODEL.md section 9) over a batch of
- * specimens: bond loads, tool contacts, leapfrog translation, angular momentum and
- * exponential-map rotation, kinematic grips.  Specimens are independent, so they run
- * in parallel (OpenMP) with results identical for any thread count. */
+ * specimens: bond loads, tool contacts, the split step of integrate.h (leapfrog
+ * translation, exact free rotation between torque kicks), kinematic grips.  Specimens
+ * are independent, so they run in parallel (OpenMP) with results identical for any
+ * thread count. */
 #include <config.h>
 
 #include <math.h>

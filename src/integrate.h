@@ -1,7 +1,12 @@
 /* integrate.h: the explicit step of one rigid body (MODEL.md section 9), shared by the
- * CPU and CUDA engines: leapfrog for translation, angular momentum in the world frame,
- * orientation by the exponential map, renormalised.  Bodies are symmetric about their
- * x axis (sphero-cylinder segments). */
+ * CPU and CUDA engines.  Bodies are symmetric about their x axis (sphero-cylinder
+ * segments), and the step is a Strang splitting that is symplectic and time-reversible
+ * for such a body: half a kick of the force and torque, the exact free motion over the
+ * whole step (straight flight; the torque-free rotation of a symmetric top), the other
+ * half kick with the loads of the new configuration.  Velocity and angular momentum
+ * are stored half a kick behind the positions, so the two half kicks of consecutive
+ * steps merge into one, and one load evaluation serves each step (velocity Verlet in
+ * leapfrog form). */
 #ifndef FL_INTEGRATE_H
 #define FL_INTEGRATE_H
 
@@ -15,17 +20,33 @@ FL_HD static inline fl_vec3 fl_omega_of(fl_quat q, fl_vec3 L, double ia, double 
   return fl_axpy(fl_scale(L, 1.0 / it), (1.0 / ia - 1.0 / it) * fl_dot(a, L), a);
 }
 
-/* One step of a free body with force f and torque t (about its centre) under gravity
- * g (m/s^2); x, v (half step), q, L, w updated in place.  Returns 0 when the body left
- * the finite numbers. */
+/* The torque-free motion of a symmetric top over dt with angular momentum L (world,
+ * constant): the body axis precesses about L at the rate |L| / It while the body spins
+ * about its own axis at (1/Ia - 1/It) (a . L), both uniform, so
+ *   q(dt) = exp(dt L / It) q exp(dt (1/Ia - 1/It) (a . L) e_x)
+ * exactly (its angular velocity is L / It + (1/Ia - 1/It) (a . L) a = I^-1 L at every
+ * instant, and a . L does not change). */
+FL_HD static inline fl_quat fl_free_rotation(fl_quat q, fl_vec3 L, double ia, double it, double dt)
+{
+  fl_vec3 a = fl_v3(1.0 - 2.0 * (q.y * q.y + q.z * q.z), 2.0 * (q.x * q.y + q.w * q.z), 2.0 * (q.x * q.z - q.w * q.y));
+  double spin = dt * (1.0 / ia - 1.0 / it) * fl_dot(a, L);
+  fl_quat r = fl_qmul(fl_qmul(fl_qexp(fl_scale(L, dt / it)), q), fl_qexp(fl_v3(spin, 0.0, 0.0)));
+  return fl_qnormalize(r);
+}
+
+/* One step of a free body with force f and torque t (about its centre) of the current
+ * positions, under gravity g (m/s^2).  v and L come in half a kick behind the
+ * positions and leave half a kick ahead of the new ones: v += dt (f/m + g), L += dt t
+ * (this step's second half kick and the next one's first), then x moves by dt v and q
+ * by the free rotation with L; w is I^-1 L in the new orientation.  Returns 0 when the
+ * body left the finite numbers. */
 FL_HD static inline int fl_integrate_free(fl_vec3 *x, fl_vec3 *v, fl_quat *q, fl_vec3 *L, fl_vec3 *w, fl_vec3 f,
                                           fl_vec3 t, fl_vec3 g, double m, double ia, double it, double dt)
 {
   *v = fl_axpy(fl_axpy(*v, dt / m, f), dt, g);
   *x = fl_axpy(*x, dt, *v);
   *L = fl_axpy(*L, dt, t);
-  fl_vec3 w_half = fl_omega_of(*q, *L, ia, it);
-  *q = fl_qnormalize(fl_qmul(fl_qexp(fl_scale(w_half, dt)), *q));
+  *q = fl_free_rotation(*q, *L, ia, it, dt);
   *w = fl_omega_of(*q, *L, ia, it);
   return isfinite(x->x) && isfinite(x->y) && isfinite(x->z) && isfinite(w->x) && isfinite(w->y) && isfinite(w->z);
 }

@@ -90,6 +90,13 @@ FL_HD static inline double fl_atan2_pos(double y, double x)
   return atan2(y, x);
 }
 
+/* v turned about the unit axis u by the angle whose cosine and sine are c and s
+ * (Rodrigues). */
+FL_HD static inline fl_vec3 fl_vrot(fl_vec3 v, fl_vec3 u, double c, double s)
+{
+  return fl_axpy(fl_axpy(fl_scale(v, c), s, fl_cross(u, v)), (1.0 - c) * fl_dot(u, v), u);
+}
+
 /* Rotation vector of a unit quaternion, angle in [0, pi]: the logarithm map. */
 FL_HD static inline fl_vec3 fl_qlog(fl_quat q)
 {

@@ -149,6 +149,53 @@ START_TEST(test_bending_angle_limit)
 }
 END_TEST
 
+/* bending_angle with total_breakage, bent slowly from straight to angle th_end in
+ * steps of th_end / 2000 (the last one exactly th_end).  The bond of make_pair bent
+ * about z by theta has the bending angle theta between its bodies, exactly. */
+static void bend_to(pair *p, double th_end)
+{
+  fl_bond_loads ld;
+  for (int k = 1; k <= 2000; k++)
+    load_pair(p, 0, th_end * k / 2000.0, 0, &ld);
+}
+
+/* A bond that buckles (any kind) keeps its bending_angle limit: its moment is capped
+ * by the envelope, yet it breaks when the angle between the bodies passes the limit,
+ * to 1e-6 rad.  Without buckling it breaks at the same angle. */
+static void bending_angle_breaks_at_limit(int kind)
+{
+  double lim = 20.0 * PI / 180.0, tol = 1e-6;
+  pair p = make_pair(FL_CRIT_BENDING_ANGLE, FL_POST_TOTAL_BREAKAGE, 0.0);
+  p.lim.max_angle = lim;
+  double kb = fl_series(p.bond.s1.k_bend, p.bond.s2.k_bend);
+  double ei = p.bond.s1.k_bend * p.d; /* a_rot E I of the beam */
+  double span = 0.1, mmax = kb * 5.0 * PI / 180.0; /* buckles at 5 deg */
+  p.lim.buckling = fl_buckling_make(kind, span, 4.0 * mmax / span, 1.6 * mmax / span, 2e-3, 0.0, kb, ei);
+  pair q = p;
+  bend_to(&p, lim - tol);
+  ck_assert_int_eq(p.st.broken, 0);
+  ck_assert_int_eq(p.st.buckled, kind != FL_BUCKLING_NONE);
+  fl_bond_loads ld;
+  load_pair(&p, 0, lim + tol, 0, &ld);
+  ck_assert_int_eq(p.st.broken, 1);
+  ck_assert_double_eq(fl_norm(ld.moment), 0.0);
+  /* and a bond bent far past its limit (90 deg) is broken */
+  bend_to(&q, 0.5 * PI);
+  ck_assert_int_eq(q.st.broken, 1);
+}
+
+START_TEST(test_bending_angle_breaks_at_limit_unbuckled) { bending_angle_breaks_at_limit(FL_BUCKLING_NONE); }
+END_TEST
+
+START_TEST(test_bending_angle_breaks_at_limit_reversible) { bending_angle_breaks_at_limit(FL_BUCKLING_REVERSIBLE); }
+END_TEST
+
+START_TEST(test_bending_angle_breaks_at_limit_damage) { bending_angle_breaks_at_limit(FL_BUCKLING_DAMAGE); }
+END_TEST
+
+START_TEST(test_bending_angle_breaks_at_limit_plastic) { bending_angle_breaks_at_limit(FL_BUCKLING_PLASTIC); }
+END_TEST
+
 /* total_breakage: no force while the broken pair still overlaps as it did when bonded;
  * once the segments have separated, they touch again as Hertz spheres. */
 START_TEST(test_broken_pair_contact)
@@ -554,6 +601,10 @@ static Suite *failure_suite(void)
   tcase_add_test(tb, test_combined_plasticity_von_mises_on_surface);
   tcase_add_test(tb, test_ignore_compression);
   tcase_add_test(tb, test_bending_angle_limit);
+  tcase_add_test(tb, test_bending_angle_breaks_at_limit_unbuckled);
+  tcase_add_test(tb, test_bending_angle_breaks_at_limit_reversible);
+  tcase_add_test(tb, test_bending_angle_breaks_at_limit_damage);
+  tcase_add_test(tb, test_bending_angle_breaks_at_limit_plastic);
   tcase_add_test(tb, test_broken_pair_contact);
   tcase_add_test(tb, test_strength_least_of_n_and_carry_to_another_segment_length);
   suite_add_tcase(s, tb);
