@@ -195,6 +195,9 @@ int main(int argc, char **argv)
       for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
         fprintf(stderr, "%s: warning: %s\n", prog, line);
   }
+  /* the fit file's warnings and notes (rows left out, the toe shift) */
+  for (char *line = strtok(fit.notes, "\n"); line; line = strtok(NULL, "\n"))
+    fprintf(stderr, "%s: %s\n", prog, line);
   char pbuf[FL_FIT_PATH], out[FL_FIT_PATH + 8];
   if (!prefix) {
     default_prefix(file, pbuf, sizeof pbuf);
@@ -262,11 +265,23 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: --resume: %ld evaluations replayed from %s (%ld records in it)\n", prog,
             fl_checkpoint_replayed(ck), ckpath, fl_checkpoint_loaded(ck));
   if (rc) {
-    fprintf(stderr, "%s: %s: %s; no output written\n", prog, file, err);
+    /* no point was evaluated (an input the runs refuse, or an interrupt before the
+     * starting point was done): there is no best point to report */
+    if (stop_flag)
+      fprintf(stderr, "%s: %s: interrupted before the starting point was evaluated: no best point yet, no output "
+              "written\n", prog, file);
+    else if (strncmp(err, file, strlen(file)) == 0 && err[strlen(file)] == ':')
+      fprintf(stderr, "%s: %s; no point could be evaluated, no output written\n", prog, err);
+    else
+      fprintf(stderr, "%s: %s: %s; no point could be evaluated, no output written\n", prog, file, err);
     fl_checkpoint_close(ck, !stop_flag);
     fl_fit_free(&fit);
-    return 1;
+    return rc == FL_EINPUT && !stop_flag ? 2 : 1; /* a start the experiment's checks refuse is bad input */
   }
+  char bw[4096];
+  if (fl_calibration_warnings(&fit, &cal, bw, sizeof bw) > 0)
+    for (char *line = strtok(bw, "\n"); line; line = strtok(NULL, "\n"))
+      fprintf(stderr, "%s: warning: %s\n", prog, line);
   fl_calibration_output oo = {prefix, cmd, plot, plot_given};
   fl_calibration_paths paths;
   rc = fl_calibration_write(&fit, &cal, &oo, &paths, err, sizeof err);

@@ -691,6 +691,36 @@ int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf
       n++;
     }
   }
+  /* magnitudes that suggest a unit mistake: the experiment's units are SI */
+  static const struct {
+    const char *path; /* the key */
+    double limit;     /* warn above it (below it when low) */
+    int low;          /* 1: a value below limit is suspect */
+    const char *unit, *looks; /* SI unit, the unit the value looks like */
+    double factor;    /* SI value of one of those */
+  } hints[] = {
+      {"fiber.youngs_modulus", 1e6, 1, "Pa", "MPa", 1e6},
+      {"fiber.shear_modulus", 1e5, 1, "Pa", "MPa", 1e6},
+      {"fiber.length", 2.0, 0, "m", "mm", 1e-3},
+      {"fiber.outer_radius", 0.1, 0, "m", "mm", 1e-3},
+      {"test.span", 2.0, 0, "m", "mm", 1e-3},
+      {"test.gauge_length", 2.0, 0, "m", "mm", 1e-3},
+  };
+  for (size_t h = 0; h < sizeof hints / sizeof hints[0] && used < len; h++) {
+    const key_def *k = find_key(hints[h].path);
+    double v;
+    if (!k || !exp->key_line[k - keys] || fl_experiment_get(exp, hints[h].path, &v) != FL_OK)
+      continue; /* only values the file gives */
+    if (hints[h].low ? !(v < hints[h].limit) : !(v > hints[h].limit))
+      continue;
+    fl_experiment_where(exp, path, hints[h].path, where, sizeof where);
+    used += (size_t)snprintf(buf + used, len - used,
+                             "%s%s: %s %g %s is %s %g %s: looks like %s (%g %s = %g %s); the experiment's unit is %s",
+                             n ? "\n" : "", where, hints[h].path, v, hints[h].unit,
+                             hints[h].low ? "below" : "above", hints[h].limit, hints[h].unit, hints[h].looks, v,
+                             hints[h].looks, v * hints[h].factor, hints[h].unit, hints[h].unit);
+    n++;
+  }
   if (exp->test.kind == FL_TEST_BEND3PT && exp->fiber.segments % 2 == 1 && used < len) {
     fl_experiment_where(exp, path, "fiber.segments", where, sizeof where);
     used += (size_t)snprintf(buf + used, len - used,
