@@ -64,6 +64,9 @@ check "fiber-calibrate: bad/missing-experiment.yaml:1:13: experiment: 'not-there
 check "fiber-calibrate: bad/file-and-peaks.yaml:5:5: data[1].peaks: given with file; allowed: one of file (a curve) and peaks (peak loads)" bad/file-and-peaks.yaml
 check "fiber-calibrate: bad/empty-data.yaml:2:7: data: is an empty list; allowed: a list of one or more measured curves" bad/empty-data.yaml
 check "fiber-calibrate: bad/not-there.yaml: cannot open: No such file or directory" bad/not-there.yaml
+check "fiber-calibrate: bad/bad-toe.yaml:6:10: data[1].toe: 'yes' is not allowed; allowed: none | auto" bad/bad-toe.yaml
+check "fiber-calibrate: bad/bad-weights.yaml:7:46: data[1].weights[2]: missing key 'weight'; allowed: a block with weight and x_min, x_max or both" bad/bad-weights.yaml
+check "fiber-calibrate: bad/bad-x-min.yaml:7:12: data[1].x_min: 0.003 m is not below x_max 0.002 m; allowed: x_min < x_max" bad/bad-x-min.yaml
 check "fiber-calibrate: bad/unused-strength.yaml:9:3: free.bond.failure.max_stress: bond.failure.max_stress is free but bond.failure.criterion is none in bad/rod-tension.yaml; allowed: free keys the experiments use (set bond.failure.criterion, or leave bond.failure.max_stress out of free)" bad/unused-strength.yaml
 check "fiber-calibrate: bad/unused-buckling.yaml:8:3: free.bond.buckling.max_force: bond.buckling.max_force is free but bond.buckling.type is none in bad/rod-tension.yaml; allowed: free keys the experiments use (set bond.buckling.type, or leave bond.buckling.max_force out of free)" bad/unused-buckling.yaml
 check "fiber-calibrate: bad/buckling-start.yaml:10:3: at the fit's value bond.buckling.min_force = 3 (its start or a trial point): bond.buckling.min_force: 3 N is above max_force 2 N; allowed: [0, max_force]; no point could be evaluated, no output written" bad/buckling-start.yaml
@@ -153,6 +156,23 @@ if [ "$(cat "$work/status")" = 1 ] &&
 else
   echo "FAIL: $prog --progress: time elapsed and left; plot titles by base name"
   cat "$work/stderr"; grep title "$work/out.gp"
+  fails=$((fails + 1))
+fi
+find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+
+# toe: auto (and weights by region): the shift on stderr (a note) and in the summary, in
+# the curve's unit and in SI; the plot shows the curve as read next to the corrected one.
+n=$((n + 1))
+( cd "$work" && "$bin/$prog" -q --plot none -o toe bad/toe.yaml >stdout 2>stderr; echo $? >status )
+if [ "$(cat "$work/status")" = 0 ] &&
+   [ "$(cat "$work/stderr")" = "fiber-calibrate: note: bad/toe.yaml:6:11: data[1].file: toe: auto shifts 'rod-tension-toe.csv' by 0.0255268 mm (2.55268e-05 m); rows left at x < 0 are dropped" ] &&
+   grep -qF 'toe_shift: {value: 0.0255268, unit: mm, si: 2.55268e-05}' "$work/stdout" &&
+   grep -qF "title 'measured, as read (before the toe shift)'" "$work/toe.gp" &&
+   grep -qF "title 'measured, toe corrected'" "$work/toe.gp"; then
+  echo "ok $n: $prog bad/toe.yaml: toe shift reported and plotted"
+else
+  echo "FAIL: $prog bad/toe.yaml: toe shift"
+  cat "$work/stdout" "$work/stderr"
   fails=$((fails + 1))
 fi
 find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
