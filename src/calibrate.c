@@ -911,7 +911,7 @@ static double beam_stress(const fl_experiment *e, double y)
   double R = e->fiber.outer_radius_m;
   fl_section s = fl_section_hollow(R, e->fiber.inner_radius_ratio * R);
   if (e->test.kind == FL_TEST_BEND3PT)
-    return y * e->test.span_m * R / (4.0 * s.inertia); /* M = F L / 4, sigma = M R / I */
+    return y * e->test.span_m * fl_fiber_outer_fibre(&e->fiber) / (4.0 * s.inertia); /* M = F L / 4, sigma = M c / I */
   if (e->test.kind == FL_TEST_TENSION)
     return y / s.area;
   return sqrt(3.0) * y * R / s.polar; /* von Mises of the shear tau = T R / J */

@@ -71,7 +71,7 @@ check "fiber-calibrate: bad/unused-strength.yaml:9:3: free.bond.failure.max_stre
 check "fiber-calibrate: bad/unused-buckling.yaml:8:3: free.bond.buckling.max_force: bond.buckling.max_force is free but bond.buckling.type is none in bad/rod-tension.yaml; allowed: free keys the experiments use (set bond.buckling.type, or leave bond.buckling.max_force out of free)" bad/unused-buckling.yaml
 check "fiber-calibrate: bad/buckling-start.yaml:10:3: at the fit's value bond.buckling.min_force = 3 (its start or a trial point): bond.buckling.min_force: 3 N is above max_force 2 N; allowed: [0, max_force]; no point could be evaluated, no output written" bad/buckling-start.yaml
 check "fiber-calibrate: bad/set-blame.yaml:8:12: data[1].set.bond.buckling.type: bond.buckling.min_force: missing, and buckling type 'reversible' needs it; allowed: a number in [0, 1e+12] N" bad/set-blame.yaml
-check "fiber-calibrate: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, segments, density, youngs_modulus, shear_modulus, poisson_ratio" -s fiber.segmnts=3 "$good"
+check "fiber-calibrate: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, section, semi_axis_y, semi_axis_z, inner_semi_axis_y, inner_semi_axis_z, segments, density, youngs_modulus, shear_modulus, poisson_ratio" -s fiber.segmnts=3 "$good"
 check "fiber-calibrate: --device 'tpu': allowed: cpu | gpu | auto" --device tpu "$good"
 check "fiber-calibrate: --plot 'jpg': allowed: png | svg | none" --plot jpg "$good"
 check "fiber-calibrate: --threads '0': allowed: an integer in [1, 1024]" --threads 0 "$good"
