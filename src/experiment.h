@@ -114,6 +114,8 @@ typedef struct {
   unsigned key_line[FL_MAX_KEYS];
   unsigned key_col[FL_MAX_KEYS];
   unsigned char key_set_by_option[FL_MAX_KEYS]; /* 1: last set by -s */
+  unsigned char key_from_fit[FL_MAX_KEYS];      /* 1: last set by fit_file, at key_line, key_col there */
+  const char *fit_file;                         /* the fit file that set keys (fiberlab-fit(5) set:) */
 } fl_experiment;
 
 /* The distance from the neutral axis to the outer fibre in the loading plane, which
@@ -133,7 +135,12 @@ int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, siz
 /* Warnings about a valid definition (one per line, "file:line:col: key: ..."), into
  * buf; returns how many. */
 int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len);
-/* "file:line:col" where key path was given, or the -s option that set it. */
+/* Record that a fit file set key path (after fl_experiment_set), at line and column
+ * of fit_file, so that messages point there rather than at an option; fit_file must
+ * outlive exp. */
+void fl_experiment_mark_fit(fl_experiment *exp, const char *path, const char *fit_file, unsigned line, unsigned col);
+/* "file:line:col" where key path was given (in the experiment file, or in the fit
+ * file that set it), or the -s option that set it. */
 void fl_experiment_where(const fl_experiment *exp, const char *file, const char *path, char *buf, size_t len);
 /* Checks across keys (after the file and every -s): fills G from poisson_ratio,
  * rejects forbidden combinations. */

@@ -184,16 +184,27 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: %s\n", prog, err);
     return 2;
   }
-  /* the experiments' warnings, once per file */
+  /* the experiments' warnings (an item's set: may add its own), each line once */
+  static char shown[16384];
+  size_t nshown = 0;
   for (int d = -1; d < fit.ndata; d++) {
     const char *path = d < 0 ? fit.exp_path : fit.data[d].exp_path;
-    int seen = d >= 0 && strcmp(path, fit.exp_path) == 0;
-    for (int k = 0; k < d && !seen; k++)
-      seen = strcmp(path, fit.data[k].exp_path) == 0;
     char warn[4096];
-    if (!seen && fl_experiment_warnings(d < 0 ? &fit.exp : &fit.data[d].exp, path, warn, sizeof warn) > 0)
-      for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
-        fprintf(stderr, "%s: warning: %s\n", prog, line);
+    if (fl_experiment_warnings(d < 0 ? &fit.exp : &fit.data[d].exp, path, warn, sizeof warn) <= 0)
+      continue;
+    for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n")) {
+      int seen = 0;
+      for (const char *q = shown; !seen && q < shown + nshown; q += strlen(q) + 1)
+        seen = strcmp(q, line) == 0;
+      if (seen)
+        continue;
+      fprintf(stderr, "%s: warning: %s\n", prog, line);
+      size_t ln = strlen(line) + 1;
+      if (nshown + ln <= sizeof shown) {
+        memcpy(shown + nshown, line, ln);
+        nshown += ln;
+      }
+    }
   }
   /* the fit file's warnings and notes (rows left out, the toe shift) */
   for (char *line = strtok(fit.notes, "\n"); line; line = strtok(NULL, "\n"))

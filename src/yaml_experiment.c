@@ -436,6 +436,7 @@ static int walk_pair(walker *w, yaml_node_t *keyn, yaml_node_t *val, const char 
                 prefix, allowed);
   }
   mark_given(k, w->exp);
+  w->exp->key_from_fit[k - keys] = 0;
   w->exp->key_line[k - keys] = (unsigned)val->start_mark.line + 1; /* where the value is */
   w->exp->key_col[k - keys] = (unsigned)val->start_mark.column + 1;
   if (k->type == KT_SECTION) {
@@ -622,13 +623,27 @@ int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, siz
       return fail(err, errlen, &o, "%s: the list is empty; allowed: turning points ending at the maximum", path);
     exp->test.ncycles = cnt;
     exp->key_set_by_option[k - keys] = 1;
+    exp->key_from_fit[k - keys] = 0;
     exp->key_line[k - keys] = 0;
     return FL_OK;
   }
   mark_given(k, exp);
   exp->key_set_by_option[k - keys] = 1;
+  exp->key_from_fit[k - keys] = 0;
   exp->key_line[k - keys] = 0;
   return set_scalar(k, exp, text, &o, err, errlen);
+}
+
+void fl_experiment_mark_fit(fl_experiment *exp, const char *path, const char *fit_file, unsigned line, unsigned col)
+{
+  const key_def *k = find_key(path);
+  if (!k)
+    return;
+  exp->fit_file = fit_file;
+  exp->key_from_fit[k - keys] = 1;
+  exp->key_set_by_option[k - keys] = 0;
+  exp->key_line[k - keys] = line;
+  exp->key_col[k - keys] = col;
 }
 
 /* Where a key was given: its line in the file, or the command line. */
@@ -639,6 +654,8 @@ static origin key_origin(const fl_experiment *exp, const char *file, const char 
   if (k && exp->key_line[k - keys]) {
     o.line = exp->key_line[k - keys];
     o.col = exp->key_col[k - keys];
+    if (exp->key_from_fit[k - keys] && exp->fit_file)
+      o.file = exp->fit_file;
   } else if (k && exp->key_set_by_option[k - keys]) {
     o.file = NULL;
     o.arg = path;

@@ -444,6 +444,8 @@ static int apply_sets(loader *L, const yaml_node_t *map, const char *what, fl_ex
       const char *m = set_message(msg, assignment);
       return fail_at(L, strstr(m, "unknown key") ? k : v, "%s", m);
     }
+    /* later messages about this key point at its value here, not at an option */
+    fl_experiment_mark_fit(exp, path, L->fit->file, (unsigned)v->start_mark.line + 1, (unsigned)v->start_mark.column + 1);
   }
   return FL_OK;
 }
@@ -598,25 +600,10 @@ static int load_item(loader *L, yaml_node_t *item, int index)
     snprintf(d->exp_path, sizeof d->exp_path, "%s", fit->exp_path);
     d->exp = fit->exp;
   }
-  yaml_node_t *vset = get(L, item, "set", NULL);
-  if (vset && apply_sets(L, vset, what, &d->exp))
+  if ((v = get(L, item, "set", NULL)) && apply_sets(L, v, what, &d->exp))
     return FL_EINPUT;
-  if (fl_experiment_finish(&d->exp, d->exp_path, L->err, L->errlen)) {
-    /* a check that blames a key of this item's set: as if an option had set it:
-     * point at the key in the fit file instead */
-    yaml_node_t *kset = NULL;
-    const char *q = strncmp(L->err, "--set '", 7) == 0 ? L->err + 7 : NULL, *end = q ? strstr(q, "': ") : NULL;
-    if (end && (size_t)(end - q) < FL_FIT_KEY && vset && vset->type == YAML_MAPPING_NODE) {
-      char blamed[FL_FIT_KEY];
-      snprintf(blamed, sizeof blamed, "%.*s", (int)(end - q), q);
-      if (get(L, vset, blamed, &kset) && kset) {
-        char rest[1536];
-        snprintf(rest, sizeof rest, "%s", end + 3);
-        return fail_at(L, kset, "%s.set.%s: %s", what, blamed, rest);
-      }
-    }
+  if (fl_experiment_finish(&d->exp, d->exp_path, L->err, L->errlen))
     return FL_EINPUT;
-  }
   if (d->exp.test.kind != d->test) {
     snprintf(key, sizeof key, "%s.test", what);
     return fail_at(L, vtest, "%s: '%s' is not the test of its experiment %s (%s); allowed: %s", key,

@@ -70,7 +70,7 @@ check "fiber-calibrate: bad/bad-x-min.yaml:7:12: data[1].x_min: 0.003 m is not b
 check "fiber-calibrate: bad/unused-strength.yaml:9:3: free.bond.failure.max_stress: bond.failure.max_stress is free but bond.failure.criterion is none in bad/rod-tension.yaml; allowed: free keys the experiments use (set bond.failure.criterion, or leave bond.failure.max_stress out of free)" bad/unused-strength.yaml
 check "fiber-calibrate: bad/unused-buckling.yaml:8:3: free.bond.buckling.max_force: bond.buckling.max_force is free but bond.buckling.type is none in bad/rod-tension.yaml; allowed: free keys the experiments use (set bond.buckling.type, or leave bond.buckling.max_force out of free)" bad/unused-buckling.yaml
 check "fiber-calibrate: bad/buckling-start.yaml:10:3: at the fit's value bond.buckling.min_force = 3 (its start or a trial point): bond.buckling.min_force: 3 N is above max_force 2 N; allowed: [0, max_force]; no point could be evaluated, no output written" bad/buckling-start.yaml
-check "fiber-calibrate: bad/set-blame.yaml:8:12: data[1].set.bond.buckling.type: bond.buckling.min_force: missing, and buckling type 'reversible' needs it; allowed: a number in [0, 1e+12] N" bad/set-blame.yaml
+check "fiber-calibrate: bad/set-blame.yaml:8:32: bond.buckling.min_force: missing, and buckling type 'reversible' needs it; allowed: a number in [0, 1e+12] N" bad/set-blame.yaml
 check "fiber-calibrate: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, section, semi_axis_y, semi_axis_z, inner_semi_axis_y, inner_semi_axis_z, segments, density, youngs_modulus, shear_modulus, poisson_ratio" -s fiber.segmnts=3 "$good"
 check "fiber-calibrate: --device 'tpu': allowed: cpu | gpu | auto" --device tpu "$good"
 check "fiber-calibrate: --plot 'jpg': allowed: png | svg | none" --plot jpg "$good"
@@ -123,6 +123,7 @@ warn 1 "fiber-calibrate: warning: bad/warn-rows.yaml:9:12: data[1].x_max: 0.05 m
 warn 1 "fiber-calibrate: warning: bad/warn-rows.yaml:11:11: data[2].file: 18 of the 55 rows of 'rod-tension.csv' are used, fewer than half (x_min, x_max, toe and negative x leave the others out); check x_min and x_max, which are in m" bad/warn-rows.yaml
 warn 1 "fiber-calibrate: warning: bad/at-bound.yaml:9:3: free.bond.force_stiffness_scale: the fitted value 0.8 is at its bound max = 0.8: the fit is held there, not determined by the data (widen the bounds, or check the data and units)" bad/at-bound.yaml
 warn 1 "fiber-calibrate: warning: bad/rod-tension-mpa.yaml:6:19: fiber.youngs_modulus 5000 Pa is below 1e+06 Pa: looks like MPa (5000 MPa = 5e+09 Pa); the experiment's unit is Pa" bad/units-hint.yaml
+warn 1 "fiber-calibrate: warning: bad/set-units.yaml:8:34: fiber.youngs_modulus 5000 Pa is below 1e+06 Pa: looks like MPa (5000 MPa = 5e+09 Pa); the experiment's unit is Pa" bad/set-units.yaml
 warn 1 "fiber-calibrate: warning: bad/rod-tension-mpa.yaml:3:11: fiber.length 24 m is above 2 m: looks like mm (24 mm = 0.024 m); the experiment's unit is m" bad/units-hint.yaml
 
 # A fit that cannot converge: bond.damping_stabilization does nothing without damping.
