@@ -450,42 +450,6 @@ static int apply_sets(loader *L, const yaml_node_t *map, const char *what, fl_ex
   return FL_OK;
 }
 
-/* The toe compensation of ASTM D790 and ISO 178: the steepest straight part of the
- * rising curve (the least-squares line over the window of rows, up to the peak load,
- * with the largest slope), extended to zero load, marks the corrected origin.
- * Returns the abscissa where that line meets zero load (the shift), or NAN when the
- * rise has too few rows or no positive slope. */
-static double toe_shift(const fl_measured *m)
-{
-  int peak = 0;
-  for (int i = 1; i < m->n; i++)
-    if (fabs(m->y[i]) > fabs(m->y[peak]))
-      peak = i;
-  int rows = peak + 1, w = rows / 10;
-  if (w < 3)
-    w = 3;
-  if (rows < w)
-    return NAN;
-  double best = 0.0, xc = 0.0, yc = 0.0;
-  for (int s = 0; s + w <= rows; s++) {
-    double mx = 0, my = 0, sxx = 0, sxy = 0;
-    for (int i = s; i < s + w; i++) {
-      mx += m->x[i] / w;
-      my += fabs(m->y[i]) / w;
-    }
-    for (int i = s; i < s + w; i++) {
-      sxx += (m->x[i] - mx) * (m->x[i] - mx);
-      sxy += (m->x[i] - mx) * (fabs(m->y[i]) - my);
-    }
-    if (sxx > 0 && sxy / sxx > best) {
-      best = sxy / sxx;
-      xc = mx;
-      yc = my;
-    }
-  }
-  return best > 0 ? xc - yc / best : NAN;
-}
-
 /* A curve's rows: the toe shift (toe: auto), then the rows with x_min <= x <= x_max
  * and x >= 0, their region weights, and the warnings about what was left out. */
 static int keep_rows(loader *L, fl_fit_data *d, const char *what, const yaml_node_t *vf, const char *key, const char *t,
@@ -495,7 +459,7 @@ static int keep_rows(loader *L, fl_fit_data *d, const char *what, const yaml_nod
   fl_measured *m = &d->data;
   d->rows_read = m->n;
   if (d->toe_auto) {
-    double s = toe_shift(m);
+    double s = fl_measured_toe_shift(m);
     if (isnan(s))
       return fail_at(L, vf, "%s: '%s' has no rising part for toe: auto (fewer than 3 rows up to the peak load, or no "
                      "positive slope); allowed: a curve that rises, or toe: none", key, t);

@@ -178,6 +178,37 @@ else
 fi
 find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
 
+# weights: one region over every row weighs exactly as the item's weight (the same
+# report, bit for bit); regions of different weight move the fitted value.
+n=$((n + 1))
+for w in item regions split; do
+  ( cd "$work" && "$bin/$prog" -q --plot none -o "w-$w" "bad/weight-$w.yaml" >"w-$w.out" 2>/dev/null )
+done
+v_item=$(grep 'bond.force_stiffness_scale' "$work/w-item.out"); v_split=$(grep 'bond.force_stiffness_scale' "$work/w-split.out")
+if [ "$(tail -n +2 "$work/w-item.csv")" = "$(tail -n +2 "$work/w-regions.csv")" ] && [ -s "$work/w-item.csv" ] && [ "$v_item" = "$(grep 'bond.force_stiffness_scale' "$work/w-regions.out")" ] &&
+   [ -n "$v_item" ] && [ -n "$v_split" ] && [ "$v_item" != "$v_split" ]; then
+  echo "ok $n: $prog weights: a region over every row is the item's weight; split regions move the fit"
+else
+  echo "FAIL: $prog weights: item '$v_item', split '$v_split'"
+  fails=$((fails + 1))
+fi
+find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+
+# An interrupt before the starting point is evaluated (its run takes minutes): no best
+# point yet, so nothing is written but the checkpoint, and the message says so.
+n=$((n + 1))
+( cd "$work" && { "$bin/$prog" -q --plot none bad/interrupt-start.yaml >stdout 2>stderr & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? >status; } )
+files=$(cd "$work" && ls | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$' | tr '\n' ' ')
+if [ "$(cat "$work/status")" = 1 ] && [ ! -s "$work/stdout" ] && [ "$files" = "interrupt-start-calibrated.checkpoint " ] &&
+   [ "$(cat "$work/stderr")" = "fiber-calibrate: bad/interrupt-start.yaml: interrupted before the starting point was evaluated: no best point yet, no output written" ]; then
+  echo "ok $n: $prog bad/interrupt-start.yaml: interrupted before the start, only the checkpoint kept"
+else
+  echo "FAIL: $prog bad/interrupt-start.yaml: status $(cat "$work/status"), files: $files"
+  cat "$work/stderr"
+  fails=$((fails + 1))
+fi
+find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+
 # A strength fit's summary names the segment length and the gauge's bonds it holds for
 # (its strength cannot be determined here: exit 1, the report all the same).
 n=$((n + 1))
