@@ -480,6 +480,8 @@ typedef struct {
   int noted[FL_FIT_MAX_FREE];
   char err[8192];      /* why an evaluation failed */
   int rc;              /* its status */
+  double t0;           /* s, monotonic clock at the start */
+  double t_iter0;      /* s, when iteration 1 began (the starting point evaluated) */
 } cal_state;
 
 static void note(const cal_state *st, const char *fmt, ...)
@@ -499,7 +501,7 @@ static int item_experiment(cal_state *st, int d, const double *theta, fl_experim
 {
   const fl_fit_data *it = &st->fit->data[d];
   *e = it->exp;
-  int rc = fl_fit_apply(st->fit, theta, e, st->err, sizeof st->err);
+  int rc = fl_fit_apply(st->fit, theta, e, it->exp_path, st->err, sizeof st->err);
   if (rc)
     return rc;
   if (it->kind == FL_FIT_CURVE) {
@@ -656,6 +658,12 @@ static void theta_of(const cal_state *st, const gsl_vector *u, double *theta)
 }
 
 /* Residual rows of one item at theta into f[row0 ...]. */
+/* Row i's weight by its region (fiberlab-fit(5), weights). */
+static double row_weight(const fl_fit_data *it, int i)
+{
+  return it->row_weight ? it->row_weight[i] : 1.0;
+}
+
 static int item_residuals(cal_state *st, int d, const double *theta, double *f)
 {
   const fl_fit_data *it = &st->fit->data[d];
@@ -674,7 +682,7 @@ static int item_residuals(cal_state *st, int d, const double *theta, double *f)
   if (rc)
     return rc;
   for (int i = 0; i < it->data.n; i++)
-    f[i] = ii->norm * (st->ybuf[i] - it->data.y[i]);
+    f[i] = ii->norm * row_weight(it, i) * (st->ybuf[i] - it->data.y[i]);
   return FL_OK;
 }
 
@@ -814,7 +822,7 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
           const double *yp = st->ybuf + (size_t)k * rows, *ym = st->ybuf + (size_t)(central ? k + 1 : 0) * rows;
           for (int i = 0; i < rows; i++)
             gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)col[k],
-                           ii->norm * (yp[i] - ym[i]) / (central ? 2.0 * h[col[k]] : h[col[k]]));
+                           ii->norm * row_weight(it, i) * (yp[i] - ym[i]) / (central ? 2.0 * h[col[k]] : h[col[k]]));
         }
       }
     } else {
@@ -903,7 +911,7 @@ static double beam_stress(const fl_experiment *e, double y)
   double R = e->fiber.outer_radius_m;
   fl_section s = fl_section_hollow(R, e->fiber.inner_radius_ratio * R);
   if (e->test.kind == FL_TEST_BEND3PT)
-    return y * e->test.span_m * R / (4.0 * s.inertia); /* M = F L / 4, sigma = M R / I */
+    return y * e->test.span_m * fl_fiber_outer_fibre(&e->fiber) / (4.0 * s.inertia); /* M = F L / 4, sigma = M c / I */
   if (e->test.kind == FL_TEST_TENSION)
     return y / s.area;
   return sqrt(3.0) * y * R / s.polar; /* von Mises of the shear tau = T R / J */
@@ -1200,7 +1208,16 @@ static void progress_line(const cal_state *st, int iter, const gsl_vector *u, co
   for (int j = 0; j < st->p; j++)
     fprintf(log, " %s %.6g%s", st->fit->free[j].path, from_u(&st->fit->free[j], gsl_vector_get(u, (size_t)j), NULL),
             j + 1 < st->p ? "," : "");
-  fprintf(log, " (%ld simulations)\n", st->simulations);
+  /* elapsed time, and the most that is left: the iterations up to solver.max_iterations
+   * at the mean time of those so far */
+  double t = now(), elapsed = t - st->t0;
+  fprintf(log, " (%ld simulations, %.1f s elapsed", st->simulations, elapsed);
+  if (iter > 0) {
+    int left = st->fit->solver.max_iterations - iter;
+    double per = (t - st->t_iter0) / iter;
+    fprintf(log, ", %.3g s per iteration, at most %d more: about %.3g s left at most", per, left, per * left);
+  }
+  fprintf(log, ")\n");
   fflush(log);
 }
 
@@ -1231,7 +1248,7 @@ static int report_curves(cal_state *st, const gsl_vector *u, const gsl_vector *f
       for (int i = 0; i < n; i++) {
         cc->x[i] = it->data.x[i];
         cc->measured[i] = it->data.y[i];
-        cc->fitted[i] = it->data.y[i] + gsl_vector_get(f, (size_t)(ii->row0 + i)) / ii->norm;
+        cc->fitted[i] = it->data.y[i] + gsl_vector_get(f, (size_t)(ii->row0 + i)) / (ii->norm * row_weight(it, i));
       }
     } else {
       /* quantiles: measured peaks sorted against the simulated ones at the same
@@ -1374,6 +1391,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   memset(cal, 0, sizeof *cal);
   memset(&st, 0, sizeof st);
   st.fit = fit;
+  st.t0 = t0;
   st.opts = opts ? opts : &quiet;
   st.n = n;
   st.p = p;
@@ -1488,6 +1506,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     rc = st.rc ? st.rc : FL_EUNSTABLE;
     goto out;
   }
+  st.t_iter0 = now();
   if (st.opts->progress && st.opts->log)
     progress_line(&st, 0, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
   cal->status = FL_CAL_MAX_ITERATIONS;
@@ -1566,7 +1585,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     }
   }
   cal->calibrated = fit->exp;
-  if ((rc = fl_fit_apply(fit, cal->value, &cal->calibrated, err, errlen)))
+  if ((rc = fl_fit_apply(fit, cal->value, &cal->calibrated, fit->exp_path, err, errlen)))
     goto out;
   st.rc = 0;
   if ((rc = report_curves(&st, u, f, cal))) {
@@ -1592,6 +1611,26 @@ out:
   return rc;
 }
 
+int fl_calibration_warnings(const fl_fit *fit, const fl_calibration *cal, char *buf, size_t len)
+{
+  int n = 0;
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int j = 0; j < cal->nfree && used < len; j++) {
+    const fl_fit_param *fp = &fit->free[j];
+    double fr = param_frac(fp, cal->value[j]);
+    if (!(fr < BOUND_FRAC || fr > 1.0 - BOUND_FRAC))
+      continue;
+    used += (size_t)snprintf(buf + used, len - used,
+                             "%s%s:%u:%u: free.%s: the fitted value %g is at its bound %s = %g: the fit is held "
+                             "there, not determined by the data (widen the bounds, or check the data and units)",
+                             n ? "\n" : "", fit->file, fp->line, fp->col, fp->path, cal->value[j],
+                             fr < 0.5 ? "min" : "max", fr < 0.5 ? fp->min : fp->max);
+    n++;
+  }
+  return n;
+}
+
 /* ---- the report ---------------------------------------------------------------------- */
 
 static int write_csv(FILE *f, const fl_calibration *cal, const fl_calibration_output *o)
@@ -1604,6 +1643,13 @@ static int write_csv(FILE *f, const fl_calibration *cal, const fl_calibration_ou
       fprintf(f, "%d,%.10g,%.10g,%.10g\n", d + 1, c->x[i], c->measured[i], c->fitted[i]);
   }
   return ferror(f) ? FL_EIO : FL_OK;
+}
+
+/* The last component of a path: plot titles stay short whatever the folders. */
+static const char *base_name(const char *path)
+{
+  const char *b = strrchr(path, '/');
+  return b && b[1] ? b + 1 : path;
 }
 
 static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
@@ -1623,7 +1669,7 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
   fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key top left\n");
   fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
   char title[FL_FIT_PATH + 64];
-  snprintf(title, sizeof title, "fiber-calibrate %s: R^2 = %.4f", fit->file, cal->r_squared);
+  snprintf(title, sizeof title, "fiber-calibrate %s: R^2 = %.4f", base_name(fit->file), cal->r_squared);
   fl_gnuplot_quote(f, title);
   fprintf(f, " noenhanced\n");
   for (int d = 0; d < nd; d++) {
@@ -1646,12 +1692,16 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
       yl = "Grip torque (N m)";
       xs = "180.0/pi";
     }
-    snprintf(title, sizeof title, "%d: %s (R^2 = %.4f)", d + 1, it->file, cal->curve[d].r_squared);
+    snprintf(title, sizeof title, "%d: %s (R^2 = %.4f)", d + 1, base_name(it->file), cal->curve[d].r_squared);
     fprintf(f, "set title ");
     fl_gnuplot_quote(f, title);
     fprintf(f, " noenhanced\nset xlabel '%s'\nset ylabel '%s'\n", xl, yl);
     fprintf(f, "plot fl_csv using (column(1) == %d ? column(2)*%s : NaN):3 with points pt 7 ps 0.5 "
-               "lc rgb '#707070' title '%s', \\\n", d + 1, xs, it->kind == FL_FIT_PEAKS ? "measured" : "measured");
+               "lc rgb '#707070' title '%s', \\\n", d + 1, xs,
+            it->kind == FL_FIT_CURVE && it->toe_shift != 0.0 ? "measured, toe corrected" : "measured");
+    if (it->kind == FL_FIT_CURVE && it->toe_shift != 0.0)
+      fprintf(f, "     fl_csv using (column(1) == %d ? (column(2) + %.10g)*%s : NaN):3 with points pt 6 ps 0.5 "
+                 "lc rgb '#4060c0' title 'measured, as read (before the toe shift)', \\\n", d + 1, it->toe_shift, xs);
     fprintf(f, "     fl_csv using (column(1) == %d ? column(2)*%s : NaN):4 with lines lw 2 lc rgb '#c00000' "
                "title '%s'\n", d + 1, xs, it->kind == FL_FIT_PEAKS ? "simulated" : "fitted");
   }
@@ -1659,8 +1709,9 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
   return ferror(f) ? FL_EIO : FL_OK;
 }
 
-/* The calibrated experiment, under two comment lines: the fit file, the status, R^2
- * and the fitted values. */
+/* The calibrated experiment, under its comment lines: the fit file, the status, R^2
+ * and the fitted values, then one line per parameter with its value, standard error
+ * and the fit's R^2. */
 static int write_calibrated(FILE *f, const fl_fit *fit, const fl_calibration *cal)
 {
   char *values = NULL;
@@ -1679,6 +1730,15 @@ static int write_calibrated(FILE *f, const fl_fit *fit, const fl_calibration *ca
                   fit->file, cal->status == FL_CAL_CONVERGED ? "converged"
                              : cal->status == FL_CAL_MAX_ITERATIONS ? "max_iterations" : "failed", cal->r_squared);
   fl_yaml_comment(y, "The experiment %s with%s.", fit->exp_path, values);
+  for (int j = 0; j < fit->nfree; j++) {
+    char se[40];
+    if (isnan(cal->std_error[j]))
+      snprintf(se, sizeof se, "not determined");
+    else
+      snprintf(se, sizeof se, "%.4g", cal->std_error[j]);
+    fl_yaml_comment(y, "%s: value %.10g, std_error %s, R^2 = %.6f", fit->free[j].path, cal->value[j], se,
+                    cal->r_squared);
+  }
   fl_experiment_emit(y, &cal->calibrated);
   free(values);
   return fl_yaml_out_close(&y);
@@ -1810,6 +1870,14 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
     fl_yaml_key_int(y, "points", cal->curve[d].points);
     fl_yaml_key_num(y, "rms", "%.4g", cal->curve[d].rms);
     fl_yaml_key_num(y, "r_squared", "%.6f", cal->curve[d].r_squared);
+    if (fit->data[d].kind == FL_FIT_CURVE && fit->data[d].toe_auto) {
+      fl_yaml_str(y, "toe_shift");
+      fl_yaml_map_begin(y, 1);
+      fl_yaml_key_num(y, "value", "%.6g", fit->data[d].toe_shift / fit->data[d].x_unit_si);
+      fl_yaml_key_str(y, "unit", fit->data[d].x_unit);
+      fl_yaml_key_num(y, "si", "%.6g", fit->data[d].toe_shift);
+      fl_yaml_map_end(y);
+    }
     fl_yaml_map_end(y);
   }
   fl_yaml_seq_end(y);

@@ -18,10 +18,20 @@ enum fl_rollers { FL_ROLLERS_FIXED = 0, FL_ROLLERS_ROTATING = 1 };
 #define FL_MAX_CYCLES 64
 #define FL_MAX_KEYS 64
 
+/* The cross-section a file describes: round (outer_radius, inner_radius_ratio) or
+ * elliptic (semi-axes in the loading plane y and across it z), which the loader turns
+ * into the round hollow section of the same I_z and area (fiberlab-model(7)). */
+enum fl_section_shape { FL_SECTION_CIRCLE = 0, FL_SECTION_ELLIPSE = 1 };
+
 typedef struct {
   double length_m;           /* fiber length */
-  double outer_radius_m;     /* R */
-  double inner_radius_ratio; /* R'/R in [0, 1) */
+  double outer_radius_m;     /* R (ellipse: of the round equivalent, derived) */
+  double inner_radius_ratio; /* R'/R in [0, 1) (ellipse: derived) */
+  int section;               /* enum fl_section_shape */
+  double semi_axis_y_m;      /* ellipse: a, in the loading plane (the outer-fibre distance) */
+  double semi_axis_z_m;      /* ellipse: b, across it */
+  double inner_semi_axis_y_m; /* ellipse: a' of the hollow, 0 for a solid section */
+  double inner_semi_axis_z_m; /* ellipse: b' */
   int segments;              /* number of sphero-cylinder segments over length_m */
   double density;            /* kg/m^3 */
   double youngs_modulus;     /* Pa */
@@ -104,7 +114,16 @@ typedef struct {
   unsigned key_line[FL_MAX_KEYS];
   unsigned key_col[FL_MAX_KEYS];
   unsigned char key_set_by_option[FL_MAX_KEYS]; /* 1: last set by -s */
+  unsigned char key_from_fit[FL_MAX_KEYS];      /* 1: last set by fit_file, at key_line, key_col there */
+  const char *fit_file;                         /* the fit file that set keys (fiberlab-fit(5) set:) */
 } fl_experiment;
+
+/* The distance from the neutral axis to the outer fibre in the loading plane, which
+ * is also the radius the tools touch: R, or an ellipse's semi-axis a. */
+static inline double fl_fiber_outer_fibre(const fl_fiber_def *f)
+{
+  return f->section == FL_SECTION_ELLIPSE ? f->semi_axis_y_m : f->outer_radius_m;
+}
 
 fl_experiment fl_experiment_default(void);
 const char *fl_test_kind_name(enum fl_test_kind kind);
@@ -116,7 +135,12 @@ int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, siz
 /* Warnings about a valid definition (one per line, "file:line:col: key: ..."), into
  * buf; returns how many. */
 int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len);
-/* "file:line:col" where key path was given, or the -s option that set it. */
+/* Record that a fit file set key path (after fl_experiment_set), at line and column
+ * of fit_file, so that messages point there rather than at an option; fit_file must
+ * outlive exp. */
+void fl_experiment_mark_fit(fl_experiment *exp, const char *path, const char *fit_file, unsigned line, unsigned col);
+/* "file:line:col" where key path was given (in the experiment file, or in the fit
+ * file that set it), or the -s option that set it. */
 void fl_experiment_where(const fl_experiment *exp, const char *file, const char *path, char *buf, size_t len);
 /* Checks across keys (after the file and every -s): fills G from poisson_ratio,
  * rejects forbidden combinations. */

@@ -184,17 +184,31 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: %s\n", prog, err);
     return 2;
   }
-  /* the experiments' warnings, once per file */
+  /* the experiments' warnings (an item's set: may add its own), each line once */
+  static char shown[16384];
+  size_t nshown = 0;
   for (int d = -1; d < fit.ndata; d++) {
     const char *path = d < 0 ? fit.exp_path : fit.data[d].exp_path;
-    int seen = d >= 0 && strcmp(path, fit.exp_path) == 0;
-    for (int k = 0; k < d && !seen; k++)
-      seen = strcmp(path, fit.data[k].exp_path) == 0;
     char warn[4096];
-    if (!seen && fl_experiment_warnings(d < 0 ? &fit.exp : &fit.data[d].exp, path, warn, sizeof warn) > 0)
-      for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
-        fprintf(stderr, "%s: warning: %s\n", prog, line);
+    if (fl_experiment_warnings(d < 0 ? &fit.exp : &fit.data[d].exp, path, warn, sizeof warn) <= 0)
+      continue;
+    for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n")) {
+      int seen = 0;
+      for (const char *q = shown; !seen && q < shown + nshown; q += strlen(q) + 1)
+        seen = strcmp(q, line) == 0;
+      if (seen)
+        continue;
+      fprintf(stderr, "%s: warning: %s\n", prog, line);
+      size_t ln = strlen(line) + 1;
+      if (nshown + ln <= sizeof shown) {
+        memcpy(shown + nshown, line, ln);
+        nshown += ln;
+      }
+    }
   }
+  /* the fit file's warnings and notes (rows left out, the toe shift) */
+  for (char *line = strtok(fit.notes, "\n"); line; line = strtok(NULL, "\n"))
+    fprintf(stderr, "%s: %s\n", prog, line);
   char pbuf[FL_FIT_PATH], out[FL_FIT_PATH + 8];
   if (!prefix) {
     default_prefix(file, pbuf, sizeof pbuf);
@@ -262,11 +276,23 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: --resume: %ld evaluations replayed from %s (%ld records in it)\n", prog,
             fl_checkpoint_replayed(ck), ckpath, fl_checkpoint_loaded(ck));
   if (rc) {
-    fprintf(stderr, "%s: %s: %s; no output written\n", prog, file, err);
+    /* no point was evaluated (an input the runs refuse, or an interrupt before the
+     * starting point was done): there is no best point to report */
+    if (stop_flag)
+      fprintf(stderr, "%s: %s: interrupted before the starting point was evaluated: no best point yet, no output "
+              "written\n", prog, file);
+    else if (strncmp(err, file, strlen(file)) == 0 && err[strlen(file)] == ':')
+      fprintf(stderr, "%s: %s; no point could be evaluated, no output written\n", prog, err);
+    else
+      fprintf(stderr, "%s: %s: %s; no point could be evaluated, no output written\n", prog, file, err);
     fl_checkpoint_close(ck, !stop_flag);
     fl_fit_free(&fit);
-    return 1;
+    return rc == FL_EINPUT && !stop_flag ? 2 : 1; /* a start the experiment's checks refuse is bad input */
   }
+  char bw[4096];
+  if (fl_calibration_warnings(&fit, &cal, bw, sizeof bw) > 0)
+    for (char *line = strtok(bw, "\n"); line; line = strtok(NULL, "\n"))
+      fprintf(stderr, "%s: warning: %s\n", prog, line);
   fl_calibration_output oo = {prefix, cmd, plot, plot_given};
   fl_calibration_paths paths;
   rc = fl_calibration_write(&fit, &cal, &oo, &paths, err, sizeof err);

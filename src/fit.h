@@ -37,9 +37,16 @@ typedef struct {
   char path[FL_FIT_PATH];       /* opened: relative to the fit file's folder */
   char exp_path[FL_FIT_PATH];   /* its experiment file */
   fl_experiment exp;            /* loaded, with --set and the item's set: applied */
-  fl_measured data;             /* SI rows kept (curves: 0 <= x <= x_max) */
+  fl_measured data;             /* SI rows kept (curves: x_min <= x <= x_max after the toe shift) */
+  int rows_read;                /* curves: data rows in the file */
   double weight;                /* > 0 */
   double x_max;                 /* m or rad: the largest abscissa fitted */
+  double x_min;                 /* m or rad: the smallest abscissa fitted (0: from the origin) */
+  int toe_auto;                 /* 1: toe: auto (ASTM D790 toe compensation) */
+  double toe_shift;             /* m or rad: subtracted from every abscissa (0: none) */
+  double x_unit_si;             /* SI value of the file's x unit (for reports) */
+  char x_unit[16];              /* its name: "mm", "deg" ... */
+  double *row_weight;           /* curves: weight of each kept row by its region (NULL: all 1) */
   int specimens;                /* peaks: specimens simulated per evaluation */
 } fl_fit_data;
 
@@ -49,6 +56,7 @@ typedef struct {
   double start;          /* starting value (set by fl_calibrate when start_auto) */
   int start_auto;        /* 1: start: auto */
   double min, max;       /* bounds, min < max */
+  unsigned line, col;    /* where the key stands in the fit file, 1-based */
 } fl_fit_param;
 
 /* The trust-region method: a name and GSL's table of functions. */
@@ -84,6 +92,7 @@ typedef struct {
   fl_fit_param free[FL_FIT_MAX_FREE];
   fl_fit_solver solver;
   int npoints;                /* residuals: curve points, plus 2 per peaks item */
+  char notes[8192];           /* lines "warning: file:line:col: ..." or "note: ...", for stderr */
 } fl_fit;
 
 /* Read a Fit YAML, the experiments and the measured tables it names; sets (nsets
@@ -93,8 +102,10 @@ int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fi
 /* Free what fl_fit_load allocated. */
 void fl_fit_free(fl_fit *fit);
 
-/* Apply parameter values (in the YAML's units) to an experiment and finish it. */
-int fl_fit_apply(const fl_fit *fit, const double *value, fl_experiment *exp, char *err, size_t errlen);
+/* Apply parameter values (in the YAML's units) to an experiment read from exp_path and
+ * finish it; a check that fails on a free key points at that key in the fit file. */
+int fl_fit_apply(const fl_fit *fit, const double *value, fl_experiment *exp, const char *exp_path, char *err,
+                 size_t errlen);
 
 /* ---- the calibration ------------------------------------------------------------- */
 
@@ -180,6 +191,9 @@ typedef struct {
  * evaluated (then there is nothing to report). */
 int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen);
 void fl_calibration_free(fl_calibration *cal);
+/* The warnings a finished calibration calls for, one line each ("file:line:col: ..."):
+ * a fitted value at one of its bounds.  Returns the number of lines. */
+int fl_calibration_warnings(const fl_fit *fit, const fl_calibration *cal, char *buf, size_t len);
 
 /* What fl_calibration_write writes. */
 typedef struct {

@@ -547,3 +547,39 @@ done:
   free(f);
   return rc;
 }
+
+/* The toe compensation of ASTM D790 and ISO 178: the steepest straight part of the
+ * rising curve (the least-squares line over the window of rows, up to the peak load,
+ * with the largest slope), extended to zero load, marks the corrected origin.
+ * Returns the abscissa where that line meets zero load (the shift), or NAN when the
+ * rise has too few rows or no positive slope. */
+double fl_measured_toe_shift(const fl_measured *m)
+{
+  int peak = 0;
+  for (int i = 1; i < m->n; i++)
+    if (fabs(m->y[i]) > fabs(m->y[peak]))
+      peak = i;
+  int rows = peak + 1, w = rows / 10;
+  if (w < 3)
+    w = 3;
+  if (rows < w)
+    return NAN;
+  double best = 0.0, xc = 0.0, yc = 0.0;
+  for (int s = 0; s + w <= rows; s++) {
+    double mx = 0, my = 0, sxx = 0, sxy = 0;
+    for (int i = s; i < s + w; i++) {
+      mx += m->x[i] / w;
+      my += fabs(m->y[i]) / w;
+    }
+    for (int i = s; i < s + w; i++) {
+      sxx += (m->x[i] - mx) * (m->x[i] - mx);
+      sxy += (m->x[i] - mx) * (fabs(m->y[i]) - my);
+    }
+    if (sxx > 0 && sxy / sxx > best) {
+      best = sxy / sxx;
+      xc = mx;
+      yc = my;
+    }
+  }
+  return best > 0 ? xc - yc / best : NAN;
+}

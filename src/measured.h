@@ -64,4 +64,11 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
                      fl_measured *m, char *err, size_t errlen);
 void fl_measured_free(fl_measured *m);
 
+/* The toe compensation of ASTM D790 and ISO 178 for a rising curve: the abscissa where
+ * the steepest straight part (the least-squares line of the window of rows, up to the
+ * peak |y|, with the largest slope; a tenth of those rows, at least 3) meets zero load.
+ * Subtracting it from every x moves that line through the origin: positive for a toe,
+ * negative for a preload.  NAN when the rise has fewer than 3 rows or no positive slope. */
+double fl_measured_toe_shift(const fl_measured *m);
+
 #endif

@@ -37,7 +37,7 @@ static fl_contact_law tool_law(const fl_experiment *exp, double seg_mass, double
   if (nu < -0.99)
     nu = -0.99;
   double Et = exp->test.tool_youngs_modulus, nut = exp->test.tool_poisson_ratio;
-  double R = exp->fiber.outer_radius_m, e = exp->test.restitution;
+  double R = fl_fiber_outer_fibre(&exp->fiber), e = exp->test.restitution; /* the radius the tools touch */
   law.e_star = 1.0 / ((1.0 - nu * nu) / E + (1.0 - nut * nut) / Et);
   law.g_star = 1.0 / (2.0 * (2.0 - nu) * (1.0 + nu) / E + 2.0 * (2.0 - nut) * (1.0 + nut) / Et);
   law.r_star = R * tool_radius / (R + tool_radius);
@@ -60,7 +60,7 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
   lim.ignore_compression = fd->ignore_compression;
   lim.max_stress = fd->max_stress;
   lim.max_angle = fd->max_bending_angle;
-  lim.sec1.radius = R;
+  lim.sec1.radius = fl_fiber_outer_fibre(&exp->fiber); /* stresses at the outer fibre: R, or an ellipse's a */
   lim.sec1.area = sec->area;
   lim.sec1.inertia = sec->inertia;
   lim.sec1.polar = sec->polar;
@@ -79,7 +79,7 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
     lim.pair_law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + PI * PI);
     lim.pair_law.mu = exp->test.friction;
     lim.hl1 = lim.hl2 = 0.5 * h;
-    lim.r1 = lim.r2 = R;
+    lim.r1 = lim.r2 = fl_fiber_outer_fibre(&exp->fiber);
   }
   /* The buckling envelope of every bond, from its own bending stiffness. */
   const fl_buckling_def *bk = &exp->bond.buckling;
@@ -96,7 +96,8 @@ int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b)
 {
   const fl_fiber_def *fa = &a->fiber, *fb = &b->fiber;
   return fa->length_m == fb->length_m && fa->outer_radius_m == fb->outer_radius_m &&
-         fa->inner_radius_ratio == fb->inner_radius_ratio && fa->segments == fb->segments &&
+         fa->inner_radius_ratio == fb->inner_radius_ratio && fl_fiber_outer_fibre(fa) == fl_fiber_outer_fibre(fb) &&
+         fa->segments == fb->segments &&
          fa->density == fb->density && memcmp(&a->test, &b->test, sizeof a->test) == 0 &&
          a->sim.time_step == b->sim.time_step && a->sim.safety == b->sim.safety &&
          a->sim.output_points == b->sim.output_points && a->sim.force_time_step == b->sim.force_time_step;
@@ -140,6 +141,7 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     sys->x_ref[i] = fl_v3((i - 0.5 * (nbody - 1)) * h, 0, 0);
     sys->q_ref[i] = fl_qid();
     fl_system_set_segment(sys, i, R, Ri, h, fb->density);
+    sys->radius[i] = fl_fiber_outer_fibre(fb); /* contacts: an ellipse touches the tools with its semi-axis a */
     if (t->kind != FL_TEST_BEND3PT)
       sys->motion[i] = i < ng ? FL_GRIP_FIXED : (i >= ng + nfree ? FL_GRIP_MOVING : FL_FREE);
   }
@@ -173,11 +175,11 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
       if (fabs(k * h - 0.5 * fb->length_m) < xs)
         info->free_bonds++;
     info->centre_is_segment = nbody % 2 == 1;
-    double rs = t->support_radius_m, rn = t->nose_radius_m;
-    fl_tool tl[3] = {{fl_v3(-xs, -(R + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
-                     {fl_v3(xs, -(R + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
-                     {fl_v3(0, R + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn}};
-    info->contact_overlap_ref = 0.05 * R;
+    double rs = t->support_radius_m, rn = t->nose_radius_m, Rc = fl_fiber_outer_fibre(fb); /* touched radius */
+    fl_tool tl[3] = {{fl_v3(-xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
+                     {fl_v3(xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
+                     {fl_v3(0, Rc + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn}};
+    info->contact_overlap_ref = 0.05 * Rc;
     for (int k = 0; k < 3; k++) {
       sys->tool[k] = tl[k];
       for (int s = 0; s < nspec; s++) {

@@ -16,7 +16,8 @@
 #include "yaml_emit.h"
 #include "yaml_input.h"
 
-#define DEG (3.14159265358979323846 / 180.0)
+#define PI 3.14159265358979323846
+#define DEG (PI / 180.0)
 
 enum key_type {
   KT_SECTION, /* a mapping of further keys */
@@ -43,6 +44,7 @@ static const char *const post_names[] = {"total_breakage", "constant_torque", "c
                                          "combined_plasticity", NULL};
 static const char *const buckling_names[] = {"none", "reversible", "damage", "plastic", NULL};
 static const char *const rollers_names[] = {"fixed", "rotating", NULL};
+static const char *const section_names[] = {"circle", "ellipse", NULL};
 
 typedef struct {
   const char *path;           /* dotted path */
@@ -62,6 +64,11 @@ static const key_def keys[] = {
     {"fiber.length", KT_REAL, OFF(fiber.length_m), 0, 1e3, 1, 0, "m", NULL, 0, -1},
     {"fiber.outer_radius", KT_REAL, OFF(fiber.outer_radius_m), 0, 1, 1, 0, "m", NULL, 0, -1},
     {"fiber.inner_radius_ratio", KT_REAL, OFF(fiber.inner_radius_ratio), 0, 1, 0, 1, "", NULL, 0, -1},
+    {"fiber.section", KT_ENUM, OFF(fiber.section), 0, 0, 0, 0, "", section_names, 0, -1},
+    {"fiber.semi_axis_y", KT_REAL, OFF(fiber.semi_axis_y_m), 0, 1, 1, 0, "m", NULL, 0, -1},
+    {"fiber.semi_axis_z", KT_REAL, OFF(fiber.semi_axis_z_m), 0, 1, 1, 0, "m", NULL, 0, -1},
+    {"fiber.inner_semi_axis_y", KT_REAL, OFF(fiber.inner_semi_axis_y_m), 0, 1, 1, 0, "m", NULL, 0, -1},
+    {"fiber.inner_semi_axis_z", KT_REAL, OFF(fiber.inner_semi_axis_z_m), 0, 1, 1, 0, "m", NULL, 0, -1},
     {"fiber.segments", KT_INT, OFF(fiber.segments), 2, 1000000, 0, 0, "", NULL, 0, -1},
     {"fiber.density", KT_REAL, OFF(fiber.density), 0, 1e5, 1, 0, "kg/m^3", NULL, 0, -1},
     {"fiber.youngs_modulus", KT_REAL, OFF(fiber.youngs_modulus), 0, 1e13, 1, 0, "Pa", NULL, 0, -1},
@@ -429,6 +436,7 @@ static int walk_pair(walker *w, yaml_node_t *keyn, yaml_node_t *val, const char 
                 prefix, allowed);
   }
   mark_given(k, w->exp);
+  w->exp->key_from_fit[k - keys] = 0;
   w->exp->key_line[k - keys] = (unsigned)val->start_mark.line + 1; /* where the value is */
   w->exp->key_col[k - keys] = (unsigned)val->start_mark.column + 1;
   if (k->type == KT_SECTION) {
@@ -615,13 +623,27 @@ int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, siz
       return fail(err, errlen, &o, "%s: the list is empty; allowed: turning points ending at the maximum", path);
     exp->test.ncycles = cnt;
     exp->key_set_by_option[k - keys] = 1;
+    exp->key_from_fit[k - keys] = 0;
     exp->key_line[k - keys] = 0;
     return FL_OK;
   }
   mark_given(k, exp);
   exp->key_set_by_option[k - keys] = 1;
+  exp->key_from_fit[k - keys] = 0;
   exp->key_line[k - keys] = 0;
   return set_scalar(k, exp, text, &o, err, errlen);
+}
+
+void fl_experiment_mark_fit(fl_experiment *exp, const char *path, const char *fit_file, unsigned line, unsigned col)
+{
+  const key_def *k = find_key(path);
+  if (!k)
+    return;
+  exp->fit_file = fit_file;
+  exp->key_from_fit[k - keys] = 1;
+  exp->key_set_by_option[k - keys] = 0;
+  exp->key_line[k - keys] = line;
+  exp->key_col[k - keys] = col;
 }
 
 /* Where a key was given: its line in the file, or the command line. */
@@ -632,6 +654,8 @@ static origin key_origin(const fl_experiment *exp, const char *file, const char 
   if (k && exp->key_line[k - keys]) {
     o.line = exp->key_line[k - keys];
     o.col = exp->key_col[k - keys];
+    if (exp->key_from_fit[k - keys] && exp->fit_file)
+      o.file = exp->fit_file;
   } else if (k && exp->key_set_by_option[k - keys]) {
     o.file = NULL;
     o.arg = path;
@@ -691,6 +715,51 @@ int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf
       n++;
     }
   }
+  const fl_fiber_def *fs = &exp->fiber;
+  if (fs->section == FL_SECTION_ELLIPSE && used < len) {
+    double a = fs->semi_axis_y_m, b = fs->semi_axis_z_m, ai = fs->inner_semi_axis_y_m, bi = fs->inner_semi_axis_z_m;
+    double A = PI * (a * b - ai * bi), R = fs->outer_radius_m, Ri = fs->inner_radius_ratio * R;
+    double Aeq = PI * (R * R - Ri * Ri);
+    if (fabs(Aeq / A - 1.0) > 1e-9) {
+      fl_experiment_where(exp, path, "fiber.section", where, sizeof where);
+      used += (size_t)snprintf(buf + used, len - used,
+                               "%s%s: fiber.section: the ellipse has less I_z than a round section of its area "
+                               "(semi_axis_y below semi_axis_z): it is simulated as the solid round section of "
+                               "its I_z, whose area (mass, axial stiffness) is %.3g %% %s",
+                               n ? "\n" : "", where, 100.0 * fabs(Aeq / A - 1.0), Aeq < A ? "smaller" : "larger");
+      n++;
+    }
+  }
+  /* magnitudes that suggest a unit mistake: the experiment's units are SI */
+  static const struct {
+    const char *path; /* the key */
+    double limit;     /* warn above it (below it when low) */
+    int low;          /* 1: a value below limit is suspect */
+    const char *unit, *looks; /* SI unit, the unit the value looks like */
+    double factor;    /* SI value of one of those */
+  } hints[] = {
+      {"fiber.youngs_modulus", 1e6, 1, "Pa", "MPa", 1e6},
+      {"fiber.shear_modulus", 1e5, 1, "Pa", "MPa", 1e6},
+      {"fiber.length", 2.0, 0, "m", "mm", 1e-3},
+      {"fiber.outer_radius", 0.1, 0, "m", "mm", 1e-3},
+      {"test.span", 2.0, 0, "m", "mm", 1e-3},
+      {"test.gauge_length", 2.0, 0, "m", "mm", 1e-3},
+  };
+  for (size_t h = 0; h < sizeof hints / sizeof hints[0] && used < len; h++) {
+    const key_def *k = find_key(hints[h].path);
+    double v;
+    if (!k || !exp->key_line[k - keys] || fl_experiment_get(exp, hints[h].path, &v) != FL_OK)
+      continue; /* only values the file gives */
+    if (hints[h].low ? !(v < hints[h].limit) : !(v > hints[h].limit))
+      continue;
+    fl_experiment_where(exp, path, hints[h].path, where, sizeof where);
+    used += (size_t)snprintf(buf + used, len - used,
+                             "%s%s: %s %g %s is %s %g %s: looks like %s (%g %s = %g %s); the experiment's unit is %s",
+                             n ? "\n" : "", where, hints[h].path, v, hints[h].unit,
+                             hints[h].low ? "below" : "above", hints[h].limit, hints[h].unit, hints[h].looks, v,
+                             hints[h].looks, v * hints[h].factor, hints[h].unit, hints[h].unit);
+    n++;
+  }
   if (exp->test.kind == FL_TEST_BEND3PT && exp->fiber.segments % 2 == 1 && used < len) {
     fl_experiment_where(exp, path, "fiber.segments", where, sizeof where);
     used += (size_t)snprintf(buf + used, len - used,
@@ -711,11 +780,83 @@ void fl_experiment_where(const fl_experiment *exp, const char *file, const char 
     snprintf(buf, len, "--set '%s'", path);
 }
 
+/* 1 when the file or an option gave key path. */
+static int key_given(const fl_experiment *exp, const char *path)
+{
+  const key_def *k = find_key(path);
+  return k && (exp->key_line[k - keys] || exp->key_set_by_option[k - keys]);
+}
+
+/* The section keys: circle or ellipse, each with its own keys; an ellipse becomes the
+ * round hollow section of the same I_z and area (fiberlab-model(7), Sections). */
+static int finish_section(fl_experiment *exp, const char *path, char *err, size_t errlen)
+{
+  static const char *const circle_keys[] = {"fiber.outer_radius", "fiber.inner_radius_ratio", NULL};
+  static const char *const ellipse_keys[] = {"fiber.semi_axis_y", "fiber.semi_axis_z", "fiber.inner_semi_axis_y",
+                                             "fiber.inner_semi_axis_z", NULL};
+  fl_fiber_def *fb = &exp->fiber;
+  origin o;
+  int ell = fb->section == FL_SECTION_ELLIPSE;
+  const char *const *wrong = ell ? circle_keys : ellipse_keys;
+  for (int i = 0; wrong[i]; i++)
+    if (key_given(exp, wrong[i])) {
+      o = key_origin(exp, path, wrong[i]);
+      return fail(err, errlen, &o, "%s: given with section %s; allowed: %s", wrong[i], ell ? "ellipse" : "circle",
+                  ell ? "semi_axis_y, semi_axis_z and the optional inner_semi_axis_y, inner_semi_axis_z for an "
+                        "ellipse"
+                      : "outer_radius and inner_radius_ratio for a circle, or section: ellipse");
+    }
+  if (!ell)
+    return FL_OK;
+  for (int i = 0; i < 2; i++)
+    if (!key_given(exp, ellipse_keys[i])) {
+      o = key_origin(exp, path, "fiber.section");
+      return fail(err, errlen, &o, "%s: missing, and section 'ellipse' needs it; allowed: a number in (0, 1] m",
+                  ellipse_keys[i]);
+    }
+  int gy = key_given(exp, ellipse_keys[2]), gz = key_given(exp, ellipse_keys[3]);
+  if (gy != gz) {
+    o = key_origin(exp, path, ellipse_keys[gy ? 2 : 3]);
+    return fail(err, errlen, &o, "%s: missing, and %s is given; allowed: both inner semi-axes or neither",
+                ellipse_keys[gy ? 3 : 2], ellipse_keys[gy ? 2 : 3] + 6);
+  }
+  double a = fb->semi_axis_y_m, b = fb->semi_axis_z_m, ai = gy ? fb->inner_semi_axis_y_m : 0.0,
+         bi = gz ? fb->inner_semi_axis_z_m : 0.0;
+  if (!gy)
+    fb->inner_semi_axis_y_m = fb->inner_semi_axis_z_m = 0.0;
+  if (gy && !(ai < a)) {
+    o = key_origin(exp, path, ellipse_keys[2]);
+    return fail(err, errlen, &o, "fiber.inner_semi_axis_y: %g m is not below semi_axis_y %g m; allowed: inner "
+                "semi-axes below the outer ones", ai, a);
+  }
+  if (gz && !(bi < b)) {
+    o = key_origin(exp, path, ellipse_keys[3]);
+    return fail(err, errlen, &o, "fiber.inner_semi_axis_z: %g m is not below semi_axis_z %g m; allowed: inner "
+                "semi-axes below the outer ones", bi, b);
+  }
+  /* I_z = pi/4 (a^3 b - a'^3 b'), A = pi (a b - a' b'); the round hollow section with
+   * both: R^2 + R'^2 = 4 I / A, R^2 - R'^2 = A / pi.  When R'^2 would be negative (a
+   * solid-like ellipse flatter in the loading plane, a < b), the solid round section of
+   * the same I_z (fl_experiment_warnings says by how much its area differs). */
+  double I = PI / 4.0 * (a * a * a * b - ai * ai * ai * bi), A = PI * (a * b - ai * bi);
+  double s = 4.0 * I / A, d = A / PI, R2 = 0.5 * (s + d), Ri2 = 0.5 * (s - d);
+  if (Ri2 < 0.0) {
+    R2 = sqrt(4.0 * I / PI);
+    Ri2 = 0.0;
+  }
+  fb->outer_radius_m = sqrt(R2);
+  fb->inner_radius_ratio = sqrt(Ri2) / fb->outer_radius_m;
+  return FL_OK;
+}
+
 int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen)
 {
   origin o;
   fl_fiber_def *fb = &exp->fiber;
   fl_test_def *t = &exp->test;
+  int rc = finish_section(exp, path, err, errlen);
+  if (rc)
+    return rc;
   if (fb->shear_given && fb->poisson_given) {
     o = key_origin(exp, path, "fiber.poisson_ratio");
     return fail(err, errlen, &o, "fiber.poisson_ratio: given with fiber.shear_modulus; allowed: one of the two");
@@ -896,6 +1037,14 @@ static int write_key(const fl_experiment *exp, const key_def *k)
     return 0;
   if (strcmp(p, "fiber.poisson_ratio") == 0) /* the shear modulus is written, resolved */
     return 0;
+  /* an ellipse is written by its semi-axes, never by the derived round equivalent */
+  int ell = exp->fiber.section == FL_SECTION_ELLIPSE;
+  if (strcmp(p, "fiber.outer_radius") == 0 || strcmp(p, "fiber.inner_radius_ratio") == 0)
+    return !ell;
+  if (strcmp(p, "fiber.section") == 0 || strcmp(p, "fiber.semi_axis_y") == 0 || strcmp(p, "fiber.semi_axis_z") == 0)
+    return ell;
+  if (strncmp(p, "fiber.inner_semi_axis_", 22) == 0)
+    return ell && exp->fiber.inner_semi_axis_y_m > 0.0;
   if (strcmp(p, "test.cycles") == 0)
     return exp->test.ncycles > 0;
   if (strncmp(p, "bond.failure.", 13) == 0 && strcmp(p, "bond.failure.criterion") != 0)

@@ -32,7 +32,10 @@ static const char *const test_names[] = {"bend3pt", "tension", "torsion", NULL};
 /* Allowed keys of each block, for lookups and messages. */
 static const char *const top_keys[] = {"experiment", "data", "free", "solver", NULL};
 static const char *const curve_keys[] = {"test", "file", "columns", "units", "weight", "experiment", "set", "x_max",
-                                         NULL};
+                                         "x_min", "toe", "weights", NULL};
+static const char *const toe_names[] = {"none", "auto", NULL};
+static const char *const region_keys[] = {"x_min", "x_max", "weight", NULL};
+#define MAX_REGIONS 16 /* weights: regions of one curve */
 static const char *const peaks_keys[] = {"test", "peaks", "columns", "units", "weight", "experiment", "set",
                                          "specimens", NULL};
 static const char *const xy_keys[] = {"x", "y", NULL};
@@ -73,6 +76,23 @@ static int fail_at(loader *L, const yaml_node_t *n, const char *fmt, ...)
   snprintf(L->err, L->errlen, "%s:%zu:%zu: %s", L->file, n ? n->start_mark.line + 1 : 1,
            n ? n->start_mark.column + 1 : 1, msg);
   return FL_EINPUT;
+}
+
+/* Append a line to the fit's notes: kind "warning" or "note", at node n (NULL: no
+ * position). */
+static void add_note(loader *L, const char *kind, const yaml_node_t *n, const char *fmt, ...)
+{
+  char msg[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  size_t used = strlen(L->fit->notes), room = sizeof L->fit->notes - used;
+  if (n)
+    snprintf(L->fit->notes + used, room, "%s: %s:%zu:%zu: %s\n", kind, L->file, n->start_mark.line + 1,
+             n->start_mark.column + 1, msg);
+  else
+    snprintf(L->fit->notes + used, room, "%s: %s: %s\n", kind, L->file, msg);
 }
 
 static void where(loader *L, const yaml_node_t *n, char *buf, size_t len)
@@ -331,6 +351,8 @@ static int load_free(loader *L, const yaml_node_t *map)
     fl_fit_param *fp = &fit->free[fit->nfree];
     memset(fp, 0, sizeof *fp);
     snprintf(fp->path, sizeof fp->path, "%s", path);
+    fp->line = (unsigned)k->start_mark.line + 1;
+    fp->col = (unsigned)k->start_mark.column + 1;
     yaml_node_t *vs = get(L, v, "start", NULL), *vmin = get(L, v, "min", NULL), *vmax = get(L, v, "max", NULL);
     const char *missing = !vs ? "start" : !vmin ? "min" : !vmax ? "max" : NULL;
     if (missing)
@@ -422,6 +444,84 @@ static int apply_sets(loader *L, const yaml_node_t *map, const char *what, fl_ex
       const char *m = set_message(msg, assignment);
       return fail_at(L, strstr(m, "unknown key") ? k : v, "%s", m);
     }
+    /* later messages about this key point at its value here, not at an option */
+    fl_experiment_mark_fit(exp, path, L->fit->file, (unsigned)v->start_mark.line + 1, (unsigned)v->start_mark.column + 1);
+  }
+  return FL_OK;
+}
+
+/* A curve's rows: the toe shift (toe: auto), then the rows with x_min <= x <= x_max
+ * and x >= 0, their region weights, and the warnings about what was left out. */
+static int keep_rows(loader *L, fl_fit_data *d, const char *what, const yaml_node_t *vf, const char *key, const char *t,
+                     const yaml_node_t *vxmin, const yaml_node_t *vxmax, int nreg, const double *lo, const double *hi,
+                     const double *wt)
+{
+  fl_measured *m = &d->data;
+  d->rows_read = m->n;
+  if (d->toe_auto) {
+    double s = fl_measured_toe_shift(m);
+    if (isnan(s))
+      return fail_at(L, vf, "%s: '%s' has no rising part for toe: auto (fewer than 3 rows up to the peak load, or no "
+                     "positive slope); allowed: a curve that rises, or toe: none", key, t);
+    d->toe_shift = s;
+    for (int i = 0; i < m->n; i++)
+      m->x[i] -= s;
+  }
+  double xmax_all = -HUGE_VAL, xmin_all = HUGE_VAL;
+  for (int i = 0; i < m->n; i++) {
+    xmax_all = fmax(xmax_all, m->x[i]);
+    xmin_all = fmin(xmin_all, m->x[i]);
+  }
+  double xmax = -HUGE_VAL, ymax = 0.0;
+  int k = 0, negative = 0;
+  for (int i = 0; i < m->n; i++) {
+    negative += m->x[i] < 0.0;
+    if (m->x[i] < 0.0 || m->x[i] < d->x_min || (d->x_max > 0.0 && m->x[i] > d->x_max))
+      continue;
+    m->x[k] = m->x[i];
+    m->y[k] = m->y[i];
+    m->line[k] = m->line[i];
+    if (m->x[k] > xmax)
+      xmax = m->x[k];
+    if (fabs(m->y[k]) > ymax)
+      ymax = fabs(m->y[k]);
+    k++;
+  }
+  m->n = k;
+  const char *xu = d->test == FL_TEST_TORSION ? "rad" : "m";
+  if (k < 2)
+    return fail_at(L, vf, "%s: '%s' has %d row%s with %s <= x%s; allowed: at least 2 rows", key, t, k,
+                   k == 1 ? "" : "s", d->x_min > 0.0 ? "x_min" : "0", d->x_max > 0.0 ? " <= x_max" : "");
+  if (!(ymax > 0.0))
+    return fail_at(L, vf, "%s: '%s' has only zero loads; allowed: a curve with a load", key, t);
+  if (!(xmax > 0.0))
+    return fail_at(L, vf, "%s: '%s' has no row with x > 0; allowed: a curve that moves", key, t);
+  if (d->toe_auto)
+    add_note(L, "note", vf, "%s: toe: auto shifts '%s' by %.6g %s (%.6g %s)%s", key, t, d->toe_shift / d->x_unit_si,
+             d->x_unit, d->toe_shift, xu, negative ? "; rows left at x < 0 are dropped" : "");
+  if (vxmax && d->x_max > xmax_all)
+    add_note(L, "warning", vxmax, "%s.x_max: %g %s is beyond the data (largest x %g %s): it leaves nothing out; "
+             "x_max is in %s, whatever the file's unit", what, d->x_max, xu, xmax_all, xu, xu);
+  if (vxmin && d->x_min > 0.0 && d->x_min < xmin_all)
+    add_note(L, "warning", vxmin, "%s.x_min: %g %s is below the data (smallest x %g %s): it leaves nothing out; "
+             "x_min is in %s, whatever the file's unit", what, d->x_min, xu, xmin_all, xu, xu);
+  if (2 * k < d->rows_read)
+    add_note(L, "warning", vf, "%s: %d of the %d rows of '%s' are used, fewer than half (x_min, x_max, toe and "
+             "negative x leave the others out); check x_min and x_max, which are in %s", key, k, d->rows_read, t, xu);
+  if (d->x_max <= 0.0)
+    d->x_max = xmax;
+  if (nreg > 0) {
+    d->row_weight = malloc((size_t)k * sizeof *d->row_weight);
+    if (!d->row_weight) {
+      snprintf(L->err, L->errlen, "out of memory");
+      return FL_ENOMEM;
+    }
+    for (int i = 0; i < k; i++) {
+      d->row_weight[i] = 1.0;
+      for (int r = 0; r < nreg; r++)
+        if (m->x[i] >= lo[r] && m->x[i] <= hi[r])
+          d->row_weight[i] = wt[r];
+    }
   }
   return FL_OK;
 }
@@ -487,6 +587,56 @@ static int load_item(loader *L, yaml_node_t *item, int index)
       get_number(L, v, key, 0, d->test == FL_TEST_TORSION ? 1e3 : 10, 1, d->test == FL_TEST_TORSION ? "rad" : "m",
                  &d->x_max))
     return FL_EINPUT;
+  const char *xunit = d->test == FL_TEST_TORSION ? "rad" : "m";
+  double xhi = d->test == FL_TEST_TORSION ? 1e3 : 10;
+  yaml_node_t *vxmax = get(L, item, "x_max", NULL), *vxmin = get(L, item, "x_min", NULL);
+  d->x_min = 0.0;
+  snprintf(key, sizeof key, "%s.x_min", what);
+  if (vxmin && get_number(L, vxmin, key, 0, xhi, 0, xunit, &d->x_min))
+    return FL_EINPUT;
+  if (vxmin && vxmax && !(d->x_min < d->x_max))
+    return fail_at(L, vxmin, "%s: %g %s is not below x_max %g %s; allowed: x_min < x_max", key, d->x_min, xunit,
+                   d->x_max, xunit);
+  snprintf(key, sizeof key, "%s.toe", what);
+  if ((v = get(L, item, "toe", NULL)) && get_enum(L, v, key, toe_names, &d->toe_auto))
+    return FL_EINPUT;
+  /* weights: regions of the abscissa, each with its own weight */
+  int nreg = 0;
+  double reg_lo[MAX_REGIONS], reg_hi[MAX_REGIONS], reg_w[MAX_REGIONS];
+  yaml_node_t *vw = get(L, item, "weights", NULL);
+  if (vw) {
+    snprintf(key, sizeof key, "%s.weights", what);
+    long nw = vw->type == YAML_SEQUENCE_NODE ? vw->data.sequence.items.top - vw->data.sequence.items.start : 0;
+    if (nw < 1 || nw > MAX_REGIONS)
+      return fail_at(L, vw, "%s: is %s; allowed: a list of 1 to %d regions { x_min, x_max, weight }", key,
+                     vw->type != YAML_SEQUENCE_NODE ? node_kind(vw) : nw ? "too long a list" : "an empty list",
+                     MAX_REGIONS);
+    for (long r = 0; r < nw; r++) {
+      yaml_node_t *rn = yaml_document_get_node(L->doc, vw->data.sequence.items.start[r]), *rv;
+      char rkey[128];
+      snprintf(rkey, sizeof rkey, "%s.weights[%ld]", what, r + 1);
+      if (check_block(L, rn, rkey, region_keys, NULL))
+        return FL_EINPUT;
+      reg_lo[nreg] = -HUGE_VAL;
+      reg_hi[nreg] = HUGE_VAL;
+      char sub[160];
+      snprintf(sub, sizeof sub, "%s.x_min", rkey);
+      if ((rv = get(L, rn, "x_min", NULL)) && get_number(L, rv, sub, 0, xhi, 0, xunit, &reg_lo[nreg]))
+        return FL_EINPUT;
+      snprintf(sub, sizeof sub, "%s.x_max", rkey);
+      if ((rv = get(L, rn, "x_max", NULL)) && get_number(L, rv, sub, 0, xhi, 1, xunit, &reg_hi[nreg]))
+        return FL_EINPUT;
+      if (!(reg_lo[nreg] < reg_hi[nreg]))
+        return fail_at(L, rv, "%s: %g %s is not above x_min %g %s; allowed: x_min < x_max", sub, reg_hi[nreg], xunit,
+                       reg_lo[nreg], xunit);
+      snprintf(sub, sizeof sub, "%s.weight", rkey);
+      if (!(rv = get(L, rn, "weight", NULL)))
+        return fail_at(L, rn, "%s: missing key 'weight'; allowed: a block with weight and x_min, x_max or both", rkey);
+      if (get_number(L, rv, sub, 0, 1e6, 1, "", &reg_w[nreg]))
+        return FL_EINPUT;
+      nreg++;
+    }
+  }
   d->specimens = 200;
   snprintf(key, sizeof key, "%s.specimens", what);
   if ((v = get(L, item, "specimens", NULL)) && get_int(L, v, key, 3, 100000, &d->specimens))
@@ -526,6 +676,10 @@ static int load_item(loader *L, yaml_node_t *item, int index)
       if ((v = get(L, vc, c ? "y" : "x", NULL)) && get_unit(L, v, ukey[c], q[c], test_names[d->test], &to_si[c]))
         return FL_EINPUT;
   }
+  d->x_unit_si = to_si[0];
+  snprintf(d->x_unit, sizeof d->x_unit, "%s", d->test == FL_TEST_TORSION ? "rad" : "m");
+  if (vc && (v = get(L, vc, "x", NULL)) && scalar(v))
+    snprintf(d->x_unit, sizeof d->x_unit, "%s", scalar(v));
   /* the table */
   yaml_node_t *vf = vfile ? vfile : vpeaks;
   const char *t;
@@ -562,35 +716,11 @@ static int load_item(loader *L, yaml_node_t *item, int index)
                      t, mean);
     return FL_OK;
   }
-  /* curves: keep 0 <= x <= x_max */
-  double xmax = -HUGE_VAL, ymax = 0.0;
-  int k = 0;
-  for (int i = 0; i < m->n; i++) {
-    if (m->x[i] < 0.0 || (d->x_max > 0.0 && m->x[i] > d->x_max))
-      continue;
-    m->x[k] = m->x[i];
-    m->y[k] = m->y[i];
-    m->line[k] = m->line[i];
-    if (m->x[k] > xmax)
-      xmax = m->x[k];
-    if (fabs(m->y[k]) > ymax)
-      ymax = fabs(m->y[k]);
-    k++;
-  }
-  m->n = k;
-  if (k < 2)
-    return fail_at(L, vf, "%s: '%s' has %d row%s with 0 <= x%s; allowed: at least 2 rows", key, t, k,
-                   k == 1 ? "" : "s", d->x_max > 0.0 ? " <= x_max" : "");
-  if (!(ymax > 0.0))
-    return fail_at(L, vf, "%s: '%s' has only zero loads; allowed: a curve with a load", key, t);
-  if (!(xmax > 0.0))
-    return fail_at(L, vf, "%s: '%s' has no row with x > 0; allowed: a curve that moves", key, t);
-  if (d->x_max <= 0.0)
-    d->x_max = xmax;
-  return FL_OK;
+  return keep_rows(L, d, what, vf, key, t, vxmin, vxmax, nreg, reg_lo, reg_hi, reg_w);
 }
 
-int fl_fit_apply(const fl_fit *fit, const double *value, fl_experiment *exp, char *err, size_t errlen)
+int fl_fit_apply(const fl_fit *fit, const double *value, fl_experiment *exp, const char *exp_path, char *err,
+                 size_t errlen)
 {
   for (int j = 0; j < fit->nfree; j++) {
     char assignment[FL_FIT_KEY + 40];
@@ -599,7 +729,22 @@ int fl_fit_apply(const fl_fit *fit, const double *value, fl_experiment *exp, cha
     if (rc)
       return rc;
   }
-  return fl_experiment_finish(exp, "(fit)", err, errlen);
+  int rc = fl_experiment_finish(exp, exp_path, err, errlen);
+  if (rc == FL_EINPUT && strncmp(err, "--set '", 7) == 0) {
+    /* the finish blames a key as if an option had set it: a free key's value comes from
+     * the fit (its start or a trial point), so point at the key in the fit file */
+    for (int j = 0; j < fit->nfree; j++) {
+      size_t n = strlen(fit->free[j].path);
+      if (strncmp(err + 7, fit->free[j].path, n) != 0 || strncmp(err + 7 + n, "': ", 3) != 0)
+        continue;
+      char rest[1536];
+      snprintf(rest, sizeof rest, "%s", err + 7 + n + 3);
+      snprintf(err, errlen, "%s:%u:%u: at the fit's value %s = %.6g (its start or a trial point): %s", fit->file,
+               fit->free[j].line, fit->free[j].col, fit->free[j].path, value[j], rest);
+      break;
+    }
+  }
+  return rc;
 }
 
 /* Each free key exists in every item's experiment and admits the whole open range. */
@@ -631,6 +776,22 @@ static int check_free_against(loader *L, const yaml_node_t *freemap)
                        fp->path, b ? "max" : "min", b ? fp->max : fp->min, fp->path, allowed ? allowed : m);
       }
     }
+    /* a key no experiment of the fit uses cannot be fitted: say so before any run */
+    const char *switch_key = NULL;
+    int used = 0;
+    if (strncmp(fp->path, "bond.failure.", 13) == 0) {
+      switch_key = "bond.failure.criterion";
+      for (int i = 0; i < fit->ndata; i++)
+        used |= fit->data[i].exp.bond.failure.criterion != FL_CRIT_NONE;
+    } else if (strncmp(fp->path, "bond.buckling.", 14) == 0) {
+      switch_key = "bond.buckling.type";
+      for (int i = 0; i < fit->ndata; i++)
+        used |= fit->data[i].exp.bond.buckling.type != FL_BUCKLING_NONE;
+    }
+    if (switch_key && !used)
+      return fail_at(L, k, "free.%s: %s is free but %s is none in %s%s; allowed: free keys the experiments use (set "
+                     "%s, or leave %s out of free)", fp->path, fp->path, switch_key, fit->data[0].exp_path,
+                     fit->ndata > 1 ? " and every other experiment of the fit" : "", switch_key, fp->path);
   }
   return FL_OK;
 }
@@ -751,7 +912,10 @@ void fl_fit_free(fl_fit *fit)
 {
   if (fit->data)
     for (int i = 0; i < fit->ndata; i++)
+    {
       fl_measured_free(&fit->data[i].data);
+      free(fit->data[i].row_weight);
+    }
   free(fit->data);
   fit->data = NULL;
   fit->ndata = 0;

@@ -50,7 +50,7 @@ check "fiber-calibrate: bad/start-outside.yaml:8:41: free.bond.torque_stiffness_
 check "fiber-calibrate: bad/start-on-bound.yaml:8:41: free.bond.torque_stiffness_scale.start: '0.1' is not strictly between min and max; allowed: auto, or a number in (0.1, 10)" bad/start-on-bound.yaml
 check "fiber-calibrate: bad/bound-outside-key.yaml:8:49: free.bond.torque_stiffness_scale.min: '-1' is outside the range of bond.torque_stiffness_scale; allowed: a number in [0, 1e+06]" bad/bound-outside-key.yaml
 check "fiber-calibrate: bad/missing-bound.yaml:7:32: free.bond.torque_stiffness_scale: missing key 'min'; allowed: a block with start, min and max" bad/missing-bound.yaml
-check "fiber-calibrate: bad/unknown-key.yaml:5:5: data[1].colums: unknown key for a curve item; allowed: test, file, columns, units, weight, experiment, set, x_max" bad/unknown-key.yaml
+check "fiber-calibrate: bad/unknown-key.yaml:5:5: data[1].colums: unknown key for a curve item; allowed: test, file, columns, units, weight, experiment, set, x_max, x_min, toe, weights" bad/unknown-key.yaml
 check "fiber-calibrate: bad/duplicate-key.yaml:8:1: free: duplicate key (first at line 6); allowed: each key once" bad/duplicate-key.yaml
 check "fiber-calibrate: bad/bad-unit.yaml:6:24: data[1].units.y: 'lbf' is not a unit; allowed: N | kN" bad/bad-unit.yaml
 check "fiber-calibrate: bad/unit-for-other-test.yaml:6:17: data[1].units.x: 'deg' does not go with a bend3pt test; allowed: mm | um | m" bad/unit-for-other-test.yaml
@@ -64,7 +64,14 @@ check "fiber-calibrate: bad/missing-experiment.yaml:1:13: experiment: 'not-there
 check "fiber-calibrate: bad/file-and-peaks.yaml:5:5: data[1].peaks: given with file; allowed: one of file (a curve) and peaks (peak loads)" bad/file-and-peaks.yaml
 check "fiber-calibrate: bad/empty-data.yaml:2:7: data: is an empty list; allowed: a list of one or more measured curves" bad/empty-data.yaml
 check "fiber-calibrate: bad/not-there.yaml: cannot open: No such file or directory" bad/not-there.yaml
-check "fiber-calibrate: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, segments, density, youngs_modulus, shear_modulus, poisson_ratio" -s fiber.segmnts=3 "$good"
+check "fiber-calibrate: bad/bad-toe.yaml:6:10: data[1].toe: 'yes' is not allowed; allowed: none | auto" bad/bad-toe.yaml
+check "fiber-calibrate: bad/bad-weights.yaml:7:46: data[1].weights[2]: missing key 'weight'; allowed: a block with weight and x_min, x_max or both" bad/bad-weights.yaml
+check "fiber-calibrate: bad/bad-x-min.yaml:7:12: data[1].x_min: 0.003 m is not below x_max 0.002 m; allowed: x_min < x_max" bad/bad-x-min.yaml
+check "fiber-calibrate: bad/unused-strength.yaml:9:3: free.bond.failure.max_stress: bond.failure.max_stress is free but bond.failure.criterion is none in bad/rod-tension.yaml; allowed: free keys the experiments use (set bond.failure.criterion, or leave bond.failure.max_stress out of free)" bad/unused-strength.yaml
+check "fiber-calibrate: bad/unused-buckling.yaml:8:3: free.bond.buckling.max_force: bond.buckling.max_force is free but bond.buckling.type is none in bad/rod-tension.yaml; allowed: free keys the experiments use (set bond.buckling.type, or leave bond.buckling.max_force out of free)" bad/unused-buckling.yaml
+check "fiber-calibrate: bad/buckling-start.yaml:10:3: at the fit's value bond.buckling.min_force = 3 (its start or a trial point): bond.buckling.min_force: 3 N is above max_force 2 N; allowed: [0, max_force]; no point could be evaluated, no output written" bad/buckling-start.yaml
+check "fiber-calibrate: bad/set-blame.yaml:8:32: bond.buckling.min_force: missing, and buckling type 'reversible' needs it; allowed: a number in [0, 1e+12] N" bad/set-blame.yaml
+check "fiber-calibrate: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, section, semi_axis_y, semi_axis_z, inner_semi_axis_y, inner_semi_axis_z, segments, density, youngs_modulus, shear_modulus, poisson_ratio" -s fiber.segmnts=3 "$good"
 check "fiber-calibrate: --device 'tpu': allowed: cpu | gpu | auto" --device tpu "$good"
 check "fiber-calibrate: --plot 'jpg': allowed: png | svg | none" --plot jpg "$good"
 check "fiber-calibrate: --threads '0': allowed: an integer in [1, 1024]" --threads 0 "$good"
@@ -94,6 +101,31 @@ check "fiber-calibrate: $gen/deep.yaml:2:22: nesting deeper than 16 levels; allo
 check "fiber-calibrate: $gen/big.yaml: has 2097152 bytes, more than a fit file may have; allowed: at most 1 MiB (1048576 bytes)" "$gen/big.yaml"
 check "fiber-calibrate: $gen/huge-table.yaml:4:11: data[1].file: 'huge.csv' has 104857600 bytes, more than a measured table may have; allowed: at most 64 MiB (67108864 bytes)" "$gen/huge-table.yaml"
 
+# Warnings: one line each on stderr, never silent, never failing the run by
+# themselves (each of these runs ends with its own exit status, given first).
+warn() {
+  want_status=$1; expect=$2; shift 2
+  n=$((n + 1))
+  ( cd "$work" && "$bin/$prog" -q --plot none "$@" >stdout 2>stderr; echo $? >status )
+  status=$(cat "$work/status")
+  if [ "$status" = "$want_status" ] && grep -qxF -- "$expect" "$work/stderr"; then
+    echo "ok $n: $prog $*: warning"
+  else
+    echo "FAIL: $prog $*"
+    echo "  status:   $status (want $want_status)"
+    echo "  stderr:   $(cat "$work/stderr")"
+    echo "  expected: $expect"
+    fails=$((fails + 1))
+  fi
+  find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+}
+warn 1 "fiber-calibrate: warning: bad/warn-rows.yaml:9:12: data[1].x_max: 0.05 m is beyond the data (largest x 9.82579e-05 m): it leaves nothing out; x_max is in m, whatever the file's unit" bad/warn-rows.yaml
+warn 1 "fiber-calibrate: warning: bad/warn-rows.yaml:11:11: data[2].file: 18 of the 55 rows of 'rod-tension.csv' are used, fewer than half (x_min, x_max, toe and negative x leave the others out); check x_min and x_max, which are in m" bad/warn-rows.yaml
+warn 1 "fiber-calibrate: warning: bad/at-bound.yaml:9:3: free.bond.force_stiffness_scale: the fitted value 0.8 is at its bound max = 0.8: the fit is held there, not determined by the data (widen the bounds, or check the data and units)" bad/at-bound.yaml
+warn 1 "fiber-calibrate: warning: bad/rod-tension-mpa.yaml:6:19: fiber.youngs_modulus 5000 Pa is below 1e+06 Pa: looks like MPa (5000 MPa = 5e+09 Pa); the experiment's unit is Pa" bad/units-hint.yaml
+warn 1 "fiber-calibrate: warning: bad/set-units.yaml:8:34: fiber.youngs_modulus 5000 Pa is below 1e+06 Pa: looks like MPa (5000 MPa = 5e+09 Pa); the experiment's unit is Pa" bad/set-units.yaml
+warn 1 "fiber-calibrate: warning: bad/rod-tension-mpa.yaml:3:11: fiber.length 24 m is above 2 m: looks like mm (24 mm = 0.024 m); the experiment's unit is m" bad/units-hint.yaml
+
 # A fit that cannot converge: bond.damping_stabilization does nothing without damping.
 n=$((n + 1))
 ( cd "$work" && "$bin/$prog" -q --plot none bad/no-influence.yaml >stdout 2>stderr; echo $? >status )
@@ -110,6 +142,72 @@ else
   echo "  files:  $(cd "$work" && ls | tr '\n' ' ')"
   fails=$((fails + 1))
 fi
+
+# --progress lines give the time elapsed and, from iteration 1, the time per iteration
+# and the most time left; the plot's titles name the files by their base names.
+n=$((n + 1))
+mkdir "$work/a-rather-long-folder-name"
+cp "$bad/no-influence.yaml" "$bad/rod-tension.yaml" "$bad/rod-tension.csv" "$work/a-rather-long-folder-name/"
+( cd "$work" && "$bin/$prog" --progress --plot none -o out a-rather-long-folder-name/no-influence.yaml >stdout 2>stderr; echo $? >status )
+if [ "$(cat "$work/status")" = 1 ] &&
+   grep -q '^fiber-calibrate: iteration 0: cost [0-9.e+-]*, .* ([0-9]* simulations, [0-9.]* s elapsed)$' "$work/stderr" &&
+   grep -q '^fiber-calibrate: iteration 1: cost .* ([0-9]* simulations, [0-9.]* s elapsed, [0-9.e+-]* s per iteration, at most 99 more: about [0-9.e+-]* s left at most)$' "$work/stderr" &&
+   grep -qF "set multiplot layout 1,1 title 'fiber-calibrate no-influence.yaml: R^2 = " "$work/out.gp"; then
+  echo "ok $n: $prog --progress: time elapsed and left; plot titles by base name"
+else
+  echo "FAIL: $prog --progress: time elapsed and left; plot titles by base name"
+  cat "$work/stderr"; grep title "$work/out.gp"
+  fails=$((fails + 1))
+fi
+find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+
+# toe: auto (and weights by region): the shift on stderr (a note) and in the summary, in
+# the curve's unit and in SI; the plot shows the curve as read next to the corrected one.
+n=$((n + 1))
+( cd "$work" && "$bin/$prog" -q --plot none -o toe bad/toe.yaml >stdout 2>stderr; echo $? >status )
+if [ "$(cat "$work/status")" = 0 ] &&
+   [ "$(cat "$work/stderr")" = "fiber-calibrate: note: bad/toe.yaml:6:11: data[1].file: toe: auto shifts 'rod-tension-toe.csv' by 0.0255268 mm (2.55268e-05 m); rows left at x < 0 are dropped" ] &&
+   grep -qF 'toe_shift: {value: 0.0255268, unit: mm, si: 2.55268e-05}' "$work/stdout" &&
+   grep -qF "title 'measured, as read (before the toe shift)'" "$work/toe.gp" &&
+   grep -qF "title 'measured, toe corrected'" "$work/toe.gp"; then
+  echo "ok $n: $prog bad/toe.yaml: toe shift reported and plotted"
+else
+  echo "FAIL: $prog bad/toe.yaml: toe shift"
+  cat "$work/stdout" "$work/stderr"
+  fails=$((fails + 1))
+fi
+find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+
+# weights: one region over every row weighs exactly as the item's weight (the same
+# report, bit for bit); regions of different weight move the fitted value.
+n=$((n + 1))
+for w in item regions split; do
+  ( cd "$work" && "$bin/$prog" -q --plot none -o "w-$w" "bad/weight-$w.yaml" >"w-$w.out" 2>/dev/null )
+done
+v_item=$(grep 'bond.force_stiffness_scale' "$work/w-item.out"); v_split=$(grep 'bond.force_stiffness_scale' "$work/w-split.out")
+if [ "$(tail -n +2 "$work/w-item.csv")" = "$(tail -n +2 "$work/w-regions.csv")" ] && [ -s "$work/w-item.csv" ] && [ "$v_item" = "$(grep 'bond.force_stiffness_scale' "$work/w-regions.out")" ] &&
+   [ -n "$v_item" ] && [ -n "$v_split" ] && [ "$v_item" != "$v_split" ]; then
+  echo "ok $n: $prog weights: a region over every row is the item's weight; split regions move the fit"
+else
+  echo "FAIL: $prog weights: item '$v_item', split '$v_split'"
+  fails=$((fails + 1))
+fi
+find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+
+# An interrupt before the starting point is evaluated (its run takes minutes): no best
+# point yet, so nothing is written but the checkpoint, and the message says so.
+n=$((n + 1))
+( cd "$work" && { "$bin/$prog" -q --plot none bad/interrupt-start.yaml >stdout 2>stderr & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? >status; } )
+files=$(cd "$work" && ls | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$' | tr '\n' ' ')
+if [ "$(cat "$work/status")" = 1 ] && [ ! -s "$work/stdout" ] && [ "$files" = "interrupt-start-calibrated.checkpoint " ] &&
+   [ "$(cat "$work/stderr")" = "fiber-calibrate: bad/interrupt-start.yaml: interrupted before the starting point was evaluated: no best point yet, no output written" ]; then
+  echo "ok $n: $prog bad/interrupt-start.yaml: interrupted before the start, only the checkpoint kept"
+else
+  echo "FAIL: $prog bad/interrupt-start.yaml: status $(cat "$work/status"), files: $files"
+  cat "$work/stderr"
+  fails=$((fails + 1))
+fi
+find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
 
 # A strength fit's summary names the segment length and the gauge's bonds it holds for
 # (its strength cannot be determined here: exit 1, the report all the same).

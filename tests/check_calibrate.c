@@ -421,6 +421,117 @@ START_TEST(test_loader_defaults_and_relative_paths)
 }
 END_TEST
 
+/* A curve with a straight part of slope k (N/m) that meets zero load at x0 (m): rows
+ * every 2 um from 0 to 100 um; below x0 + t (t > 0) a parabolic toe that joins the line
+ * with its slope, as a specimen that settles on the rollers; x0 < 0 is a preload. */
+static void write_toe_curve(const char *name, double k, double x0, double t)
+{
+  FILE *f = fopen(at(name), "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "x_mm,F_N\n");
+  for (int i = 0; i <= 50; i++) {
+    double x = 2e-6 * i, y;
+    if (t > 0 && x < x0 + t) /* y = k (x - x0 + t)^2 / (4 t): tangent to the line at x0 + t */
+      y = x > x0 - t ? k * (x - x0 + t) * (x - x0 + t) / (4.0 * t) : 0.0;
+    else
+      y = k * (x - x0);
+    fprintf(f, "%.9g,%.12g\n", 1e3 * x, y);
+  }
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+static void write_toe_fit(const char *name, const char *curve, const char *extra)
+{
+  write_text(name, "experiment: bend.yaml\ndata:\n  - test: bend3pt\n    file: %s\n"
+                   "    columns: { x: 1, y: 2 }\n    units: { x: mm, y: N }\n%s"
+                   "free:\n  bond.torque_stiffness_scale: { start: 1, min: 0.1, max: 10 }\n", curve, extra);
+}
+
+START_TEST(test_loader_x_min_leaves_the_rows_below_out)
+{
+  make_dir();
+  fl_experiment e = bend_experiment();
+  write_experiment("bend.yaml", &e);
+  write_toe_curve("line.csv", 1e5, 0.0, 0.0);
+  write_toe_fit("fit.yaml", "line.csv", "    x_min: 2.0e-5\n    x_max: 6.0e-5\n");
+  fl_fit fit;
+  load_fit("fit.yaml", &fit);
+  const fl_fit_data *d = &fit.data[0];
+  ck_assert_int_eq(d->rows_read, 51);
+  ck_assert_int_eq(d->data.n, 21); /* 20 um to 60 um every 2 um */
+  ck_assert_double_eq_tol(d->data.x[0], 2e-5, 1e-15);
+  ck_assert_double_eq_tol(d->data.x[20], 6e-5, 1e-15);
+  ck_assert_double_eq(d->toe_shift, 0.0);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
+START_TEST(test_loader_toe_auto_moves_the_line_through_the_origin)
+{
+  make_dir();
+  fl_experiment e = bend_experiment();
+  write_experiment("bend.yaml", &e);
+  /* a toe: the straight part meets zero load at 11 um, the toe ends at 19 um */
+  write_toe_curve("toe.csv", 1e5, 1.1e-5, 8e-6);
+  write_toe_fit("toe.yaml", "toe.csv", "    toe: auto\n");
+  fl_fit fit;
+  load_fit("toe.yaml", &fit);
+  const fl_fit_data *d = &fit.data[0];
+  ck_assert_double_eq_tol(d->toe_shift, 1.1e-5, 1e-12);
+  ck_assert_double_eq_tol(d->x_unit_si, 1e-3, 1e-18);
+  ck_assert_str_eq(d->x_unit, "mm");
+  /* the rows left: x - 11 um >= 0, 12 um to 100 um; the straight part now passes
+   * through the origin */
+  ck_assert_int_eq(d->data.n, 45);
+  for (int i = 0; i < d->data.n; i++)
+    if (d->data.x[i] >= 8e-6)
+      ck_assert_double_eq_tol(d->data.y[i], 1e5 * d->data.x[i], 1e-6);
+  ck_assert_ptr_nonnull(strstr(fit.notes, "toe: auto shifts 'toe.csv' by 0.011 mm (1.1e-05 m)"));
+  fl_fit_free(&fit);
+  /* a preload: the line meets zero load 10 um before the first row; no row is lost */
+  write_toe_curve("preload.csv", 1e5, -1e-5, 0.0);
+  write_toe_fit("preload.yaml", "preload.csv", "    toe: auto\n");
+  load_fit("preload.yaml", &fit);
+  d = &fit.data[0];
+  ck_assert_double_eq_tol(d->toe_shift, -1e-5, 1e-12);
+  ck_assert_int_eq(d->data.n, 51);
+  ck_assert_double_eq_tol(d->data.x[0], 1e-5, 1e-15);
+  ck_assert_double_eq_tol(d->data.y[0], 1e5 * d->data.x[0], 1e-6);
+  fl_fit_free(&fit);
+  /* toe: none (the default) leaves the abscissa as read */
+  write_toe_fit("none.yaml", "toe.csv", "");
+  load_fit("none.yaml", &fit);
+  ck_assert_double_eq(fit.data[0].toe_shift, 0.0);
+  ck_assert_int_eq(fit.data[0].data.n, 51);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
+START_TEST(test_loader_weights_by_region)
+{
+  make_dir();
+  fl_experiment e = bend_experiment();
+  write_experiment("bend.yaml", &e);
+  write_toe_curve("line.csv", 1e5, 0.0, 0.0);
+  write_toe_fit("fit.yaml", "line.csv",
+                "    weights: [ { x_max: 4.0e-5, weight: 1 }, { x_min: 4.0e-5, weight: 3 } ]\n");
+  fl_fit fit;
+  load_fit("fit.yaml", &fit);
+  const fl_fit_data *d = &fit.data[0];
+  ck_assert_ptr_nonnull(d->row_weight);
+  for (int i = 0; i < d->data.n; i++) /* the last region that holds a row wins */
+    ck_assert_double_eq(d->row_weight[i], d->data.x[i] >= 4e-5 - 1e-15 ? 3.0 : 1.0);
+  fl_fit_free(&fit);
+  write_toe_fit("plain.yaml", "line.csv", "");
+  load_fit("plain.yaml", &fit);
+  ck_assert_ptr_null(fit.data[0].row_weight);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
 /* ---- recovery ------------------------------------------------------------------------ */
 
 /* (a_rot, max_stress) in 3-point bending with a plastic hinge: the initial slope fixes
@@ -804,6 +915,9 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tr, test_reader_separator_outside_quotes);
     tcase_add_test(tr, test_reader_points_inside_quotes);
     tcase_add_test(tr, test_loader_defaults_and_relative_paths);
+    tcase_add_test(tr, test_loader_x_min_leaves_the_rows_below_out);
+    tcase_add_test(tr, test_loader_toe_auto_moves_the_line_through_the_origin);
+    tcase_add_test(tr, test_loader_weights_by_region);
     suite_add_tcase(s, tr);
     TCase *tf = tcase_create("fits");
     fl_limits_set(tf, "fits", FITS_UNITS);

@@ -35,7 +35,14 @@ ln -s "$bad" "$work/bad"
 ln -s "$(cd "$top_srcdir/experiments" && pwd)" "$work/ex"
 good=ex/wheat-straw-bend3pt.yaml
 
-check fiber-bend3pt "fiber-bend3pt: bad/unknown-key.yaml:2:3: fiber.lenght: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, segments, density, youngs_modulus, shear_modulus, poisson_ratio" bad/unknown-key.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/unknown-key.yaml:2:3: fiber.lenght: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, section, semi_axis_y, semi_axis_z, inner_semi_axis_y, inner_semi_axis_z, segments, density, youngs_modulus, shear_modulus, poisson_ratio" bad/unknown-key.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/ellipse-with-radius.yaml:5:17: fiber.outer_radius: given with section ellipse; allowed: semi_axis_y, semi_axis_z and the optional inner_semi_axis_y, inner_semi_axis_z for an ellipse" bad/ellipse-with-radius.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/circle-with-semi-axis.yaml:3:16: fiber.semi_axis_y: given with section circle; allowed: outer_radius and inner_radius_ratio for a circle, or section: ellipse" bad/circle-with-semi-axis.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/ellipse-missing-axis.yaml:2:12: fiber.semi_axis_z: missing, and section 'ellipse' needs it; allowed: a number in (0, 1] m" bad/ellipse-missing-axis.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/ellipse-one-inner.yaml:5:22: fiber.inner_semi_axis_z: missing, and inner_semi_axis_y is given; allowed: both inner semi-axes or neither" bad/ellipse-one-inner.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/ellipse-inner-too-large.yaml:5:22: fiber.inner_semi_axis_y: 0.002 m is not below semi_axis_y 0.002 m; allowed: inner semi-axes below the outer ones" bad/ellipse-inner-too-large.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/section-bad-name.yaml:2:12: fiber.section: 'oval' is not allowed; allowed: circle | ellipse" bad/section-bad-name.yaml
+check fiber-bend3pt "fiber-bend3pt: --set 'fiber.semi_axis_y': fiber.semi_axis_y: given with section circle; allowed: outer_radius and inner_radius_ratio for a circle, or section: ellipse" -s fiber.semi_axis_y=1e-3 "$good"
 check fiber-bend3pt "fiber-bend3pt: bad/duplicate-key.yaml:3:3: fiber.segments: duplicate key (first at line 2); allowed: each key once" bad/duplicate-key.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/not-a-number.yaml:2:11: fiber.length: 'ten centimetres' is not a number; allowed: a number in (0, 1000] m" bad/not-a-number.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/out-of-range.yaml:2:13: fiber.segments: '1' is out of range; allowed: an integer in [2, 1000000]" bad/out-of-range.yaml
@@ -47,7 +54,7 @@ check fiber-bend3pt "fiber-bend3pt: bad/missing-test.yaml:1:1: test: missing blo
 check fiber-bend3pt "fiber-bend3pt: bad/syntax.yaml:3:12: not valid YAML: mapping values are not allowed in this context" bad/syntax.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/empty.yaml:1:1: the file is empty; allowed: a block with fiber, bond, test and simulation" bad/empty.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/top-level-list.yaml:1:1: the top level is a list; allowed: a block with fiber, bond, test and simulation" bad/top-level-list.yaml
-check fiber-bend3pt "fiber-bend3pt: bad/section-scalar.yaml:1:8: fiber: is a value; allowed: a block of keys (length, outer_radius, inner_radius_ratio, segments, density, youngs_modulus, shear_modulus, poisson_ratio)" bad/section-scalar.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/section-scalar.yaml:1:8: fiber: is a value; allowed: a block of keys (length, outer_radius, inner_radius_ratio, section, semi_axis_y, semi_axis_z, inner_semi_axis_y, inner_semi_axis_z, segments, density, youngs_modulus, shear_modulus, poisson_ratio)" bad/section-scalar.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/value-mapping.yaml:2:11: fiber.length: is a block of keys; allowed: a single value" bad/value-mapping.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/two-documents.yaml:3:1: a second YAML document; allowed: one document per experiment file" bad/two-documents.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/shear-and-poisson.yaml:3:18: fiber.poisson_ratio: given with fiber.shear_modulus; allowed: one of the two" bad/shear-and-poisson.yaml
@@ -73,7 +80,7 @@ check fiber-bend3pt "fiber-bend3pt: bad/buckling-missing.yaml:3:11: bond.bucklin
 check fiber-bend3pt "fiber-bend3pt: bad/buckling-zero-length.yaml:4:20: bond.buckling.sample_length: '0' is out of range; allowed: a number in (0, 1000] m" bad/buckling-zero-length.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/not-there.yaml: cannot open: No such file or directory" bad/not-there.yaml
 check fiber-tension "fiber-tension: ex/wheat-straw-bend3pt.yaml: test.kind: 'bend3pt' is not a fiber-tension test; allowed here: tension (use fiber-bend3pt)" "$good"
-check fiber-bend3pt "fiber-bend3pt: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, segments, density, youngs_modulus, shear_modulus, poisson_ratio" -s fiber.segmnts=3 "$good"
+check fiber-bend3pt "fiber-bend3pt: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, section, semi_axis_y, semi_axis_z, inner_semi_axis_y, inner_semi_axis_z, segments, density, youngs_modulus, shear_modulus, poisson_ratio" -s fiber.segmnts=3 "$good"
 check fiber-bend3pt "fiber-bend3pt: --set 'fiber.density=-5': fiber.density: '-5' is out of range; allowed: a number in (0, 100000] kg/m^3" -s fiber.density=-5 "$good"
 check fiber-bend3pt "fiber-bend3pt: --set 'fiber.density': not KEY=VALUE; allowed: a dotted key such as fiber.segments=40" -s fiber.density "$good"
 check fiber-bend3pt "fiber-bend3pt: --batch '0': allowed: an integer in [1, 1000000]" --batch 0 "$good"

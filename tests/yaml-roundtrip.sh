@@ -98,10 +98,11 @@ for prefix in 'run: #1' "it's \"q\"" 'Ähre straw é' '- [a], {b}: &c *d !e %f @
     esac
     cp -- "$prefix.yaml" "calibrated$i.yaml"
     is_document "calibrated$i.yaml" "calibrated experiment, $what"
-    if [ "$(grep -c '^# ' "calibrated$i.yaml")" = 2 ] && grep -q '^# Calibrated by fiber-calibrate .* from fit: #1 x: \[y\]\.yaml: status converged' "calibrated$i.yaml" &&
+    if [ "$(grep -c '^# ' "calibrated$i.yaml")" = 3 ] && grep -q '^# Calibrated by fiber-calibrate .* from fit: #1 x: \[y\]\.yaml: status converged' "calibrated$i.yaml" &&
       grep -q '^# The experiment rod: #1\.yaml with bond\.force_stiffness_scale = ' "calibrated$i.yaml" &&
+      grep -q '^# bond\.force_stiffness_scale: value 1\.[0-9]*, std_error [0-9.e-]*, R^2 = 0\.99[0-9]*$' "calibrated$i.yaml" &&
       grep -q '^  outer_radius: 0\.001  # m$' "calibrated$i.yaml"; then
-      ok "calibrated experiment, $what: two header comment lines, units as comments"
+      ok "calibrated experiment, $what: three header comment lines (the last with the standard error), units as comments"
     else
       fail "calibrated experiment, $what: comments" "calibrated$i.yaml"
     fi
