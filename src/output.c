@@ -315,6 +315,13 @@ void fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fprintf(out, "time_step: %.6g\ncritical_time_step: %.6g\nsteps: %ld\nwall_time: %.3f\n", r->time_step,
           r->critical_step, r->steps, r->wall_time);
   fprintf(out, "%s: %.6g\n", r->kind == FL_TEST_TORSION ? "angular_speed" : "speed", r->speed);
+  fprintf(out, "solver: %s\n", fl_solver_name(r->solver));
+  if (r->solver == FL_SOLVER_STATIC)
+    fprintf(out,
+            "increments: %ld\nnewton_iterations: %ld\ntangents: %ld\ncutbacks: %ld\nrelaxations: %ld\nevents: %d\n"
+            "max_residual_force: %.3g\nmax_residual_torque: %.3g\n",
+            r->increments, r->newton_iterations, r->tangents, r->cutbacks, r->relaxations, r->events, r->residual_force,
+            r->residual_torque);
   fprintf(out, "bonds_broken: %d\nbonds_yielded: %d\nkinetic_to_strain_energy: %.4g\n", r->bonds_broken,
           r->bonds_yielded, r->ke_ratio);
   figure(out, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));

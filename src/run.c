@@ -408,6 +408,7 @@ static int run_static(const fl_experiment *const *exps, int nspec, fl_system *sy
   for (int s = 0; s < nspec; s++) {
     res->increments += st[s].increments;
     res->newton_iterations += st[s].newton;
+    res->tangents += st[s].tangents;
     res->cutbacks += st[s].cutbacks;
     res->relaxations += st[s].relaxations;
     res->events += st[s].events;

@@ -87,6 +87,7 @@ typedef struct {
   enum fl_solver solver;  /* FL_SOLVER_EXPLICIT or FL_SOLVER_STATIC */
   long increments;        /* converged load increments */
   long newton_iterations;
+  long tangents;          /* tangents built by finite differences */
   long cutbacks;          /* increments halved */
   long relaxations;       /* dynamic relaxations after a snap */
   int events;             /* bonds that broke, buckled or first reached their limit */

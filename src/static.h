@@ -12,6 +12,7 @@
 typedef struct {
   long increments;        /* converged load increments */
   long newton;            /* Newton iterations, all increments together */
+  long tangents;          /* tangents built (18 load evaluations each) */
   long cutbacks;          /* increments halved after Newton failed */
   long relaxations;       /* dynamic relaxations after a snap */
   long evaluations;       /* load evaluations of the specimen */
