@@ -28,6 +28,7 @@
  * the tools held still and kinetic damping, and Newton polishes the result. */
 #include <config.h>
 
+#include <float.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
@@ -44,11 +45,12 @@
 #define NCOLOUR 3        /* bodies perturbed together are 3 apart */
 #define MAX_NEWTON 25    /* iterations before an increment is cut back */
 #define TOL 1e-9         /* converged: residual below TOL times its scale */
-#define TOL_STALL 2e-9   /* accepted as converged when Newton stalls below it (rounding) */
+#define TOL_STALL 5e-9   /* accepted as converged when Newton stalls below it (rounding) */
 #define DT_PSEUDO 1.0    /* s: turns an increment's displacement into a velocity */
 #define FEW_ITERATIONS 5 /* an increment that converged in as many grows the next */
 #define MIN_INCREMENT 1e-9   /* of the path: below it the run ends */
 #define RELAX_INCREMENT 1e-4 /* of the row spacing: below it a failing increment is relaxed */
+#define MAX_RELAX 40         /* relaxations of one specimen before the run gives up */
 
 /* The workspace of one specimen. */
 typedef struct {
@@ -58,6 +60,7 @@ typedef struct {
   double fs, ts;          /* force (N) and torque (N m) scales of the residual */
   double hx, hr;          /* difference steps: m, rad */
   double reach;           /* largest step of a body's translation in one iteration, m */
+  double floor;           /* scaled residual of one rounding of a position in the stiffest bond */
   double nose_y0;         /* bend3pt: height of the nose axis at path position 0, m */
   double u, uc, up;       /* path position now, at the last and the one before, m or rad */
   int have_prev;          /* up, xp, qp are set */
@@ -288,6 +291,8 @@ static int newton(workspace *w, int *iterations)
   for (int it = 0;; it++) {
     if (nrm <= TOL || (stalled >= 3 && nrm <= TOL_STALL))
       return 1;
+    if (it == MAX_NEWTON && nrm <= 4.0 * w->floor)
+      return 1; /* as close as the positions' rounding lets the loads come */
     if (it == MAX_NEWTON || !(nrm < 1e8 * fmax(first, 1e-6)))
       return 0;
     fresh = !w->lu_valid;
@@ -321,14 +326,30 @@ static int newton(workspace *w, int *iterations)
     /* Backtrack while the residual grows. */
     save_state(w, w->xs, w->qs);
     double n2 = norm2(w->r, w->n), next = HUGE_VAL;
+    int descent = 0;
     for (int ls = 0; ls < 6; ls++) {
       for (int j = 0; j < w->nf; j++)
         move_body(w, w->first + j, w->dx + NDOF * j, a);
       next = residual(w, w->rp);
-      if (norm2(w->rp, w->n) < n2 || ls == 5)
+      if (norm2(w->rp, w->n) < n2) {
+        descent = 1;
         break;
+      }
+      if (ls == 5 && nrm > 1e-6)
+        break; /* far from balance (a contact at the start of its Hertz law, where the
+                * tangent is no guide): take the shortest step and go on */
       load_state(w, w->xs, w->qs);
       a *= 0.5;
+    }
+    if (!descent && nrm <= 1e-6) {
+      /* near balance and no descent along the step: a fresh tangent, or as near as the
+       * loads' rounding and the differences let Newton come */
+      residual(w, w->r);
+      if (!fresh) {
+        w->lu_valid = 0;
+        continue;
+      }
+      return nrm <= TOL_STALL;
     }
     memcpy(w->r, w->rp, (size_t)w->n * sizeof *w->r);
     stalled = next > 0.5 * nrm ? stalled + 1 : 0;
@@ -583,6 +604,16 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
     w->fs = P;
     w->ts = P * L;
   }
+  /* The loads cannot come closer to balance than the stiffest spring times the
+   * spacing of the numbers that hold the positions (|x| DBL_EPSILON). */
+  double kmax = 0.0, xmax = 0.0;
+  for (int b = 0; b < one->nbond; b++) {
+    const fl_bond *bd = &one->bond[b];
+    kmax = fmax(kmax, fmax(fl_series(bd->s1.k_axial, bd->s2.k_axial), fl_series(bd->s1.k_shear, bd->s2.k_shear)));
+  }
+  for (int i = 0; i < nb; i++)
+    xmax = fmax(xmax, fabs(one->x_ref[i].x) + fabs(one->x_ref[i].y) + fabs(one->x_ref[i].z));
+  w->floor = kmax * xmax * DBL_EPSILON / w->fs;
   w->hx = 4e-9 * info->h;
   w->hr = 1e-8;
   w->reach = 0.1 * exp->fiber.outer_radius_m;
@@ -755,7 +786,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
   sr->x_at_peak = 0.0;
 
   double a = 0.0, du = 0.25 * spacing;
-  int touched = 0;
+  int touched = 0, loaded = 0;
   while (job->rows < job->np) {
     if (job->hooks && job->hooks->stop && *job->hooks->stop) {
       job->status = FL_EINTERRUPT;
@@ -772,12 +803,16 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
       next = row_arc; /* no sliver of an increment before a row */
     double u = path_pos(&p, next, NULL);
     int ok = increment(&w, u, &it);
-    if (!ok && next - a < RELAX_INCREMENT * spacing)
+
+    /* relaxed: a failing increment cut back to a sliver (a snap), or the first one
+     * that loads the specimen (contacts at the foot of their Hertz law, nothing else
+     * holding it, where Newton's tangent is no guide) */
+    if (!ok && (next - a < RELAX_INCREMENT * spacing || !loaded) && w.st.relaxations < MAX_RELAX)
       ok = relax(&w, u, &it);
     if (!ok) {
       w.st.cutbacks++;
       du = 0.5 * (next - a);
-      if (du < MIN_INCREMENT * total) {
+      if (du < MIN_INCREMENT * total || w.st.relaxations >= MAX_RELAX) {
         /* report the failing state's worst body */
         apply_position(&w, u);
         residual(&w, w.r);
@@ -797,6 +832,8 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     commit(&w);
     w.st.increments++;
     double y = fl_run_measured(&one, w.kind, 0);
+    if (fabs(y) > 0.0)
+      loaded = 1;
     if (w.kind == FL_TEST_BEND3PT && !touched && w.u > touch)
       touched = 1;
     double x = w.kind == FL_TEST_BEND3PT ? (touched ? w.u - touch : 0.0) : w.u;

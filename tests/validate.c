@@ -15,6 +15,7 @@
 #define PI 3.14159265358979323846
 
 static int failures = 0;
+static enum fl_solver solver = FL_SOLVER_EXPLICIT; /* of the cases being run */
 
 static void row(const char *test, const char *cfg, const char *theory, double model, double ref, double tol)
 {
@@ -22,8 +23,8 @@ static void row(const char *test, const char *cfg, const char *theory, double mo
   int ok = fabs(err) <= tol;
   if (!ok)
     failures++;
-  printf("| %s | %s | %s | %.6g | %.6g | %+.3f %% | %.1f %% | %s |\n", test, cfg, theory, model, ref, 100 * err,
-         100 * tol, ok ? "pass" : "FAIL");
+  printf("| %s | %s | %s | %s | %.6g | %.6g | %+.3f %% | %.1f %% | %s |\n", test, fl_solver_name(solver), cfg, theory,
+         model, ref, 100 * err, 100 * tol, ok ? "pass" : "FAIL");
   fflush(stdout);
 }
 
@@ -37,6 +38,7 @@ static fl_experiment base(double R, double ratio, double E, double nu)
   e.fiber.poisson_ratio = nu;
   e.fiber.shear_modulus = E / (2 * (1 + nu));
   e.sim.output_points = 200;
+  e.sim.solver = solver;
   return e;
 }
 
@@ -168,22 +170,35 @@ done:
 
 int main(int argc, char **argv)
 {
-  int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-  printf("| test | configuration | theory | model | theory value | error | tolerance | result |\n");
-  printf("|---|---|---|---|---|---|---|---|\n");
-  axial_case(FL_TEST_TENSION, 8, 1.0);
-  axial_case(FL_TEST_TENSION, 32, 0.7);
-  axial_case(FL_TEST_TORSION, 8, 1.0);
-  axial_case(FL_TEST_TORSION, 32, 1.3);
-  static const int ns[] = {8, 16, 32, 64};
-  static const double ratios[] = {0.0, 0.5, 0.8};
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 3; j++) {
-      if (quick && (i != 1))
-        continue;
-      bend_case(ns[i], ratios[j], (i + j) % 2 ? 2.5 : 1.0, 20.0);
-    }
-  bend_case(16, 0.5, 0.6, 40.0);
+  /* --quick: fewer bending cases; --solver explicit | static: that solver alone */
+  int quick = 0, only = -1;
+  for (int a = 1; a < argc; a++) {
+    if (strcmp(argv[a], "--quick") == 0)
+      quick = 1;
+    else if (strcmp(argv[a], "--solver") == 0 && a + 1 < argc)
+      only = strcmp(argv[++a], "static") == 0 ? FL_SOLVER_STATIC : FL_SOLVER_EXPLICIT;
+  }
+  printf("| test | solver | configuration | theory | model | theory value | error | tolerance | result |\n");
+  printf("|---|---|---|---|---|---|---|---|---|\n");
+  /* every case with both solvers, at the same tolerances */
+  for (int k = 0; k < 2; k++) {
+    solver = k == 0 ? FL_SOLVER_EXPLICIT : FL_SOLVER_STATIC;
+    if (only >= 0 && (int)solver != only)
+      continue;
+    axial_case(FL_TEST_TENSION, 8, 1.0);
+    axial_case(FL_TEST_TENSION, 32, 0.7);
+    axial_case(FL_TEST_TORSION, 8, 1.0);
+    axial_case(FL_TEST_TORSION, 32, 1.3);
+    static const int ns[] = {8, 16, 32, 64};
+    static const double ratios[] = {0.0, 0.5, 0.8};
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 3; j++) {
+        if (quick && (i != 1))
+          continue;
+        bend_case(ns[i], ratios[j], (i + j) % 2 ? 2.5 : 1.0, 20.0);
+      }
+    bend_case(16, 0.5, 0.6, 40.0);
+  }
   printf("\n%d of the cases outside their tolerance\n", failures);
   return failures ? 1 : 0;
 }
