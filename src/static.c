@@ -807,7 +807,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     /* relaxed: a failing increment cut back to a sliver (a snap), or the first one
      * that loads the specimen (contacts at the foot of their Hertz law, nothing else
      * holding it, where Newton's tangent is no guide) */
-    if (!ok && (next - a < RELAX_INCREMENT * spacing || !loaded) && w.st.relaxations < MAX_RELAX)
+    if (!ok && (next - a < RELAX_INCREMENT * spacing || (!loaded && next - a < 0.02 * spacing)) && w.st.relaxations < MAX_RELAX)
       ok = relax(&w, u, &it);
     if (!ok) {
       w.st.cutbacks++;
@@ -880,8 +880,13 @@ int fl_static_auto(const fl_experiment *exp, int gpu)
 {
   if (gpu || exp->test.speed > 0.0)
     return 0;
+  /* Not yet: tension and torsion pass tests/static_check against the explicit engine,
+   * but a calibration of strength statistics from batch peaks (check_calibrate) does
+   * not yet see strength_variation through the static solver, and 3-point bending
+   * falls short at the turn of a friction cycle and after the snap of a reversible
+   * buckle (issue #12, what is left).  Until then auto keeps the explicit engine. */
   (void)exp;
-  return 0; /* not yet checked against the explicit engine */
+  return 0;
 }
 
 enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu)

@@ -116,6 +116,14 @@ static void bend_sample(void *ctx, const fl_system *sys, int point, double x)
 
 static void bend_case(int n, double ratio, double arot, double slender)
 {
+  if (solver == FL_SOLVER_STATIC && n >= 64 && ratio < 0.8) {
+    /* known: Newton stalls on these frictionless, weightless chains of 64 (issue
+     * #12, what is left); the row says so rather than pass */
+    printf("| 3-point bending | static | n = %d, L/D = %g, R'/R = %g, a_rot = %g | not run: the static solver does "
+           "not converge on this chain yet | | | | | skipped |\n",
+           n, slender, ratio, arot);
+    return;
+  }
   double R = 1e-3, E = 5e9, nu = 0.3;
   double span = slender * 2 * R, h = span / n;
   fl_experiment e = base(R, ratio, E, nu);
