@@ -23,9 +23,8 @@
  * - the static solver's largest residual at an output row below 1e-8 of the load scale
  *   (force) and of load scale times length (torque);
  * - a batch gives the same curves on 1 and 2 threads (the first file with failure).
- * Two checks are known shortfalls, marked TODO and not counted: the unloading rows at
- * the turn of wheat-straw-bend3pt-cycle (1.5 %) and the rows after the snap of
- * straw-buckling-reversible. */
+ * One check is a known shortfall, marked TODO and not counted: the unloading rows at
+ * the turn of wheat-straw-bend3pt-cycle (1.5 %). */
 #include <config.h>
 
 #include <math.h>
@@ -230,8 +229,6 @@ static void compare(const char *name, const fl_experiment *e, double slow)
   if (npre > 0)
     check(pre <= 0.01, "%s: %d static rows before the first event within %.3f %% of the peak (1 %%; worst at %.6g)", name,
           npre, 100.0 * pre, worst_pre >= 0 ? cs.x[worst_pre] : 0.0);
-  if (npost > 0 && strstr(name, "buckling-reversible"))
-    todo = "the rows after the snap of reversible buckling (issue #12)";
   if (npost > 0)
     check(post <= 0.03, "%s: %d static rows after an event within %.3f %% of the peak (3 %%; worst at %.6g)",
           name, npost, 100.0 * post, worst_post >= 0 ? cs.x[worst_post] : 0.0);
