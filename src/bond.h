@@ -371,7 +371,10 @@ FL_HD static inline void fl_bond_elastic(const fl_bond *bd, const fl_body *b1, c
   fl_vec3 a1 = fl_scale(r1w, 1.0 / d1), a2 = fl_scale(r2w, 1.0 / d2);
   wk->a1 = a1;
   wk->a2 = a2;
-  wk->gap = fl_sub(p1, p2);
+  /* the gap from the difference of the centres plus that of the arms, not of the two
+   * bond points: far from the origin p1 - p2 would lose the digits a stiff bond turns
+   * into force (k |x| eps), which an equilibrium solve needs */
+  wk->gap = fl_add(fl_sub(b1->x, b2->x), fl_sub(r1w, r2w));
   fl_vec3 gap_e = fl_sub(wk->gap, dp_w); /* elastic part of the gap */
 
   /* Springs in series: F1 = -K1 S^-1 K2 D, p* = p1 - S^-1 K2 D. */

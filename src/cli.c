@@ -68,6 +68,7 @@ static void usage(FILE *f, const char *prog, enum fl_test_kind kind)
           "  -s, --set KEY=VALUE   override one YAML value by its dotted path, repeatable\n"
           "      --batch N         simulate N specimens at once (default 1)\n"
           "      --device DEV      cpu, gpu or auto (default cpu)\n"
+          "      --solver S        auto, explicit or static (default: the YAML's simulation.solver, auto)\n"
           "      --plot FORMAT     png, svg or none (default png)\n"
           "      --seed N          random seed (default: the YAML's, else 1)\n"
           "      --threads N       threads over the specimens of a batch (default 1)\n"
@@ -123,6 +124,32 @@ int fl_cli_parse_device(const char *prog, const char *arg, int *device)
   }
 #endif
   return 0;
+}
+
+int fl_cli_parse_solver(const char *prog, const char *arg, enum fl_solver *solver)
+{
+  for (int k = FL_SOLVER_AUTO; k <= FL_SOLVER_STATIC; k++)
+    if (strcmp(arg, fl_solver_name((enum fl_solver)k)) == 0) {
+      *solver = (enum fl_solver)k;
+      return 0;
+    }
+  fprintf(stderr, "%s: --solver '%s': allowed: auto | explicit | static\n", prog, arg);
+  return 2;
+}
+
+int fl_cli_check_solver(const char *prog, int device, enum fl_solver solver, int solver_option, const char *where)
+{
+  if (device != 1 || solver != FL_SOLVER_STATIC)
+    return 0;
+  if (solver_option)
+    fprintf(stderr, "%s: --device gpu with --solver static: the static solver runs on the CPU only; allowed: "
+                    "--solver explicit | auto with --device gpu, or --device cpu | auto with --solver static\n",
+            prog);
+  else
+    fprintf(stderr, "%s: --device gpu with simulation.solver static (%s): the static solver runs on the CPU only; "
+                    "allowed: --solver explicit | auto with --device gpu, or --device cpu | auto\n",
+            prog, where ? where : "the experiment");
+  return 2;
 }
 
 int fl_cli_parse_plot(const char *prog, const char *arg, enum fl_plot *plot)
@@ -215,6 +242,7 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
                                        {"set", required_argument, NULL, 's'},
                                        {"batch", required_argument, NULL, 'b'},
                                        {"device", required_argument, NULL, 'd'},
+                                       {"solver", required_argument, NULL, 'v'},
                                        {"plot", required_argument, NULL, 'p'},
                                        {"seed", required_argument, NULL, 'S'},
                                        {"threads", required_argument, NULL, 'T'},
@@ -227,6 +255,9 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0;
   long batch = 1, threads = 1;
   int device = 0; /* 0 cpu, 1 gpu, 2 auto */
+  const char *device_arg = NULL;
+  enum fl_solver solver = FL_SOLVER_AUTO;
+  int solver_given = 0;
   unsigned long seed = 1;
   enum fl_plot plot = FL_PLOT_PNG;
   int c;
@@ -250,8 +281,12 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
       }
       break;
     case 'd':
-      if (fl_cli_parse_device(prog, optarg, &device))
+      device_arg = optarg; /* checked once --solver is known too */
+      break;
+    case 'v':
+      if (fl_cli_parse_solver(prog, optarg, &solver))
         return 2;
+      solver_given = 1;
       break;
     case 'p':
       plot_given = 1;
@@ -291,6 +326,10 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
       return fl_cli_bad_option(prog, argv, optind, optopt, 0);
     }
   }
+  if (device_arg && strcmp(device_arg, "gpu") == 0 && fl_cli_check_solver(prog, 1, solver, solver_given, NULL))
+    return 2;
+  if (device_arg && fl_cli_parse_device(prog, device_arg, &device))
+    return 2;
   fl_cli_passive_threads((int)threads, argv);
   if (optind != argc - 1) {
     fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog,
@@ -316,6 +355,14 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   }
   if (seed_given)
     exp.sim.seed = seed;
+  if (solver_given)
+    exp.sim.solver = solver;
+  {
+    char where[4200];
+    fl_experiment_where(&exp, file, "simulation.solver", where, sizeof where);
+    if (fl_cli_check_solver(prog, device, exp.sim.solver, solver_given, where))
+      return 2;
+  }
   if ((double)batch * exp.fiber.segments > (double)MAX_BODIES) {
     fprintf(stderr, "%s: --batch %ld with %d segments holds %.3g bodies; allowed: at most %ld in one run\n", prog,
             batch, exp.fiber.segments, (double)batch * exp.fiber.segments, MAX_BODIES);
@@ -351,7 +398,7 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
 
   progress_ctx pc = {prog, -1.0};
   int use_gpu;
-  if (fl_cli_use_gpu(prog, device, &use_gpu))
+  if (fl_cli_use_gpu(prog, exp.sim.solver == FL_SOLVER_STATIC ? 0 : device, &use_gpu))
     return 2;
   fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads, use_gpu};
   if (force_progress || (!quiet && isatty(STDERR_FILENO)))

@@ -12,6 +12,13 @@
 int fl_cli_parse_device(const char *prog, const char *arg, int *device);
 int fl_cli_parse_plot(const char *prog, const char *arg, enum fl_plot *plot);
 
+/* --solver auto | explicit | static as enum fl_solver: 0, or 2 after a message. */
+int fl_cli_parse_solver(const char *prog, const char *arg, enum fl_solver *solver);
+/* 2 after a message when the device asked for (0 cpu, 1 gpu, 2 auto) cannot run the
+ * solver the experiment asks for (the static solver runs on the CPU only); where, when
+ * not NULL, names the file position of simulation.solver, for the message. */
+int fl_cli_check_solver(const char *prog, int device, enum fl_solver solver, int solver_option, const char *where);
+
 /* --version's text on stdout: the program, fiberlab's version, whether CUDA is in,
  * the copyright and licence lines of GNU programs. */
 void fl_cli_version(const char *prog);

@@ -85,6 +85,8 @@ static void specimen_loads(fl_system *sys, int s, int advance)
   }
 }
 
+void fl_system_loads_specimen(fl_system *sys, int s, int advance) { specimen_loads(sys, s, advance); }
+
 void fl_system_loads(fl_system *sys, int advance_damping)
 {
 #ifdef _OPENMP

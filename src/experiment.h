@@ -95,7 +95,15 @@ typedef struct {
   double cycles[FL_MAX_CYCLES]; /* turning points, SI */
 } fl_test_def;
 
+/* Solvers of a virtual test, in YAML order (simulation.solver). */
+enum fl_solver {
+  FL_SOLVER_AUTO = 0,     /* static for a test at the automatic speed on the CPU, else explicit */
+  FL_SOLVER_EXPLICIT = 1, /* explicit dynamics in time (MODEL.md section 9) */
+  FL_SOLVER_STATIC = 2    /* a path of equilibria (fiberlab-model(7), THE STATIC SOLVER) */
+};
+
 typedef struct {
+  enum fl_solver solver;
   double time_step;          /* s; <= 0 means auto */
   double safety;             /* fraction of the stability bound */
   int force_time_step;       /* run a step above the bound anyway */
@@ -127,6 +135,8 @@ static inline double fl_fiber_outer_fibre(const fl_fiber_def *f)
 
 fl_experiment fl_experiment_default(void);
 const char *fl_test_kind_name(enum fl_test_kind kind);
+/* "auto", "explicit" or "static". */
+const char *fl_solver_name(enum fl_solver solver);
 
 /* Loader errors: "file:line:col: message" in err (size errlen). */
 int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t errlen);

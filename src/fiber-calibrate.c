@@ -35,6 +35,7 @@ static void usage(FILE *f, const char *prog)
           "                        PREFIX.gp and the plot (default: FIT's base name-calibrated)\n"
           "  -s, --set KEY=VALUE   override one experiment value by its dotted path, repeatable\n"
           "      --device DEV      cpu, gpu or auto (default cpu)\n"
+          "      --solver S        auto, explicit or static for every experiment (default: the YAML's)\n"
           "      --plot FORMAT     png, svg or none (default png)\n"
           "      --seed N          random seed of every experiment (default: the YAML's, else 1)\n"
           "      --threads N       threads over the specimens of a batch (default 1)\n"
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
   static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                        {"set", required_argument, NULL, 's'},
                                        {"device", required_argument, NULL, 'd'},
+                                       {"solver", required_argument, NULL, 'v'},
                                        {"plot", required_argument, NULL, 'p'},
                                        {"seed", required_argument, NULL, 'S'},
                                        {"threads", required_argument, NULL, 'T'},
@@ -90,8 +92,10 @@ int main(int argc, char **argv)
                                        {"help", no_argument, NULL, 'h'},
                                        {"version", no_argument, NULL, 'V'},
                                        {NULL, 0, NULL, 0}};
-  const char *prefix = NULL, *sets[MAX_SETS + 1];
-  char seedset[64];
+  const char *prefix = NULL, *sets[MAX_SETS + 2], *device_arg = NULL;
+  char seedset[64], solverset[64];
+  enum fl_solver solver = FL_SOLVER_AUTO;
+  int solver_given = 0;
   int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0, device = 0, resume = 0, stop_after = 0, c;
   long threads = 1;
   enum fl_plot plot = FL_PLOT_PNG;
@@ -110,8 +114,13 @@ int main(int argc, char **argv)
       sets[nsets++] = optarg;
       break;
     case 'd':
-      if (fl_cli_parse_device(prog, optarg, &device))
+      device_arg = optarg; /* checked once --solver is known too */
+      break;
+    case 'v':
+      if (fl_cli_parse_solver(prog, optarg, &solver))
         return 2;
+      snprintf(solverset, sizeof solverset, "simulation.solver=%s", fl_solver_name(solver));
+      solver_given = 1;
       break;
     case 'p':
       plot_given = 1;
@@ -168,6 +177,10 @@ int main(int argc, char **argv)
       return fl_cli_bad_option(prog, argv, optind, optopt, 0);
     }
   }
+  if (device_arg && strcmp(device_arg, "gpu") == 0 && fl_cli_check_solver(prog, 1, solver, solver_given, NULL))
+    return 2;
+  if (device_arg && fl_cli_parse_device(prog, device_arg, &device))
+    return 2;
   fl_cli_passive_threads((int)threads, argv);
   if (optind != argc - 1) {
     fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog,
@@ -177,6 +190,8 @@ int main(int argc, char **argv)
   const char *file = argv[optind];
   if (seed_given)
     sets[nsets++] = seedset;
+  if (solver_given)
+    sets[nsets++] = solverset;
   char err[4096];
   fl_fit fit;
   int rc = fl_fit_load(file, sets, nsets, &fit, err, sizeof err);
@@ -246,7 +261,15 @@ int main(int argc, char **argv)
   sigaction(SIGTERM, &sa, NULL);
 
   int use_gpu;
-  if (fl_cli_use_gpu(prog, device, &use_gpu)) {
+  {
+    char where[4200];
+    fl_experiment_where(&fit.exp, fit.exp_path, "simulation.solver", where, sizeof where);
+    if (fl_cli_check_solver(prog, device, fit.exp.sim.solver, solver_given, where)) {
+      fl_fit_free(&fit);
+      return 2;
+    }
+  }
+  if (fl_cli_use_gpu(prog, fit.exp.sim.solver == FL_SOLVER_STATIC ? 0 : device, &use_gpu)) {
     fl_fit_free(&fit);
     return 2;
   }

@@ -325,6 +325,17 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fl_yaml_key_int(y, "steps", r->steps);
   fl_yaml_key_num(y, "wall_time", "%.3f", r->wall_time);
   fl_yaml_key_num(y, r->kind == FL_TEST_TORSION ? "angular_speed" : "speed", "%.6g", r->speed);
+  fl_yaml_key_str(y, "solver", fl_solver_name(r->solver));
+  if (r->solver == FL_SOLVER_STATIC) {
+    fl_yaml_key_int(y, "increments", r->increments);
+    fl_yaml_key_int(y, "newton_iterations", r->newton_iterations);
+    fl_yaml_key_int(y, "tangents", r->tangents);
+    fl_yaml_key_int(y, "cutbacks", r->cutbacks);
+    fl_yaml_key_int(y, "relaxations", r->relaxations);
+    fl_yaml_key_int(y, "events", r->events);
+    fl_yaml_key_num(y, "max_residual_force", "%.3g", r->residual_force);
+    fl_yaml_key_num(y, "max_residual_torque", "%.3g", r->residual_torque);
+  }
   fl_yaml_key_int(y, "bonds_broken", r->bonds_broken);
   fl_yaml_key_int(y, "bonds_yielded", r->bonds_yielded);
   fl_yaml_key_num(y, "kinetic_to_strain_energy", "%.4g", r->ke_ratio);

@@ -11,6 +11,7 @@
 #include "gpu.h"
 #include "rng.h"
 #include "run.h"
+#include "static.h"
 
 #define PI 3.14159265358979323846
 
@@ -99,7 +100,7 @@ int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b)
          fa->inner_radius_ratio == fb->inner_radius_ratio && fl_fiber_outer_fibre(fa) == fl_fiber_outer_fibre(fb) &&
          fa->segments == fb->segments &&
          fa->density == fb->density && memcmp(&a->test, &b->test, sizeof a->test) == 0 &&
-         a->sim.time_step == b->sim.time_step && a->sim.safety == b->sim.safety &&
+         a->sim.solver == b->sim.solver && a->sim.time_step == b->sim.time_step && a->sim.safety == b->sim.safety &&
          a->sim.output_points == b->sim.output_points && a->sim.force_time_step == b->sim.force_time_step;
 }
 
@@ -378,10 +379,8 @@ static double travel(double touch, double pos) { return touch < 0.0 ? 0.0 : pos 
 
 /* ---- running ----------------------------------------------------------------- */
 
-/* The test's measured load of specimen s from the loads of the last evaluation: force
- * on the nose (the specimen pushes it up), grip force along the fiber (tension
- * positive) or grip torque about it. */
-static double measured(const fl_system *sys, enum fl_test_kind kind, int s)
+/* The measured load (run.h). */
+double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s)
 {
   if (kind == FL_TEST_BEND3PT)
     return sys->tool_force[(size_t)s * sys->ntool + 2].y;
@@ -391,7 +390,7 @@ static double measured(const fl_system *sys, enum fl_test_kind kind, int s)
 }
 
 /* The load on the other end of specimen s, from the loads of the last evaluation: the
- * supports' (bend3pt) or the fixed grip's, in the sign of measured().  At rest it
+ * supports' (bend3pt) or the fixed grip's, in the sign of fl_run_measured().  At rest it
  * balances the measured load; a specimen that rings after a break or a buckle does not
  * balance. */
 static double reaction(const fl_system *sys, enum fl_test_kind kind, int s)
@@ -415,6 +414,34 @@ static double now(void)
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* The static solver's branch: what every specimen's solve did, summed into res. */
+static int run_static(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
+                      const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, int *leg_first_end, char *err,
+                      size_t errlen)
+{
+  fl_static_stats *st = calloc((size_t)nspec, sizeof *st);
+  if (!st) {
+    snprintf(err, errlen, "out of memory for %d specimens", nspec);
+    return FL_ENOMEM;
+  }
+  int rc = fl_static_run(exps, nspec, sys, info, hooks, curve, res, st, leg_first_end, err, errlen);
+  for (int s = 0; s < nspec; s++) {
+    res->increments += st[s].increments;
+    res->newton_iterations += st[s].newton;
+    res->tangents += st[s].tangents;
+    res->cutbacks += st[s].cutbacks;
+    res->relaxations += st[s].relaxations;
+    res->events += st[s].events;
+    double P = st[s].load_scale, L = st[s].length_scale;
+    double fs = exps[0]->test.kind == FL_TEST_TORSION ? P / L : P;
+    double ts = exps[0]->test.kind == FL_TEST_TORSION ? P : P * L;
+    res->residual_force = fmax(res->residual_force, st[s].residual_force / fs);
+    res->residual_torque = fmax(res->residual_torque, st[s].residual_torque / ts);
+  }
+  free(st);
+  return rc;
 }
 
 int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
@@ -461,6 +488,12 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   for (int s = 0; s < nspec; s++)
     fl_system_set_damping(&sys, s, exps[s]->bond.damping, exps[s]->bond.damping_stabilization);
   sys.threads = (hooks && hooks->threads > 1) ? hooks->threads : 1;
+  enum fl_solver solver = fl_solver_resolve(exp, hooks && hooks->gpu);
+  if (solver == FL_SOLVER_STATIC && hooks && hooks->gpu) {
+    snprintf(err, errlen, "simulation.solver: static runs on the CPU only; allowed on the GPU: explicit | auto");
+    fl_system_free(&sys);
+    return FL_EINPUT;
+  }
   fl_gpu *gpu = NULL;
   if (hooks && hooks->gpu) {
 #ifdef HAVE_CUDA
@@ -486,7 +519,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   path p;
   path_make(&p, t, target, speed, info.first_period);
   double steps_needed = ceil(p.total / dt);
-  if (steps_needed > FL_MAX_STEPS) {
+  if (solver == FL_SOLVER_EXPLICIT && steps_needed > FL_MAX_STEPS) {
     snprintf(err, errlen,
              "the test needs %.3g time steps of %.3g s; allowed: at most %.0e (shorten the test, raise its speed, "
              "or use fewer segments)",
@@ -545,6 +578,14 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION ? 0.0 : target));
   int leg_first_end = -1;
   double pos = 0.0;
+  res->solver = solver;
+  if (solver == FL_SOLVER_STATIC) {
+    rc = run_static(exps, nspec, &sys, &info, hooks, curve, res, &leg_first_end, err, errlen);
+    point = curve->npoints;
+    if (rc)
+      goto out;
+    goto figures;
+  }
   for (long n = 0; n <= nsteps; n++) {
     double tm = n * dt;
     int leg = 0;
@@ -564,7 +605,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         leg_first_end = point;
       for (int s = 0; s < nspec; s++) {
         size_t r = (size_t)s * np + point;
-        double y = measured(&sys, t->kind, s);
+        double y = fl_run_measured(&sys, t->kind, s);
         double react = reaction(&sys, t->kind, s);
         if (t->kind == FL_TEST_BEND3PT)
           curve->support[r] = react;
@@ -646,7 +687,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
           event_time[s] = tm;
         continue;
       }
-      double y = measured(&sys, t->kind, s);
+      double y = fl_run_measured(&sys, t->kind, s);
       if (t->kind == FL_TEST_BEND3PT && touch[s] < 0.0 && y > 0.0)
         touch[s] = pos; /* the nose's first touch: displacement counts from here */
       if (y > res->spec[s].peak || n == 0) {
@@ -688,6 +729,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   if (hooks && hooks->progress)
     hooks->progress(hooks->ctx, 1.0);
   curve->npoints = point;
+figures:
   np = point;
   compact_rows(curve, exp->sim.output_points);
   res->steps = sys.step;

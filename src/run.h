@@ -83,6 +83,16 @@ typedef struct {
   int buckling;
   double bk_fmax, bk_fmin, bk_umin, bk_slope; /* N, N, m, N/m */
   double overlap_ref;    /* overlap assumed by the time step, m */
+  /* the solver that ran, and for the static solver what it did (over all specimens) */
+  enum fl_solver solver;  /* FL_SOLVER_EXPLICIT or FL_SOLVER_STATIC */
+  long increments;        /* converged load increments */
+  long newton_iterations;
+  long tangents;          /* tangents built by finite differences */
+  long cutbacks;          /* increments halved */
+  long relaxations;       /* dynamic relaxations after a snap */
+  int events;             /* bonds that broke, buckled or first reached their limit */
+  double residual_force;  /* largest force residual of a free body at an output row, over the load scale */
+  double residual_torque; /* largest torque residual, over load scale times length (torsion: load scale) */
 } fl_result;
 
 void fl_result_free(fl_result *r);
@@ -112,6 +122,11 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
  * peak.  Returns the number of rows. */
 int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum fl_test_kind kind, int k,
                           double *qx, double *qy);
+
+/* The test's measured load of specimen s from the loads of the last evaluation: force
+ * on the nose (the specimen pushes it up, N), grip force along the fiber (tension
+ * positive, N) or grip torque about it (N m). */
+double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s);
 
 /* Slope of y on x by least squares over rows [a, b). */
 double fl_fit_slope(const double *x, const double *y, int a, int b);

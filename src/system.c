@@ -75,6 +75,44 @@ void fl_system_free(fl_system *sys)
   memset(sys, 0, sizeof *sys);
 }
 
+int fl_system_extract(const fl_system *src, int s, fl_system *dst)
+{
+  int rc = fl_system_alloc(dst, 1, src->nbody, src->nbond, src->ntool);
+  if (rc)
+    return rc;
+  size_t nb = (size_t)src->nbody, nd = (size_t)src->nbond, nt = (size_t)src->ntool;
+  size_t ob = (size_t)s * nb, od = (size_t)s * nd, ot = (size_t)s * nt;
+  memcpy(dst->mass, src->mass, nb * sizeof *dst->mass);
+  memcpy(dst->inertia_axial, src->inertia_axial, nb * sizeof *dst->inertia_axial);
+  memcpy(dst->inertia_trans, src->inertia_trans, nb * sizeof *dst->inertia_trans);
+  memcpy(dst->half_length, src->half_length, nb * sizeof *dst->half_length);
+  memcpy(dst->radius, src->radius, nb * sizeof *dst->radius);
+  memcpy(dst->motion, src->motion, nb * sizeof *dst->motion);
+  memcpy(dst->x_ref, src->x_ref, nb * sizeof *dst->x_ref);
+  memcpy(dst->q_ref, src->q_ref, nb * sizeof *dst->q_ref);
+  memcpy(dst->x, src->x + ob, nb * sizeof *dst->x);
+  memcpy(dst->q, src->q + ob, nb * sizeof *dst->q);
+  memcpy(dst->v, src->v + ob, nb * sizeof *dst->v);
+  memcpy(dst->w, src->w + ob, nb * sizeof *dst->w);
+  memcpy(dst->L, src->L + ob, nb * sizeof *dst->L);
+  memcpy(dst->b1, src->b1, nd * sizeof *dst->b1);
+  memcpy(dst->b2, src->b2, nd * sizeof *dst->b2);
+  memcpy(dst->bond, src->bond + od, nd * sizeof *dst->bond);
+  memcpy(dst->bstate, src->bstate + od, nd * sizeof *dst->bstate);
+  memcpy(dst->tool, src->tool, sizeof dst->tool);
+  memcpy(dst->law, src->law + ot, nt * sizeof *dst->law);
+  memcpy(dst->xi, src->xi + ob * nt, nb * nt * sizeof *dst->xi);
+  dst->grip_disp = src->grip_disp;
+  dst->grip_angle = src->grip_angle;
+  dst->dt = src->dt;
+  dst->damping[0] = src->damping[s];
+  dst->limits[0] = src->limits[s];
+  dst->gravity = src->gravity;
+  dst->overlap[0] = src->overlap[s];
+  dst->nbroken[0] = src->nbroken[s];
+  return FL_OK;
+}
+
 fl_section fl_section_hollow(double r_out, double r_in)
 {
   fl_section s;

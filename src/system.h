@@ -105,6 +105,14 @@ int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond);
 /* Evaluate loads of the current state without advancing (f, t, strain_energy). */
 void fl_system_loads(fl_system *sys, int advance_damping);
 
+/* The same for specimen s alone; advance 1 also moves its history on (damping state,
+ * plastic offsets, buckling and breakage, contact history, nbroken, overlap). */
+void fl_system_loads_specimen(fl_system *sys, int s, int advance);
+
+/* A one-specimen system holding specimen s of src: geometry, tools, settings, and the
+ * specimen's bonds, limits, contact laws and state.  FL_ENOMEM on failure. */
+int fl_system_extract(const fl_system *src, int s, fl_system *dst);
+
 /* Broken and yielded bonds of specimen s. */
 void fl_system_count(const fl_system *sys, int s, int *broken, int *yielded);
 

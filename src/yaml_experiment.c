@@ -45,6 +45,7 @@ static const char *const post_names[] = {"total_breakage", "constant_torque", "c
 static const char *const buckling_names[] = {"none", "reversible", "damage", "plastic", NULL};
 static const char *const rollers_names[] = {"fixed", "rotating", NULL};
 static const char *const section_names[] = {"circle", "ellipse", NULL};
+static const char *const solver_names[] = {"auto", "explicit", "static", NULL};
 
 typedef struct {
   const char *path;           /* dotted path */
@@ -113,6 +114,7 @@ static const key_def keys[] = {
     {"test.max_twist", KT_DEG, OFF(test.max_twist_rad), 0, 36000, 1, 0, "deg", NULL, K_TORS, -1},
     {"test.cycles", KT_CYCLES, OFF(test.cycles), 0, 1e6, 0, 0, "", NULL, K_ALL, -1},
     {"simulation", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
+    {"simulation.solver", KT_ENUM, OFF(sim.solver), 0, 0, 0, 0, "", solver_names, 0, -1},
     {"simulation.time_step", KT_REAL_AUTO, OFF(sim.time_step), 0, 1, 1, 0, "s", NULL, 0, -1},
     {"simulation.safety", KT_REAL, OFF(sim.safety), 0, 1, 1, 0, "", NULL, 0, -1},
     {"simulation.force_time_step", KT_BOOL, OFF(sim.force_time_step), 0, 0, 0, 0, "", NULL, 0, -1},
@@ -156,6 +158,7 @@ fl_experiment fl_experiment_default(void)
   e.test.max_elongation_m = 1e-3;
   e.test.max_twist_rad = 10.0 * DEG;
   e.test.speed = -1.0;
+  e.sim.solver = FL_SOLVER_AUTO;
   e.sim.time_step = -1.0;
   e.sim.safety = 0.2;
   e.sim.output_points = 500;
@@ -164,6 +167,7 @@ fl_experiment fl_experiment_default(void)
 }
 
 const char *fl_test_kind_name(enum fl_test_kind kind) { return kind_names[kind]; }
+const char *fl_solver_name(enum fl_solver solver) { return solver_names[solver]; }
 
 /* Where a value came from, for messages. */
 typedef struct {

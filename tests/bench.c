@@ -4,7 +4,10 @@
  * Usage: bench [STEPS] (default 2000).
  * bench --calibrate FIT.yaml (make bench-calibrate): the fit on one thread twice, its
  * Jacobians run as batches and as separate runs; one line each:
- * calibrate MODE seconds=T simulations=S engine_runs=B simulations_per_s=R status=C. */
+ * calibrate MODE seconds=T simulations=S engine_runs=B simulations_per_s=R status=C.
+ * bench --solvers [FILE.yaml...] (make bench): the static and the explicit solver side
+ * by side on a 48-segment glass rod in 3-point bending and on each file; one line each:
+ * solvers NAME explicit_s=T static_s=T speedup=R peak_explicit=P peak_static=P. */
 #include <config.h>
 
 #include <stdio.h>
@@ -149,8 +152,74 @@ static int bench_calibrate(const char *path)
   return 0;
 }
 
+/* One experiment with both solvers, timed by the runs themselves. */
+static int bench_solvers_one(const char *name, const fl_experiment *e)
+{
+  fl_curve c[2];
+  fl_result r[2];
+  char err[2048];
+  for (int k = 0; k < 2; k++) {
+    fl_experiment x = *e;
+    x.sim.solver = k == 0 ? FL_SOLVER_EXPLICIT : FL_SOLVER_STATIC;
+    double t0 = now();
+    if (fl_run(&x, 1, NULL, &c[k], &r[k], err, sizeof err)) {
+      fprintf(stderr, "bench: %s: %s\n", name, err);
+      if (k == 1) {
+        fl_curve_free(&c[0]);
+        fl_result_free(&r[0]);
+      }
+      return 1;
+    }
+    r[k].wall_time = now() - t0; /* building included, for both */
+  }
+  printf("solvers %s explicit_s=%.3f static_s=%.4f speedup=%.0f peak_explicit=%.6g peak_static=%.6g steps=%ld "
+         "increments=%ld tangents=%ld\n",
+         name, r[0].wall_time, r[1].wall_time, r[0].wall_time / r[1].wall_time, r[0].spec[0].peak, r[1].spec[0].peak,
+         r[0].steps, r[1].increments, r[1].tangents);
+  fflush(stdout);
+  for (int k = 0; k < 2; k++) {
+    fl_curve_free(&c[k]);
+    fl_result_free(&r[k]);
+  }
+  return 0;
+}
+
+/* The glass rod of issue #12: 48 segments of 1 mm, 0.5 mm radius, 40 mm span, E-glass
+ * (72 GPa, 2540 kg/m^3, Poisson 0.22), pressed 1 mm on steel rollers, then each file. */
+static int bench_solvers(int nfile, char **files)
+{
+  fl_experiment e = fl_experiment_default();
+  e.fiber.length_m = 0.048;
+  e.fiber.outer_radius_m = 0.5e-3;
+  e.fiber.segments = 48;
+  e.fiber.density = 2540.0;
+  e.fiber.youngs_modulus = 7.2e10;
+  e.fiber.poisson_ratio = 0.22;
+  e.fiber.shear_modulus = 7.2e10 / (2.0 * 1.22);
+  e.bond.damping = 2e-7;
+  e.test.kind = FL_TEST_BEND3PT;
+  e.test.span_m = 0.04;
+  e.test.max_displacement_m = 1e-3;
+  e.sim.output_points = 300;
+  int fails = bench_solvers_one("glass_rod_3pt_48", &e);
+  for (int i = 0; i < nfile; i++) {
+    char err[2048];
+    fl_experiment x = fl_experiment_default();
+    if (fl_experiment_load(files[i], &x, err, sizeof err) || fl_experiment_finish(&x, files[i], err, sizeof err)) {
+      fprintf(stderr, "bench: %s\n", err);
+      fails++;
+      continue;
+    }
+    const char *base = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
+    fails += bench_solvers_one(base, &x);
+  }
+  return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc > 1 && strcmp(argv[1], "--solvers") == 0)
+    return bench_solvers(argc - 2, argv + 2);
   long steps = 2000;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--gpu") == 0)

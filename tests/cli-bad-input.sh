@@ -89,6 +89,9 @@ check fiber-bend3pt "fiber-bend3pt: --batch 200000 with simulation.output_points
 check fiber-bend3pt "fiber-bend3pt: --plot 'jpg': allowed: png | svg | none" --plot jpg "$good"
 check fiber-bend3pt "fiber-bend3pt: --device gpu: this fiberlab was built without CUDA; allowed: cpu | auto" --device gpu "$good"
 check fiber-bend3pt "fiber-bend3pt: --seed '-3': allowed: an integer >= 0" --seed -3 "$good"
+check fiber-bend3pt "fiber-bend3pt: --solver 'implicit': allowed: auto | explicit | static" --solver implicit "$good"
+check fiber-bend3pt "fiber-bend3pt: --set 'simulation.solver=implicit': simulation.solver: 'implicit' is not allowed; allowed: auto | explicit | static" -s simulation.solver=implicit "$good"
+check fiber-bend3pt "fiber-bend3pt: --device gpu with --solver static: the static solver runs on the CPU only; allowed: --solver explicit | auto with --device gpu, or --device cpu | auto with --solver static" --device gpu --solver static "$good"
 check fiber-bend3pt "fiber-bend3pt: unknown option '--colour'
 Try 'fiber-bend3pt --help'." --colour "$good"
 check fiber-bend3pt "fiber-bend3pt: --set 'test.rollers=spinning': test.rollers: 'spinning' is not allowed; allowed: fixed | rotating" -s test.rollers=spinning "$good"

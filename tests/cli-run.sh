@@ -46,6 +46,17 @@ want="fiber-tension: warning: --set 'test.gauge_length': test.gauge_length 0.012
   { bad "gauge warning"; cat err; }
 "$bin/fiber-tension" -q --plot none -o gb "$ex/glass-fibre-tension.yaml" >summary 2>err
 [ ! -s err ] && ok "an exact gauge draws no warning" || { bad "warning for an exact gauge"; cat err; }
+# the static solver: the same summary, which says so and what it did
+"$bin/fiber-bend3pt" -q --plot none -o bs --solver static -s fiber.segments=24 -s test.max_displacement=1e-3 \
+  -s simulation.output_points=50 "$ex/wheat-straw-bend3pt.yaml" >summary 2>err
+[ $? -eq 0 ] && ok "bend3pt --solver static exit 0" || { bad "bend3pt --solver static exit"; cat err; }
+grep -q '^solver: static$' summary && grep -q '^increments: [1-9]' summary && grep -q '^newton_iterations: ' summary &&
+  grep -q '^cutbacks: ' summary && grep -q '^events: 0$' summary && grep -q '^max_residual_force: ' summary &&
+  grep -q '^peak_force: ' summary && ok "static summary keys" || { bad "static summary"; cat summary; }
+[ "$(grep -c '^0,' bs.csv)" -eq 50 ] && ok "static: 50 rows" || bad "static rows: $(grep -c '^0,' bs.csv)"
+"$bin/fiber-bend3pt" -q --plot none -o be --solver explicit -s fiber.segments=24 -s test.max_displacement=1e-3 \
+  -s simulation.output_points=50 "$ex/wheat-straw-bend3pt.yaml" >summary 2>err
+grep -q '^solver: explicit$' summary && ok "explicit summary says so" || bad "explicit summary: $(grep solver summary)"
 
 # the summary is YAML and nothing else: every line "key: value"
 grep -qv '^[a-z_]*: ' summary && bad "summary has non-YAML lines" || ok "summary is key: value lines"
@@ -71,7 +82,7 @@ sed -n 2p r.csv | grep -qx 'specimen,time_s,twist_rad,torque_Nm,kinetic_energy_J
 grep -q '^peak_torque: [1-9]' summary && ok "torsion peak torque > 0" || bad "torsion peak: $(grep peak summary)"
 
 # instability: a forced time step 3 times the bound blows up; exit 1, no files, message
-"$bin/fiber-tension" -q --plot none -o u -s simulation.force_time_step=true \
+"$bin/fiber-tension" -q --plot none -o u --solver explicit -s simulation.force_time_step=true \
   -s simulation.time_step=1.2e-6 -s fiber.segments=12 \
   "$ex/glass-fibre-tension.yaml" >out 2>err
 st=$?
@@ -92,7 +103,7 @@ st=$?
 
 # an earlier good output survives a failed run under the same prefix
 cp t.csv keep.csv
-"$bin/fiber-tension" -q --plot none -o t -s simulation.force_time_step=true -s simulation.time_step=1.2e-6 \
+"$bin/fiber-tension" -q --plot none -o t --solver explicit -s simulation.force_time_step=true -s simulation.time_step=1.2e-6 \
   -s fiber.segments=12 "$ex/glass-fibre-tension.yaml" \
   >/dev/null 2>&1
 cmp -s t.csv keep.csv && ok "previous output untouched" || bad "previous output replaced"

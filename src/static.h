@@ -1,0 +1,45 @@
+/* static.h: the quasi-static solver: a virtual test as a path of equilibria of the
+ * same bodies, bonds and contacts the explicit engine steps (fiberlab-model(7), THE
+ * STATIC SOLVER). */
+#ifndef FL_STATIC_H
+#define FL_STATIC_H
+
+#include <stddef.h>
+
+#include "run.h"
+
+/* What the static solver did, per specimen. */
+typedef struct {
+  long increments;        /* converged load increments */
+  long newton;            /* Newton iterations, all increments together */
+  long tangents;          /* tangents built (18 load evaluations each) */
+  long cutbacks;          /* increments halved after Newton failed */
+  long relaxations;       /* dynamic relaxations after a snap */
+  long evaluations;       /* load evaluations of the specimen */
+  int events;             /* bonds that broke, buckled or first yielded */
+  double residual_force;  /* largest free-body force residual at an output row, N */
+  double residual_torque; /* largest free-body torque residual at an output row, N m */
+  double load_scale;      /* the test's load scale: the largest measured |load| on the curve, N or N m */
+  double length_scale;    /* span or gauge length, m */
+} fl_static_stats;
+
+/* 1 when simulation.solver auto takes the static solver for exp: the test runs at the
+ * automatic speed (test.speed or test.angular_speed auto), on the CPU (gpu 0), and is of
+ * a kind the static solver has been checked on against the explicit engine. */
+int fl_static_auto(const fl_experiment *exp, int gpu);
+
+/* The solver simulation.solver asks for, with auto resolved (FL_SOLVER_EXPLICIT or
+ * FL_SOLVER_STATIC). */
+enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu);
+
+/* Run the test on the specimens built in sys (fl_build_many from exps) along the path
+ * of exps[0]'s test: rows at output_points path positions evenly spread over the path,
+ * into curve (allocated for output_points rows per specimen; npoints is set to the rows
+ * every specimen recorded), peaks into res->spec, what the solver did into stats (one
+ * per specimen).  Returns FL_OK, or FL_EUNSTABLE when no equilibrium could be found
+ * (err names the increment, load, specimen and body), FL_EINTERRUPT, FL_ENOMEM. */
+int fl_static_run(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
+                  const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, fl_static_stats *stats,
+                  int *leg_first_end, char *err, size_t errlen);
+
+#endif
