@@ -1,8 +1,10 @@
 /* engine.c: the CPU engine's explicit step (MODEL.md section 9) over a batch of
- * specimens: bond loads, tool contacts, the split step of integrate.h (leapfrog
- * translation, exact free rotation between torque kicks), kinematic grips.  Specimens
- * are independent, so they run in parallel (OpenMP) with results identical for any
- * thread count. */
+ * specimens, in two passes as the CUDA engine takes it: a bond pass (every bond's
+ * force, torques and energy into arrays) and a body pass (each body gathers its bonds
+ * in ascending bond order, adds its tool contacts, and takes the split step of
+ * integrate.h), then the kinematic grips.  Specimens run in parallel (OpenMP), or, for
+ * fewer specimens than threads, the bonds and bodies of each; every sum keeps a fixed
+ * order, so results are identical for any thread count. */
 #include <config.h>
 
 #include <math.h>
@@ -11,6 +13,10 @@
 #include "fl_defs.h"
 #include "integrate.h"
 #include "system.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static inline fl_body body_at(const fl_system *sys, size_t k)
 {
@@ -22,112 +28,201 @@ static inline fl_body body_at(const fl_system *sys, size_t k)
   return b;
 }
 
-/* Bonds and contacts of specimen s: fills f, t, strain energy, tool and grip loads.
- * advance: 1 to move the damping state, plastic offsets and contact history on. */
-static void specimen_loads(fl_system *sys, int s, int advance)
-{
-  size_t base = (size_t)s * sys->nbody;
-  fl_vec3 *FL_RESTRICT f = sys->f + base;
-  fl_vec3 *FL_RESTRICT t = sys->t + base;
-  fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
-  const fl_bond_limits *lim =
-      (sys->limits[s].criterion != FL_CRIT_NONE || sys->limits[s].buckling.type != FL_BUCKLING_NONE) ? &sys->limits[s]
-                                                                                                       : NULL;
-  const fl_bond *bond = sys->bond + (size_t)s * sys->nbond;
-  double energy = 0.0;
-  memset(f, 0, (size_t)sys->nbody * sizeof *f);
-  memset(t, 0, (size_t)sys->nbody * sizeof *t);
+/* The moving grip's position in the step being taken. */
+typedef struct {
+  double disp; /* m */
+  fl_quat qg;  /* turn about x */
+  fl_vec3 wg;  /* rad/s */
+} grip_motion;
 
-  for (int b = 0; b < sys->nbond; b++) {
-    int i = sys->b1[b], j = sys->b2[b];
-    fl_body bi = body_at(sys, base + i), bj = body_at(sys, base + j);
+/* Bond pass over bonds [lo, hi) of specimen s: each bond's loads into the bond arrays.
+ * Returns the bonds that broke or buckled in it. */
+static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *lim, int lo, int hi)
+{
+  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
+  const fl_bond *bond = sys->bond + bb;
+  fl_bond_state *st = sys->bstate + bb;
+  fl_vec3 *FL_RESTRICT bf = sys->bond_force + bb;
+  fl_vec3 *FL_RESTRICT bt1 = sys->bond_torque1 + bb;
+  fl_vec3 *FL_RESTRICT bt2 = sys->bond_torque2 + bb;
+  double *FL_RESTRICT be = sys->bond_energy + bb;
+  int events = 0;
+  for (int b = lo; b < hi; b++) {
+    fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
     fl_bond_loads ld;
     if (advance) {
-      int events = st[b].broken + st[b].buckled;
+      int before = st[b].broken + st[b].buckled;
       fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &st[b], &ld);
-      sys->nbroken[s] += st[b].broken + st[b].buckled - events;
+      events += st[b].broken + st[b].buckled - before;
     } else {
       fl_bond_state scratch = st[b]; /* evaluate without moving the state on */
       fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &scratch, &ld);
     }
-    f[i] = fl_add(f[i], ld.force);
-    f[j] = fl_sub(f[j], ld.force);
-    t[i] = fl_add(t[i], ld.torque1);
-    t[j] = fl_add(t[j], ld.torque2);
-    energy += ld.energy;
+    bf[b] = ld.force;
+    bt1[b] = ld.torque1;
+    bt2[b] = ld.torque2;
+    be[b] = ld.energy;
   }
-  sys->strain_energy[s] = energy;
+  return events;
+}
 
-  /* The load the specimen puts on the moving grip: minus the bond loads its bodies take.
-   * Bonds between two gripped bodies cancel in the sum. */
-  fl_vec3 gf = fl_v3(0, 0, 0), gt = fl_v3(0, 0, 0);
-  for (int i = 0; i < sys->nbody; i++)
-    if (sys->motion[i] == FL_GRIP_MOVING) {
-      gf = fl_add(gf, f[i]);
-      gt = fl_add(gt, fl_add(t[i], fl_cross(sys->x[base + i], f[i])));
+/* Body pass over bodies [lo, hi) of specimen s: gather each body's bond loads in
+ * ascending bond order into f, t, add its tool contacts (shares in tool_share), and
+ * with gm, integrate the free bodies.  *overlap: the largest contact overlap seen.
+ * Returns the first free body that left the finite numbers, or nbody. */
+static int body_pass(fl_system *sys, int s, int advance, const grip_motion *gm, int lo, int hi, double *overlap)
+{
+  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
+  const fl_vec3 *FL_RESTRICT bf = sys->bond_force + bb;
+  const fl_vec3 *FL_RESTRICT bt1 = sys->bond_torque1 + bb;
+  const fl_vec3 *FL_RESTRICT bt2 = sys->bond_torque2 + bb;
+  const int *start = sys->adj_start, *adj = sys->adj_bond;
+  const unsigned char *side = sys->adj_side;
+  int bad = sys->nbody;
+  for (int i = lo; i < hi; i++) {
+    size_t k = base + i;
+    fl_vec3 f = fl_v3(0, 0, 0), t = fl_v3(0, 0, 0);
+    for (int a = start[i]; a < start[i + 1]; a++) {
+      int b = adj[a];
+      if (side[a] == 1) {
+        f = fl_add(f, bf[b]);
+        t = fl_add(t, bt1[b]);
+      } else {
+        f = fl_sub(f, bf[b]);
+        t = fl_add(t, bt2[b]);
+      }
     }
-  sys->grip_force[s] = gf;
-  sys->grip_torque[s] = gt;
+    if (sys->ntool > 0 && sys->motion[i] == FL_FREE)
+      fl_contact_tools(sys->law + (size_t)s * sys->ntool, sys->tool, sys->ntool, sys->x[k], sys->q[k], sys->v[k],
+                       sys->w[k], sys->half_length[i], sys->radius[i], sys->dt, sys->xi + k * sys->ntool, advance, &f,
+                       &t, sys->tool_share + k * sys->ntool, overlap);
+    sys->f[k] = f;
+    sys->t[k] = t;
+    if (gm && sys->motion[i] == FL_FREE &&
+        !fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], f, t, sys->gravity,
+                           sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt) &&
+        bad == sys->nbody)
+      bad = i;
+  }
+  return bad;
+}
+
+/* Threads for the bonds and bodies of one specimen of n bonds: below some thousands of
+ * bonds a step is too short to share. */
+static int inner_threads(const fl_system *sys)
+{
+  if (sys->threads <= 1 || sys->nspec >= sys->threads || sys->nbond < 2048)
+    return 1;
+  return sys->threads;
+}
+
+/* Loads of specimen s (bond pass, body pass), and with gm the step: free bodies
+ * integrated in the body pass, the moving grip's bodies after the grip's load is
+ * taken.  The sums over bonds and bodies (energy, tool and grip loads) run in index
+ * order on one thread, so nothing depends on the number of threads.  Returns the first
+ * body that left the finite numbers, or -1. */
+static int specimen_pass(fl_system *sys, int s, int advance, const grip_motion *gm, int nthreads)
+{
+  size_t base = (size_t)s * sys->nbody;
+  const fl_bond_limits *lim =
+      (sys->limits[s].criterion != FL_CRIT_NONE || sys->limits[s].buckling.type != FL_BUCKLING_NONE) ? &sys->limits[s]
+                                                                                                       : NULL;
+  int events = 0, bad = sys->nbody, nbond = sys->nbond, nbody = sys->nbody;
+  double overlap = sys->overlap[s];
+  if (nthreads > 1) {
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nthreads)
+    {
+      int nt = omp_get_num_threads(), me = omp_get_thread_num();
+      int ev = bond_pass(sys, s, advance, lim, (int)((long)nbond * me / nt), (int)((long)nbond * (me + 1) / nt));
+#pragma omp barrier
+      double ov = overlap;
+      int bd = body_pass(sys, s, advance, gm, (int)((long)nbody * me / nt), (int)((long)nbody * (me + 1) / nt), &ov);
+#pragma omp critical(fl_specimen_pass)
+      {
+        events += ev;
+        if (bd < bad)
+          bad = bd;
+        if (ov > overlap)
+          overlap = ov;
+      }
+    }
+#endif
+  } else {
+    events = bond_pass(sys, s, advance, lim, 0, nbond);
+    bad = body_pass(sys, s, advance, gm, 0, nbody, &overlap);
+  }
+  if (advance)
+    sys->nbroken[s] += events;
+  sys->overlap[s] = overlap;
+
+  const double *be = sys->bond_energy + (size_t)s * nbond;
+  double energy = 0.0;
+  for (int b = 0; b < nbond; b++)
+    energy += be[b];
+  sys->strain_energy[s] = energy;
 
   fl_vec3 *tf = sys->tool_force + (size_t)s * sys->ntool;
   for (int k = 0; k < sys->ntool; k++)
     tf[k] = fl_v3(0, 0, 0);
-  for (int i = 0; i < sys->nbody && sys->ntool > 0; i++) {
-    if (sys->motion[i] != FL_FREE)
-      continue;
-    size_t kb = base + i;
-    fl_vec3 share[FL_MAX_TOOLS];
-    fl_contact_tools(sys->law + (size_t)s * sys->ntool, sys->tool, sys->ntool, sys->x[kb], sys->q[kb], sys->v[kb],
-                     sys->w[kb], sys->half_length[i], sys->radius[i], sys->dt, sys->xi + kb * sys->ntool, advance,
-                     &f[i], &t[i], share, &sys->overlap[s]);
-    for (int k = 0; k < sys->ntool; k++)
-      tf[k] = fl_add(tf[k], share[k]);
-  }
+  for (int i = 0; i < nbody && sys->ntool > 0; i++)
+    if (sys->motion[i] == FL_FREE)
+      for (int k = 0; k < sys->ntool; k++)
+        tf[k] = fl_add(tf[k], sys->tool_share[(base + i) * sys->ntool + k]);
+
+  /* The load the specimen puts on the moving grip: minus the bond loads its bodies take.
+   * Bonds between two gripped bodies cancel in the sum.  Taken before the grip moves. */
+  fl_vec3 gf = fl_v3(0, 0, 0), gt = fl_v3(0, 0, 0);
+  for (int i = 0; i < nbody; i++)
+    if (sys->motion[i] == FL_GRIP_MOVING) {
+      size_t k = base + i;
+      gf = fl_add(gf, sys->f[k]);
+      gt = fl_add(gt, fl_add(sys->t[k], fl_cross(sys->x[k], sys->f[k])));
+      if (gm)
+        fl_integrate_grip(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->x_ref[i], sys->q_ref[i],
+                          gm->disp, gm->qg, gm->wg, sys->grip_speed);
+    }
+  sys->grip_force[s] = gf;
+  sys->grip_torque[s] = gt;
+  return bad < nbody ? bad : -1;
+}
+
+void fl_system_specimen_loads(fl_system *sys, int s, int advance)
+{
+  if (!sys->adj_ready)
+    fl_system_adjacency(sys);
+  specimen_pass(sys, s, advance, NULL, 1);
 }
 
 void fl_system_loads(fl_system *sys, int advance_damping)
 {
+  if (!sys->adj_ready)
+    fl_system_adjacency(sys);
+  int inner = inner_threads(sys);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(sys->threads) if (sys->threads > 1 && sys->nspec > 1)
+#pragma omp parallel for schedule(static) num_threads(sys->threads) if (inner == 1 && sys->threads > 1 && sys->nspec > 1)
 #endif
   for (int s = 0; s < sys->nspec; s++)
-    specimen_loads(sys, s, advance_damping);
-}
-
-/* One step of specimen s; returns the first body that left the finite numbers, or -1. */
-static int specimen_step(fl_system *sys, int s, double disp, fl_quat qg, fl_vec3 wg)
-{
-  int bad = -1;
-  specimen_loads(sys, s, 1);
-  size_t base = (size_t)s * sys->nbody;
-  for (int i = 0; i < sys->nbody; i++) {
-    size_t k = base + i;
-    if (sys->motion[i] == FL_FREE) {
-      if (!fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->f[k], sys->t[k],
-                             sys->gravity, sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt) &&
-          bad < 0)
-        bad = i;
-    } else if (sys->motion[i] == FL_GRIP_MOVING) {
-      fl_integrate_grip(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->x_ref[i], sys->q_ref[i], disp,
-                        qg, wg, sys->grip_speed);
-    }
-  }
-  return bad;
+    specimen_pass(sys, s, advance_damping, NULL, inner);
 }
 
 int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond)
 {
   double dt = sys->dt;
-  double disp = sys->grip_disp + sys->grip_speed * dt;
+  grip_motion gm;
+  gm.disp = sys->grip_disp + sys->grip_speed * dt;
   double ang = sys->grip_angle + sys->grip_omega * dt;
-  fl_quat qg = fl_qexp(fl_v3(ang, 0, 0));
-  fl_vec3 wg = fl_v3(sys->grip_omega, 0, 0);
+  gm.qg = fl_qexp(fl_v3(ang, 0, 0));
+  gm.wg = fl_v3(sys->grip_omega, 0, 0);
   int first_bad_spec = -1, first_bad_body = -1;
+  if (!sys->adj_ready)
+    fl_system_adjacency(sys);
+  int inner = inner_threads(sys);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(sys->threads) if (sys->threads > 1 && sys->nspec > 1)
+#pragma omp parallel for schedule(static) num_threads(sys->threads) if (inner == 1 && sys->threads > 1 && sys->nspec > 1)
 #endif
   for (int s = 0; s < sys->nspec; s++) {
-    int bad = specimen_step(sys, s, disp, qg, wg);
+    int bad = specimen_pass(sys, s, 1, &gm, inner);
     if (bad >= 0) {
 #ifdef _OPENMP
 #pragma omp critical(fl_bad)
@@ -138,7 +233,7 @@ int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond)
       }
     }
   }
-  sys->grip_disp = disp;
+  sys->grip_disp = gm.disp;
   sys->grip_angle = ang;
   for (int k = 0; k < sys->ntool; k++)
     sys->tool[k].point = fl_axpy(sys->tool[k].point, dt, sys->tool[k].vel);
