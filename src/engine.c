@@ -35,10 +35,135 @@ typedef struct {
   fl_vec3 wg;  /* rad/s */
 } grip_motion;
 
+/* Rows of a chunk's structure of arrays for the vectorised law: what it reads (both
+ * bodies, the bond's definition, its damping state) and what it writes. */
+enum {
+  IN_X1 = 0, IN_Q1 = 3, IN_V1 = 7, IN_W1 = 10, IN_X2 = 13, IN_Q2 = 16, IN_V2 = 20, IN_W2 = 23, IN_R1 = 26,
+  IN_R2 = 29, IN_Q0 = 32, IN_K = 36, IN_FD = 44, IN_TD = 47, IN_ROWS = 50
+};
+enum { OUT_FD = 0, OUT_TD = 3, OUT_F = 6, OUT_T1 = 9, OUT_T2 = 12, OUT_E = 15, OUT_OK = 16, OUT_ROWS = 17 };
+#define FL_INLINE_CHUNK 128
+
+static inline fl_vec3 row3(double (*a)[FL_INLINE_CHUNK], int r, int k) { return fl_v3(a[r][k], a[r + 1][k], a[r + 2][k]); }
+static inline void put3(double (*a)[FL_INLINE_CHUNK], int r, int k, fl_vec3 v)
+{
+  a[r][k] = v.x;
+  a[r + 1][k] = v.y;
+  a[r + 2][k] = v.z;
+}
+static inline void put_body(double (*a)[FL_INLINE_CHUNK], int r, int k, const fl_system *sys, size_t i)
+{
+  put3(a, r, k, sys->x[i]);
+  a[r + 3][k] = sys->q[i].w;
+  a[r + 4][k] = sys->q[i].x;
+  a[r + 5][k] = sys->q[i].y;
+  a[r + 6][k] = sys->q[i].z;
+  put3(a, r + 7, k, sys->v[i]);
+  put3(a, r + 10, k, sys->w[i]);
+}
+static inline fl_body row_body(double (*a)[FL_INLINE_CHUNK], int r, int k)
+{
+  fl_body b;
+  b.x = row3(a, r, k);
+  b.q = fl_q(a[r + 3][k], a[r + 4][k], a[r + 5][k], a[r + 6][k]);
+  b.v = row3(a, r + 7, k);
+  b.w = row3(a, r + 10, k);
+  return b;
+}
+
+/* Bonds [lo, hi) of specimen s (advancing, no limits, damped) through the vectorised
+ * law, a chunk at a time: copied into the chunk's structure of arrays, evaluated, copied
+ * out; the bonds the law does not serve (fl_bond_is_inline) or gives back (large
+ * angles) through fl_bond_eval. */
+FL_CLONES static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
+{
+  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
+  const fl_bond *FL_RESTRICT bond = sys->bond + bb;
+  fl_bond_state *FL_RESTRICT st = sys->bstate + bb;
+  const fl_bond_damping dm = sys->damping[s];
+  double in[IN_ROWS][FL_INLINE_CHUNK], out[OUT_ROWS][FL_INLINE_CHUNK]; /* 68 kB */
+  for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
+    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
+    for (int k = 0; k < n; k++) {
+      int b = c + k;
+      const fl_bond *bd = &bond[b];
+      put_body(in, IN_X1, k, sys, base + sys->b1[b]);
+      put_body(in, IN_X2, k, sys, base + sys->b2[b]);
+      put3(in, IN_R1, k, bd->r1);
+      put3(in, IN_R2, k, bd->r2);
+      in[IN_Q0][k] = bd->q0.w;
+      in[IN_Q0 + 1][k] = bd->q0.x;
+      in[IN_Q0 + 2][k] = bd->q0.y;
+      in[IN_Q0 + 3][k] = bd->q0.z;
+      in[IN_K][k] = bd->s1.k_axial;
+      in[IN_K + 1][k] = bd->s1.k_shear;
+      in[IN_K + 2][k] = bd->s1.k_twist;
+      in[IN_K + 3][k] = bd->s1.k_bend;
+      in[IN_K + 4][k] = bd->s2.k_axial;
+      in[IN_K + 5][k] = bd->s2.k_shear;
+      in[IN_K + 6][k] = bd->s2.k_twist;
+      in[IN_K + 7][k] = bd->s2.k_bend;
+      put3(in, IN_FD, k, st[b].fd);
+      put3(in, IN_TD, k, st[b].td);
+      out[OUT_OK][k] = fl_bond_is_inline(bd, &st[b]);
+    }
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+    for (int k = 0; k < n; k++) {
+      fl_bond bd;
+      bd.r1 = row3(in, IN_R1, k);
+      bd.r2 = row3(in, IN_R2, k);
+      bd.q0 = fl_q(in[IN_Q0][k], in[IN_Q0 + 1][k], in[IN_Q0 + 2][k], in[IN_Q0 + 3][k]);
+      bd.s1.k_axial = in[IN_K][k];
+      bd.s1.k_shear = in[IN_K + 1][k];
+      bd.s1.k_twist = in[IN_K + 2][k];
+      bd.s1.k_bend = in[IN_K + 3][k];
+      bd.s2.k_axial = in[IN_K + 4][k];
+      bd.s2.k_shear = in[IN_K + 5][k];
+      bd.s2.k_twist = in[IN_K + 6][k];
+      bd.s2.k_bend = in[IN_K + 7][k];
+      bd.oblique = 0;
+      fl_bond_inline_loads ld = fl_bond_eval_inline(bd, dm, row_body(in, IN_X1, k), row_body(in, IN_X2, k),
+                                                    row3(in, IN_FD, k), row3(in, IN_TD, k));
+      put3(out, OUT_FD, k, ld.fd);
+      put3(out, OUT_TD, k, ld.td);
+      put3(out, OUT_F, k, ld.force);
+      put3(out, OUT_T1, k, ld.torque1);
+      put3(out, OUT_T2, k, ld.torque2);
+      out[OUT_E][k] = ld.energy;
+      out[OUT_OK][k] = ld.ok ? out[OUT_OK][k] : 0.0;
+    }
+    for (int k = 0; k < n; k++) {
+      int b = c + k;
+      fl_bond_loads ld;
+      if (out[OUT_OK][k] != 0.0) {
+        st[b].fd = row3(out, OUT_FD, k);
+        st[b].td = row3(out, OUT_TD, k);
+        ld.force = row3(out, OUT_F, k);
+        ld.torque1 = row3(out, OUT_T1, k);
+        ld.torque2 = row3(out, OUT_T2, k);
+        ld.energy = out[OUT_E][k];
+      } else {
+        fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
+        fl_bond_eval(&bond[b], &dm, NULL, &bi, &bj, &st[b], &ld);
+      }
+      sys->bond_force[bb + b] = ld.force;
+      sys->bond_torque1[bb + b] = ld.torque1;
+      sys->bond_torque2[bb + b] = ld.torque2;
+      sys->bond_energy[bb + b] = ld.energy;
+    }
+  }
+}
+
 /* Bond pass over bonds [lo, hi) of specimen s: each bond's loads into the bond arrays.
  * Returns the bonds that broke or buckled in it. */
 static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *lim, int lo, int hi)
 {
+  if (advance && !lim && sys->damping[s].a_damp > 0.0 && sys->inline_law) {
+    bond_pass_inline(sys, s, lo, hi);
+    return 0;
+  }
   size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
   const fl_bond *bond = sys->bond + bb;
   fl_bond_state *st = sys->bstate + bb;

@@ -84,6 +84,8 @@ typedef struct {
   double dt;              /* s */
   fl_bond_damping *damping; /* per specimen */
   fl_bond_limits *limits;   /* per specimen: elastic limit and post-failure behaviour */
+  int inline_law;         /* 1 (default): the common bond through the vectorised law;
+                           * 0: every bond through fl_bond_eval (the same results) */
   int threads;            /* OpenMP threads (1: serial): over the specimens of a batch
                            * when there are at least as many, else over the bonds and
                            * bodies of each specimen; results do not depend on it */
