@@ -165,6 +165,13 @@ int fl_system_adjacency(fl_system *sys)
   for (int i = nb; i > 0; i--)
     start[i] = start[i - 1];
   start[0] = 0;
+  sys->adj_ordered = 1;
+  for (int i = 1, prev = -1; i <= nb; i++) {
+    int last = start[i] > start[i - 1] ? sys->adj_bond[start[i] - 1] : -1; /* body i - 1's */
+    if (last < prev)
+      sys->adj_ordered = 0;
+    prev = last > prev ? last : prev;
+  }
   sys->adj_ready = 1;
   return FL_OK;
 }

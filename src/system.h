@@ -58,6 +58,9 @@ typedef struct {
   int *adj_bond;           /* 2 nbond */
   unsigned char *adj_side; /* 1: the body is the bond's body 1; 2: its body 2 */
   int adj_ready;           /* 0: b1, b2 changed since the list was built */
+  int adj_ordered;         /* 1: each body's last bond never decreases with the body's
+                            * index (a chain): a body is done once the bond pass has
+                            * passed its last bond */
 
   /* the bond pass's results, per specimen and bond, for the body pass to gather */
   fl_vec3 *bond_force;   /* force on body 1, N */
