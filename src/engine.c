@@ -194,11 +194,19 @@ static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *l
   return events;
 }
 
+/* Rows of a chunk's structure of arrays for the vectorised body step. */
+enum {
+  BI_X = 0, BI_V = 3, BI_Q = 6, BI_L = 10, BI_F = 13, BI_T = 16, BI_M = 19, BI_IA = 20, BI_IT = 21, BI_ROWS = 22
+};
+enum { BO_X = 0, BO_V = 3, BO_L = 6, BO_W = 9, BO_Q = 12, BO_OK = 16, BO_ROWS = 17 };
+
 /* Body pass over bodies [lo, hi) of specimen s: gather each body's bond loads in
  * ascending bond order into f, t, add its tool contacts (shares in tool_share), and
- * with gm, integrate the free bodies.  *overlap: the largest contact overlap seen.
+ * with gm, integrate the free bodies (a chunk at a time through the vectorised step,
+ * the rest through fl_integrate_free).  *overlap: the largest contact overlap seen.
  * Returns the first free body that left the finite numbers, or nbody. */
-static int body_pass(fl_system *sys, int s, int advance, const grip_motion *gm, int lo, int hi, double *overlap)
+FL_CLONES static int body_pass(fl_system *sys, int s, int advance, const grip_motion *gm, int lo, int hi,
+                               double *overlap)
 {
   size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
   const fl_vec3 *FL_RESTRICT bf = sys->bond_force + bb;
@@ -206,31 +214,81 @@ static int body_pass(fl_system *sys, int s, int advance, const grip_motion *gm, 
   const fl_vec3 *FL_RESTRICT bt2 = sys->bond_torque2 + bb;
   const int *start = sys->adj_start, *adj = sys->adj_bond;
   const unsigned char *side = sys->adj_side;
+  const fl_vec3 g = sys->gravity;
+  const double dt = sys->dt;
   int bad = sys->nbody;
-  for (int i = lo; i < hi; i++) {
-    size_t k = base + i;
-    fl_vec3 f = fl_v3(0, 0, 0), t = fl_v3(0, 0, 0);
-    for (int a = start[i]; a < start[i + 1]; a++) {
-      int b = adj[a];
-      if (side[a] == 1) {
-        f = fl_add(f, bf[b]);
-        t = fl_add(t, bt1[b]);
-      } else {
-        f = fl_sub(f, bf[b]);
-        t = fl_add(t, bt2[b]);
+  double in[BI_ROWS][FL_ROW], out[BO_ROWS][FL_ROW];
+  for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
+    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
+    for (int m = 0; m < n; m++) {
+      int i = c + m;
+      size_t k = base + i;
+      fl_vec3 f = fl_v3(0, 0, 0), t = fl_v3(0, 0, 0);
+      for (int a = start[i]; a < start[i + 1]; a++) {
+        int b = adj[a];
+        if (side[a] == 1) {
+          f = fl_add(f, bf[b]);
+          t = fl_add(t, bt1[b]);
+        } else {
+          f = fl_sub(f, bf[b]);
+          t = fl_add(t, bt2[b]);
+        }
+      }
+      if (sys->ntool > 0 && sys->motion[i] == FL_FREE)
+        fl_contact_tools(sys->law + (size_t)s * sys->ntool, sys->tool, sys->ntool, sys->x[k], sys->q[k], sys->v[k],
+                         sys->w[k], sys->half_length[i], sys->radius[i], sys->dt, sys->xi + k * sys->ntool, advance,
+                         &f, &t, sys->tool_share + k * sys->ntool, overlap);
+      sys->f[k] = f;
+      sys->t[k] = t;
+      put3(in, BI_X, m, sys->x[k]);
+      put3(in, BI_V, m, sys->v[k]);
+      in[BI_Q][m] = sys->q[k].w;
+      in[BI_Q + 1][m] = sys->q[k].x;
+      in[BI_Q + 2][m] = sys->q[k].y;
+      in[BI_Q + 3][m] = sys->q[k].z;
+      put3(in, BI_L, m, sys->L[k]);
+      put3(in, BI_F, m, f);
+      put3(in, BI_T, m, t);
+      in[BI_M][m] = sys->mass[i];
+      in[BI_IA][m] = sys->inertia_axial[i];
+      in[BI_IT][m] = sys->inertia_trans[i];
+    }
+    if (!gm)
+      continue;
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+    for (int m = 0; m < n; m++) {
+      fl_free_step r = fl_integrate_free_inline(
+          row3(in, BI_X, m), row3(in, BI_V, m), fl_q(in[BI_Q][m], in[BI_Q + 1][m], in[BI_Q + 2][m], in[BI_Q + 3][m]),
+          row3(in, BI_L, m), row3(in, BI_F, m), row3(in, BI_T, m), g, in[BI_M][m], in[BI_IA][m], in[BI_IT][m], dt);
+      put3(out, BO_X, m, r.x);
+      put3(out, BO_V, m, r.v);
+      put3(out, BO_L, m, r.L);
+      put3(out, BO_W, m, r.w);
+      out[BO_Q][m] = r.q.w;
+      out[BO_Q + 1][m] = r.q.x;
+      out[BO_Q + 2][m] = r.q.y;
+      out[BO_Q + 3][m] = r.q.z;
+      out[BO_OK][m] = r.ok;
+    }
+    for (int m = 0; m < n; m++) {
+      int i = c + m;
+      size_t k = base + i;
+      if (sys->motion[i] != FL_FREE)
+        continue;
+      if (out[BO_OK][m] != 0.0) {
+        sys->x[k] = row3(out, BO_X, m);
+        sys->v[k] = row3(out, BO_V, m);
+        sys->L[k] = row3(out, BO_L, m);
+        sys->w[k] = row3(out, BO_W, m);
+        sys->q[k] = fl_q(out[BO_Q][m], out[BO_Q + 1][m], out[BO_Q + 2][m], out[BO_Q + 3][m]);
+      } else if (!fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->f[k], sys->t[k], g,
+                                    sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], dt) &&
+                 bad == sys->nbody) {
+        bad = i;
       }
     }
-    if (sys->ntool > 0 && sys->motion[i] == FL_FREE)
-      fl_contact_tools(sys->law + (size_t)s * sys->ntool, sys->tool, sys->ntool, sys->x[k], sys->q[k], sys->v[k],
-                       sys->w[k], sys->half_length[i], sys->radius[i], sys->dt, sys->xi + k * sys->ntool, advance, &f,
-                       &t, sys->tool_share + k * sys->ntool, overlap);
-    sys->f[k] = f;
-    sys->t[k] = t;
-    if (gm && sys->motion[i] == FL_FREE &&
-        !fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], f, t, sys->gravity,
-                           sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt) &&
-        bad == sys->nbody)
-      bad = i;
   }
   return bad;
 }

@@ -55,14 +55,20 @@ FL_HD static inline fl_vec3 fl_qrot_inv(fl_quat q, fl_vec3 v) { return fl_qrot(f
 
 /* Quaternion of the rotation vector phi (axis * angle, rad): the exponential map.
  * Below 0.05 rad (every step of a stable run) the Taylor series to h^8 is exact to
- * rounding and spares sin and cos. */
+ * rounding and spares sin and cos; fl_qexp_series is that series alone (no branch). */
+FL_HD static inline fl_quat fl_qexp_series(fl_vec3 phi)
+{
+  double a2 = fl_dot(phi, phi);
+  double h2 = 0.25 * a2; /* (a/2)^2 */
+  double c = 1.0 - h2 * (1.0 / 2 - h2 * (1.0 / 24 - h2 * (1.0 / 720 - h2 * (1.0 / 40320))));
+  double s = 0.5 * (1.0 - h2 * (1.0 / 6 - h2 * (1.0 / 120 - h2 * (1.0 / 5040 - h2 * (1.0 / 362880)))));
+  return fl_q(c, s * phi.x, s * phi.y, s * phi.z);
+}
 FL_HD static inline fl_quat fl_qexp(fl_vec3 phi)
 {
   double a2 = fl_dot(phi, phi), c, s;
   if (a2 < 0.0025) {
-    double h2 = 0.25 * a2; /* (a/2)^2 */
-    c = 1.0 - h2 * (1.0 / 2 - h2 * (1.0 / 24 - h2 * (1.0 / 720 - h2 * (1.0 / 40320))));
-    s = 0.5 * (1.0 - h2 * (1.0 / 6 - h2 * (1.0 / 120 - h2 * (1.0 / 5040 - h2 * (1.0 / 362880)))));
+    return fl_qexp_series(phi);
   } else {
     double a = sqrt(a2), h = 0.5 * a;
     c = cos(h);
