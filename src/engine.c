@@ -395,12 +395,17 @@ static int specimen_pass(fl_system *sys, int s, int advance, const grip_motion *
   return bad < nbody ? bad : -1;
 }
 
-void fl_system_specimen_loads(fl_system *sys, int s, int advance)
+/* Bonds and contacts of specimen s on the calling thread: fills f, t, strain energy,
+ * tool and grip loads.  advance: 1 to move the damping state, plastic offsets and
+ * contact history on. */
+static void specimen_loads(fl_system *sys, int s, int advance)
 {
   if (!sys->adj_ready)
     fl_system_adjacency(sys);
   specimen_pass(sys, s, advance, NULL, 1);
 }
+
+void fl_system_specimen_loads(fl_system *sys, int s, int advance) { specimen_loads(sys, s, advance); }
 
 void fl_system_loads(fl_system *sys, int advance_damping)
 {
