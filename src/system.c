@@ -49,11 +49,22 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->strain_energy = calloc(ns, sizeof *sys->strain_energy);
   sys->overlap = calloc(ns, sizeof *sys->overlap);
   sys->nbroken = calloc(ns, sizeof *sys->nbroken);
+  sys->adj_start = calloc(nb + 1, sizeof *sys->adj_start);
+  sys->adj_bond = calloc(2 * nbd + 1, sizeof *sys->adj_bond);
+  sys->adj_side = calloc(2 * nbd + 1, sizeof *sys->adj_side);
+  sys->bond_force = calloc(ns * nbd + 1, sizeof *sys->bond_force);
+  sys->bond_torque1 = calloc(ns * nbd + 1, sizeof *sys->bond_torque1);
+  sys->bond_torque2 = calloc(ns * nbd + 1, sizeof *sys->bond_torque2);
+  sys->bond_energy = calloc(ns * nbd + 1, sizeof *sys->bond_energy);
+  sys->tool_share = calloc(nsb * (size_t)ntool + 1, sizeof *sys->tool_share);
   sys->threads = 1;
+  sys->inline_law = 1;
   if (!sys->mass || !sys->inertia_axial || !sys->inertia_trans || !sys->half_length || !sys->radius ||
       !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
       !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
-      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->damping || !sys->limits || !sys->law) {
+      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->damping || !sys->limits || !sys->law ||
+      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_force || !sys->bond_torque1 ||
+      !sys->bond_torque2 || !sys->bond_energy || !sys->tool_share) {
     fl_system_free(sys);
     return FL_ENOMEM;
   }
@@ -69,7 +80,9 @@ void fl_system_free(fl_system *sys)
   void *p[] = {sys->mass, sys->inertia_axial, sys->inertia_trans, sys->half_length, sys->radius, sys->motion,
                sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
                sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
-               sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->damping, sys->limits, sys->law};
+               sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->damping, sys->limits, sys->law,
+               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_force, sys->bond_torque1,
+               sys->bond_torque2, sys->bond_energy, sys->tool_share};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
     free(p[i]);
   memset(sys, 0, sizeof *sys);
@@ -141,6 +154,7 @@ void fl_system_bond_chain(fl_system *sys, int s, int b, int i, int j, const fl_s
   fl_bond bd = fl_bond_make(sys->x_ref[i], sys->q_ref[i], sys->x_ref[j], sys->q_ref[j], c, *s1, *s2);
   sys->b1[b] = i;
   sys->b2[b] = j;
+  sys->adj_ready = 0;
   for (int k = s < 0 ? 0 : s; k < (s < 0 ? sys->nspec : s + 1); k++)
     sys->bond[(size_t)k * sys->nbond + b] = bd;
 }
@@ -162,6 +176,42 @@ void fl_system_reset(fl_system *sys)
   memset(sys->xi, 0, (size_t)sys->nspec * sys->nbody * sys->ntool * sizeof *sys->xi);
   sys->grip_disp = sys->grip_angle = 0.0;
   sys->step = 0;
+  fl_system_adjacency(sys);
+}
+
+int fl_system_adjacency(fl_system *sys)
+{
+  int nb = sys->nbody, nd = sys->nbond;
+  int *start = sys->adj_start;
+  memset(start, 0, ((size_t)nb + 1) * sizeof *start);
+  for (int b = 0; b < nd; b++) {
+    start[sys->b1[b] + 1]++;
+    start[sys->b2[b] + 1]++;
+  }
+  for (int i = 0; i < nb; i++)
+    start[i + 1] += start[i];
+  /* Fill in ascending bond order, side 1 before side 2 (the order the loads were always
+   * summed in), with start[i] as body i's cursor; it ends at body i + 1's start, so a
+   * shift by one restores the starts. */
+  for (int b = 0; b < nd; b++) {
+    int i = sys->b1[b], j = sys->b2[b];
+    sys->adj_bond[start[i]] = b;
+    sys->adj_side[start[i]++] = 1;
+    sys->adj_bond[start[j]] = b;
+    sys->adj_side[start[j]++] = 2;
+  }
+  for (int i = nb; i > 0; i--)
+    start[i] = start[i - 1];
+  start[0] = 0;
+  sys->adj_ordered = 1;
+  for (int i = 1, prev = -1; i <= nb; i++) {
+    int last = start[i] > start[i - 1] ? sys->adj_bond[start[i] - 1] : -1; /* body i - 1's */
+    if (last < prev)
+      sys->adj_ordered = 0;
+    prev = last > prev ? last : prev;
+  }
+  sys->adj_ready = 1;
+  return FL_OK;
 }
 
 /* Stable-step factor of one mode of angular frequency omega under the Maxwell-

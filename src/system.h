@@ -51,6 +51,24 @@ typedef struct {
   fl_bond *bond;
   fl_bond_state *bstate;
 
+  /* each body's bonds, built once from b1, b2 (fl_system_reset, or the first step after
+   * fl_system_bond_chain): body i's are adj_bond[adj_start[i] .. adj_start[i + 1]), in
+   * ascending bond order, the order the loads are summed in */
+  int *adj_start;          /* nbody + 1 */
+  int *adj_bond;           /* 2 nbond */
+  unsigned char *adj_side; /* 1: the body is the bond's body 1; 2: its body 2 */
+  int adj_ready;           /* 0: b1, b2 changed since the list was built */
+  int adj_ordered;         /* 1: each body's last bond never decreases with the body's
+                            * index (a chain): a body is done once the bond pass has
+                            * passed its last bond */
+
+  /* the bond pass's results, per specimen and bond, for the body pass to gather */
+  fl_vec3 *bond_force;   /* force on body 1, N */
+  fl_vec3 *bond_torque1; /* torque on body 1 about its centre, N m */
+  fl_vec3 *bond_torque2; /* torque on body 2 about its centre, N m */
+  double *bond_energy;   /* elastic energy, J */
+  fl_vec3 *tool_share;   /* force of body i on tool k, index (s * nbody + i) * ntool + k, N */
+
   /* tools and their contacts */
   fl_tool tool[FL_MAX_TOOLS];
   fl_contact_law *law;  /* per specimen and tool, index s * ntool + k */
@@ -69,7 +87,11 @@ typedef struct {
   double dt;              /* s */
   fl_bond_damping *damping; /* per specimen */
   fl_bond_limits *limits;   /* per specimen: elastic limit and post-failure behaviour */
-  int threads;            /* OpenMP threads over specimens (1: serial) */
+  int inline_law;         /* 1 (default): the common bond through the vectorised law;
+                           * 0: every bond through fl_bond_eval (the same results) */
+  int threads;            /* OpenMP threads (1: serial): over the specimens of a batch
+                           * when there are at least as many, else over the bonds and
+                           * bodies of each specimen; results do not depend on it */
   fl_vec3 gravity;        /* acceleration of the free bodies, m/s^2 */
   double *strain_energy;  /* bond elastic energy of the last step, per specimen, J */
   long step;              /* steps taken */
@@ -104,9 +126,13 @@ int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond);
 
 /* Evaluate loads of the current state without advancing (f, t, strain_energy). */
 void fl_system_loads(fl_system *sys, int advance_damping);
+/* Build each body's list of bonds from b1, b2 (done by fl_system_reset and, when
+ * needed, by the first step; the arrays are sized at allocation).  Returns FL_OK. */
+int fl_system_adjacency(fl_system *sys);
 
-/* The same for specimen s alone; advance 1 also moves its history on (damping state,
- * plastic offsets, buckling and breakage, contact history, nbroken, overlap). */
+/* The same for specimen s alone, on the calling thread; advance 1 also moves its
+ * history on (damping state, plastic offsets, buckling and breakage, contact history,
+ * nbroken, overlap). */
 void fl_system_loads_specimen(fl_system *sys, int s, int advance);
 
 /* A one-specimen system holding specimen s of src: geometry, tools, settings, and the

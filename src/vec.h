@@ -55,14 +55,20 @@ FL_HD static inline fl_vec3 fl_qrot_inv(fl_quat q, fl_vec3 v) { return fl_qrot(f
 
 /* Quaternion of the rotation vector phi (axis * angle, rad): the exponential map.
  * Below 0.05 rad (every step of a stable run) the Taylor series to h^8 is exact to
- * rounding and spares sin and cos. */
+ * rounding and spares sin and cos; fl_qexp_series is that series alone (no branch). */
+FL_HD static inline fl_quat fl_qexp_series(fl_vec3 phi)
+{
+  double a2 = fl_dot(phi, phi);
+  double h2 = 0.25 * a2; /* (a/2)^2 */
+  double c = 1.0 - h2 * (1.0 / 2 - h2 * (1.0 / 24 - h2 * (1.0 / 720 - h2 * (1.0 / 40320))));
+  double s = 0.5 * (1.0 - h2 * (1.0 / 6 - h2 * (1.0 / 120 - h2 * (1.0 / 5040 - h2 * (1.0 / 362880)))));
+  return fl_q(c, s * phi.x, s * phi.y, s * phi.z);
+}
 FL_HD static inline fl_quat fl_qexp(fl_vec3 phi)
 {
   double a2 = fl_dot(phi, phi), c, s;
   if (a2 < 0.0025) {
-    double h2 = 0.25 * a2; /* (a/2)^2 */
-    c = 1.0 - h2 * (1.0 / 2 - h2 * (1.0 / 24 - h2 * (1.0 / 720 - h2 * (1.0 / 40320))));
-    s = 0.5 * (1.0 - h2 * (1.0 / 6 - h2 * (1.0 / 120 - h2 * (1.0 / 5040 - h2 * (1.0 / 362880)))));
+    return fl_qexp_series(phi);
   } else {
     double a = sqrt(a2), h = 0.5 * a;
     c = cos(h);
@@ -70,23 +76,27 @@ FL_HD static inline fl_quat fl_qexp(fl_vec3 phi)
   }
   return fl_q(c, s * phi.x, s * phi.y, s * phi.z);
 }
-/* atan2(y, x) for x > 0: below |y| < x / 8 the series of atan(y / x) to z^19 is exact
- * to rounding (the next term is under 1e-19) and much cheaper than the library's. */
+/* atan(z) for |z| < 1/8: the series to z^19, exact to rounding (the next term is under
+ * 1e-19) and much cheaper than the library's; no branch, so loops over it vectorise. */
+FL_HD static inline double fl_atan_series(double z)
+{
+  double z2 = z * z;
+  double p = 1.0 / 19;
+  p = 1.0 / 17 - z2 * p;
+  p = 1.0 / 15 - z2 * p;
+  p = 1.0 / 13 - z2 * p;
+  p = 1.0 / 11 - z2 * p;
+  p = 1.0 / 9 - z2 * p;
+  p = 1.0 / 7 - z2 * p;
+  p = 1.0 / 5 - z2 * p;
+  p = 1.0 / 3 - z2 * p;
+  return z * (1.0 - z2 * p);
+}
+/* atan2(y, x) for x > 0: the series below |y| < x / 8, else the library's. */
 FL_HD static inline double fl_atan2_pos(double y, double x)
 {
-  if (x > 0.0 && fabs(y) < 0.125 * x) {
-    double z = y / x, z2 = z * z;
-    double p = 1.0 / 19;
-    p = 1.0 / 17 - z2 * p;
-    p = 1.0 / 15 - z2 * p;
-    p = 1.0 / 13 - z2 * p;
-    p = 1.0 / 11 - z2 * p;
-    p = 1.0 / 9 - z2 * p;
-    p = 1.0 / 7 - z2 * p;
-    p = 1.0 / 5 - z2 * p;
-    p = 1.0 / 3 - z2 * p;
-    return z * (1.0 - z2 * p);
-  }
+  if (x > 0.0 && fabs(y) < 0.125 * x)
+    return fl_atan_series(y / x);
   return atan2(y, x);
 }
 
@@ -153,6 +163,17 @@ FL_HD static inline fl_vec3 fl_sym_mul(fl_sym3 m, fl_vec3 v)
                m.xy * v.x + m.yy * v.y + m.yz * v.z,
                m.xz * v.x + m.yz * v.y + m.zz * v.z);
 }
+/* Inverse of a symmetric matrix known to be regular. */
+FL_HD static inline fl_sym3 fl_sym_inv_regular(fl_sym3 m)
+{
+  double cxx = m.yy * m.zz - m.yz * m.yz;
+  double cxy = m.xz * m.yz - m.xy * m.zz;
+  double cxz = m.xy * m.yz - m.xz * m.yy;
+  double det = m.xx * cxx + m.xy * cxy + m.xz * cxz;
+  double r = 1.0 / det;
+  return fl_sym(cxx * r, (m.xx * m.zz - m.xz * m.xz) * r, (m.xx * m.yy - m.xy * m.xy) * r, cxy * r, cxz * r,
+                (m.xy * m.xz - m.xx * m.yz) * r);
+}
 /* Inverse of a symmetric matrix; returns 0 when singular. */
 FL_HD static inline int fl_sym_inv(fl_sym3 m, fl_sym3 *inv)
 {
@@ -162,9 +183,7 @@ FL_HD static inline int fl_sym_inv(fl_sym3 m, fl_sym3 *inv)
   double det = m.xx * cxx + m.xy * cxy + m.xz * cxz;
   if (!(fabs(det) > 0.0))
     return 0;
-  double r = 1.0 / det;
-  *inv = fl_sym(cxx * r, (m.xx * m.zz - m.xz * m.xz) * r, (m.xx * m.yy - m.xy * m.xy) * r,
-                cxy * r, cxz * r, (m.xy * m.xz - m.xx * m.yz) * r);
+  *inv = fl_sym_inv_regular(m);
   return 1;
 }
 

@@ -1,7 +1,11 @@
 /* bench.c: bond-updates per second of the CPU engine (make bench).  Straight damped
- * fibers with small random initial velocities, no tools, one thread.  One line per
- * case: NAME bonds=N steps=S seconds=T bond_updates_per_s=R.
- * Usage: bench [STEPS] (default 2000).
+ * fibers with small random initial velocities, no tools, on one thread and on all
+ * cores.  One line per case: NAME bonds=N threads=P steps=S seconds=T
+ * bond_updates_per_s=R cpu_seconds=C bond_updates_per_cpu_s=RC bytes_per_bond=B (C:
+ * the process's CPU time, all threads; B: the engine's arrays per bond, bodies
+ * included, one body a bond).  Each case takes about UPDATES bond updates (steps
+ * fewer for bigger cases).
+ * Usage: bench [UPDATES] (default 2e7); bench --chain N STEPS THREADS: one chain.
  * bench --calibrate FIT.yaml (make bench-calibrate): the fit on one thread twice, its
  * Jacobians run as batches and as separate runs; one line each:
  * calibrate MODE seconds=T simulations=S engine_runs=B simulations_per_s=R status=C.
@@ -21,10 +25,23 @@
 #include "run.h"
 #include "system.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 static double now(void)
 {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* CPU time of the process (all threads), s: on a shared machine the measure of the
+ * work done, where the wall clock also counts the other programs' turns. */
+static double cpu_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
@@ -51,6 +68,21 @@ static double gpu_bytes_per_update(void)
   return bond + body;
 }
 
+/* Bytes of the engine's arrays per bond and step, one body a bond: what the bond pass
+ * and the body pass read or write. */
+static double cpu_bytes_per_bond(void)
+{
+  /* definition, state, the bond pass's loads, b1 and b2, two entries of the bodies'
+   * bond lists */
+  double bond = sizeof(fl_bond) + sizeof(fl_bond_state) + 3 * sizeof(fl_vec3) + sizeof(double) + 2 * sizeof(int) +
+                2 * (sizeof(int) + 1);
+  /* x, v, w, L, f, t, q; mass and inertias; motion; the bond list's start */
+  double body = 6 * sizeof(fl_vec3) + sizeof(fl_quat) + 3 * sizeof(double) + 1 + sizeof(int);
+  return bond + body;
+}
+
+static int threads_now = 1;
+
 /* nspec fibers of nbond bonds each: a glass-fibre-like straight chain. */
 static int bench_case(const char *name, int nspec, int nbond, long steps)
 {
@@ -69,6 +101,7 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
   for (int b = 0; b < nbond; b++)
     fl_system_bond_chain(&sys, -1, b, b, b + 1, &s, &s);
   fl_system_reset(&sys);
+  sys.threads = threads_now;
   double a_damp = 1e-7;
   double crit = fl_system_critical_step(&sys, 0, a_damp, 1.0, 0.0);
   fl_system_set_step(&sys, 0.2 * crit);
@@ -77,7 +110,7 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
     sys.v[k] = fl_v3(1e-3 * srand1(), 1e-3 * srand1(), 1e-3 * srand1());
   }
   int bs, bb;
-  double t0 = now();
+  double t0 = now(), c0 = cpu_now();
 #ifdef HAVE_CUDA
   fl_gpu *gpu = NULL;
   char msg[256];
@@ -105,14 +138,16 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
       return 1;
     }
   }
-  double t = now() - t0;
+  double t = now() - t0, ct = cpu_now() - c0;
   long bonds = (long)nspec * nbond;
   double rate = (double)bonds * steps / t;
   if (use_gpu)
     printf("%s bonds=%ld steps=%ld seconds=%.3f bond_updates_per_s=%.4g achieved_GB_per_s=%.0f device_GB_per_s=%.0f\n",
            name, bonds, steps, t, rate, rate * gpu_bytes_per_update() / 1e9, device_bw);
   else
-    printf("%s bonds=%ld steps=%ld seconds=%.3f bond_updates_per_s=%.4g\n", name, bonds, steps, t, rate);
+    printf("%s bonds=%ld threads=%d steps=%ld seconds=%.3f bond_updates_per_s=%.4g cpu_seconds=%.3f "
+           "bond_updates_per_cpu_s=%.4g bytes_per_bond=%.0f\n",
+           name, bonds, threads_now, steps, t, rate, ct, (double)bonds * steps / ct, cpu_bytes_per_bond());
 #ifdef HAVE_CUDA
   fl_gpu_free(&gpu);
 #endif
@@ -216,20 +251,34 @@ static int bench_solvers(int nfile, char **files)
   return fails ? 1 : 0;
 }
 
+/* Steps for about `updates` bond updates over `bonds` bonds, at least 5. */
+static long steps_for(double updates, long bonds)
+{
+  long n = (long)(updates / bonds);
+  return n < 5 ? 5 : n;
+}
+
 int main(int argc, char **argv)
 {
   if (argc > 1 && strcmp(argv[1], "--solvers") == 0)
     return bench_solvers(argc - 2, argv + 2);
   long steps = 2000;
+  double updates = 2e7;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--gpu") == 0)
       use_gpu = 1;
     else if (strcmp(argv[i], "--calibrate") == 0 && i + 1 < argc)
       return bench_calibrate(argv[i + 1]);
-    else
+    else if (strcmp(argv[i], "--chain") == 0 && i + 3 < argc) {
+      threads_now = atoi(argv[i + 3]);
+      return bench_case("chain", 1, atoi(argv[i + 1]), atol(argv[i + 2]));
+    } else {
       steps = atol(argv[i]);
+      updates = atof(argv[i]);
+    }
   }
   int fails = 0;
+  (void)steps; /* the GPU cases' steps */
   if (use_gpu) {
 #ifdef HAVE_CUDA
     char why[256], name[256];
@@ -252,13 +301,22 @@ int main(int argc, char **argv)
     return 77;
 #endif
   }
-  /* cost against the number of specimens: fibers of 100 bonds */
-  fails += bench_case("fibers_100x10", 10, 100, steps);
-  fails += bench_case("fibers_100x100", 100, 100, steps);
-  fails += bench_case("fibers_100x1000", 1000, 100, steps);
-  fails += bench_case("fibers_100x10000", 10000, 100, steps);
-  /* cost against the number of segments: one chain */
-  fails += bench_case("chain_1000", 1, 1000, steps);
-  fails += bench_case("chain_100000", 1, 100000, steps);
+  int cores = 1;
+#ifdef _OPENMP
+  cores = omp_get_num_procs();
+#endif
+  int tlist[2] = {1, cores};
+  for (int ti = 0; ti < (cores > 1 ? 2 : 1); ti++) {
+    threads_now = tlist[ti];
+    /* cost against the number of specimens: fibers of 100 bonds */
+    fails += bench_case("fibers_100x100", 100, 100, steps_for(updates, 10000));
+    fails += bench_case("fibers_100x10000", 10000, 100, steps_for(updates, 1000000));
+    /* cost against the number of segments: one chain, 1e3 to 1e7 bonds */
+    fails += bench_case("chain_1000", 1, 1000, steps_for(updates, 1000));
+    fails += bench_case("chain_10000", 1, 10000, steps_for(updates, 10000));
+    fails += bench_case("chain_100000", 1, 100000, steps_for(updates, 100000));
+    fails += bench_case("chain_1000000", 1, 1000000, steps_for(updates, 1000000));
+    fails += bench_case("chain_10000000", 1, 10000000, steps_for(updates, 10000000));
+  }
   return fails ? 1 : 0;
 }
