@@ -1,8 +1,9 @@
 /* calibrate.c: the least-squares driver of fiber-calibrate (gsl_multifit_nlinear, trust
  * region): bounded parameters by a smooth transform, residuals of simulated against
  * measured curves, a finite-difference Jacobian whose perturbed runs go through the
- * engine as one batch, starting values from beam theory, and the report (calibrated
- * experiment, curves CSV, gnuplot overlay, YAML summary). */
+ * engine as one batch, starting values from beam theory, the evaluations the global
+ * stage asks for (fit_global.h), and the report (calibrated experiment, curves CSV,
+ * gnuplot overlay, YAML summary). */
 #include <config.h>
 
 #include <errno.h>
@@ -705,6 +706,21 @@ static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
 {
   cal_state *st = params;
   double theta[FL_FIT_MAX_FREE];
+  double key[FL_FIT_MAX_FREE];
+  for (int j = 0; j < st->p; j++)
+    key[j] = gsl_vector_get(u, (size_t)j);
+  for (int k = 0; k < st->ndesign; k++)
+    if (memcmp(st->design_u + (size_t)k * (size_t)st->p, key, (size_t)st->p * sizeof(double)) == 0 &&
+        isfinite(st->design_f[(size_t)k * (size_t)st->n])) {
+      /* a point of the global stage's design: its residuals are known (and counted,
+       * also in the checkpoint, where a replay must not count them again) */
+      for (int i = 0; i < st->n; i++)
+        gsl_vector_set(f, (size_t)i, st->design_f[(size_t)k * (size_t)st->n + (size_t)i]);
+      gsl_vector_memcpy(st->last_u, u);
+      gsl_vector_memcpy(st->last_f, f);
+      st->have_last = 1;
+      return GSL_SUCCESS;
+    }
   const ck_record *r = ck_lookup(st->opts->checkpoint, CK_TAG_F, u);
   if (r) {
     /* replayed from the checkpoint: the stored bytes and simulation counts */
@@ -722,19 +738,6 @@ static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
     st->have_last = 1;
     return GSL_SUCCESS;
   }
-  double key[FL_FIT_MAX_FREE];
-  for (int j = 0; j < st->p; j++)
-    key[j] = gsl_vector_get(u, (size_t)j);
-  for (int k = 0; k < st->ndesign; k++)
-    if (memcmp(st->design_u + (size_t)k * (size_t)st->p, key, (size_t)st->p * sizeof(double)) == 0 &&
-        isfinite(st->design_f[(size_t)k * (size_t)st->n])) {
-      /* a point of the global stage's design: its residuals are known */
-      memcpy(f->data, st->design_f + (size_t)k * (size_t)st->n, (size_t)st->n * sizeof(double));
-      gsl_vector_memcpy(st->last_u, u);
-      gsl_vector_memcpy(st->last_f, f);
-      st->have_last = 1;
-      return GSL_SUCCESS;
-    }
   long sim0 = st->simulations, batch0 = st->batches;
   theta_of(st, u, theta);
   for (int d = 0; d < st->fit->ndata; d++) {
@@ -1820,7 +1823,9 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
       ustart[j] = gsl_vector_get(u0, (size_t)j);
     rc = fl_global_run(p, ustart, fit->solver.global_points, fit->solver.global_refine, &ops, &gr);
     if (rc) {
-      if (rc == FL_EUNSTABLE && gr.points > 0)
+      if (st.opts->stop && *st.opts->stop)
+        snprintf(err, errlen, "interrupted in the global stage");
+      else if (rc == FL_EUNSTABLE && gr.points > 0)
         snprintf(err, errlen, "global: none of the %d points of the design and the start ran (%s)", gr.points, st.err);
       else
         snprintf(err, errlen, "%s", st.err[0] ? st.err : "global stage failed");

@@ -112,11 +112,13 @@ int fl_global_run(int p, const double *u_start, int npoints, int nrefine, const 
     nrefine = ran;
   if (nrefine > FL_GLOBAL_MAX_REFINE)
     nrefine = FL_GLOBAL_MAX_REFINE;
-  char name[32];
-  say(ops, "%d points (%d of the design and the start), %d did not run; best costs %.6g (%s)%s", total, npoints,
-      res->failed, rank[0].cost, point_name(rank[0].index, name, sizeof name), nrefine > 1 ? "," : "");
-  for (int r = 1; r < nrefine && ops->log; r++)
-    say(ops, "  next best %.6g (%s)", rank[r].cost, point_name(rank[r].index, name, sizeof name));
+  char name[32], best[512] = "";
+  size_t used = 0;
+  for (int r = 0; r < nrefine && used < sizeof best; r++)
+    used += (size_t)snprintf(best + used, sizeof best - used, "%s%.6g (%s)", r ? ", " : "", rank[r].cost,
+                             point_name(rank[r].index, name, sizeof name));
+  say(ops, "%d points (%d of the design and the start), %d did not run; best costs %s", total, npoints,
+      res->failed, best);
   int start_rank = -1;
   for (int k = 0; k < total; k++)
     if (rank[k].index == 0)
