@@ -488,6 +488,9 @@ typedef struct {
   double t0;           /* s, monotonic clock at the start */
   double t_iter0;      /* s, when iteration iter0 + 1 began (the starting point evaluated) */
   int iter0;           /* iterations before the local fit's own (the global stage's winner's) */
+  int drop_item;       /* the curve whose drop aligns the buckling numbers (-1: none) */
+  int drop_jb[4];      /* the free buckling numbers, indices into fit->free (-1: fixed) */
+  double drop_want[5]; /* its measured features (drop_features) */
   /* the global stage (fit_global.h) */
   int ndesign;         /* points whose residuals it keeps, so a refinement starts without a run */
   double *design_u;    /* ndesign rows of p */
@@ -1063,6 +1066,51 @@ static int drop_features(const double *x, const double *y, int n, double out[5])
   return 1;
 }
 
+/* Align the free buckling numbers jb (indices into fit->free, -1 when fixed) at start
+ * to the measured drop features want of curve item db (fiber-calibrate(1), STARTING
+ * VALUES): four runs at most, each scaling the forces by the measured over the
+ * simulated feature and shifting the displacement and slope by their differences;
+ * a correction that does not run leaves the last point that did. */
+static int align_drop(cal_state *st, int db, const int jb[4], const double want[5], double *start)
+{
+  const fl_fit *fit = st->fit;
+  const fl_measured *m = &fit->data[db].data;
+  int p = st->p, rc;
+  double prev[FL_FIT_MAX_FREE];
+  for (int pass = 0; pass < 4; pass++) {
+    const double *t[1] = {start};
+    double got[5];
+    rc = run_curve(st, db, 1, t, st->ybuf);
+    if (rc && pass > 0 && (rc == FL_EINPUT || rc == FL_EUNSTABLE || rc == FL_ETIMESTEP)) {
+      /* the correction went too far (min_force above max_force, say): keep the last
+       * point that ran */
+      memcpy(start, prev, (size_t)p * sizeof *start);
+      break;
+    }
+    if (rc)
+      return rc;
+    memcpy(prev, start, (size_t)p * sizeof *start);
+    if (!drop_features(m->x, st->ybuf, m->n, got)) {
+      /* no drop inside the measured range: bring the simulated curve's highest
+       * force down to the measured peak, so that the next run drops */
+      double top = 0.0;
+      for (int i = 0; i < m->n; i++)
+        top = fmax(top, st->ybuf[i]);
+      if (jb[0] < 0 || !(top > want[0]))
+        break;
+      start[jb[0]] = clamp_inside(&fit->free[jb[0]], start[jb[0]] * want[0] / top);
+      continue;
+    }
+    for (int k = 0; k < 2; k++)
+      if (jb[k] >= 0)
+        start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] * want[k] / got[k]);
+    for (int k = 2; k < 4; k++)
+      if (jb[k] >= 0)
+        start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] + want[k] - got[k]);
+  }
+  return FL_OK;
+}
+
 /* Resolve start: auto (fiber-calibrate(1), STARTING VALUES). */
 static int auto_starts(cal_state *st, double *start)
 {
@@ -1128,43 +1176,16 @@ static int auto_starts(cal_state *st, double *start)
    * force by the measured over the simulated feature, and shift the displacement by the
    * measured less the simulated end of the plateau and the slope by the measured less
    * the simulated slope beyond it, four times (fiber-calibrate(1), STARTING VALUES). */
+  st->drop_item = db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0) ? db : -1;
+  memcpy(st->drop_jb, jb, sizeof jb);
+  if (db >= 0)
+    memcpy(st->drop_want, want, sizeof want);
   if (db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0)) {
-    const fl_measured *m = &fit->data[db].data;
     double given[4];
     for (int k = 0; k < 4; k++)
       given[k] = jb[k] >= 0 ? start[jb[k]] : 0.0;
-    double prev[FL_FIT_MAX_FREE];
-    for (int pass = 0; pass < 4; pass++) {
-      const double *t[1] = {start};
-      double got[5];
-      rc = run_curve(st, db, 1, t, st->ybuf);
-      if (rc && pass > 0 && (rc == FL_EINPUT || rc == FL_EUNSTABLE || rc == FL_ETIMESTEP)) {
-        /* the correction went too far (min_force above max_force, say): keep the last
-         * point that ran */
-        memcpy(start, prev, (size_t)p * sizeof *start);
-        break;
-      }
-      if (rc)
-        return rc;
-      memcpy(prev, start, (size_t)p * sizeof *start);
-      if (!drop_features(m->x, st->ybuf, m->n, got)) {
-        /* no drop inside the measured range: bring the simulated curve's highest
-         * force down to the measured peak, so that the next run drops */
-        double top = 0.0;
-        for (int i = 0; i < m->n; i++)
-          top = fmax(top, st->ybuf[i]);
-        if (jb[0] < 0 || !(top > want[0]))
-          break;
-        start[jb[0]] = clamp_inside(&fit->free[jb[0]], start[jb[0]] * want[0] / top);
-        continue;
-      }
-      for (int k = 0; k < 2; k++)
-        if (jb[k] >= 0)
-          start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] * want[k] / got[k]);
-      for (int k = 2; k < 4; k++)
-        if (jb[k] >= 0)
-          start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] + want[k] - got[k]);
-    }
+    if ((rc = align_drop(st, db, jb, want, start)))
+      return rc;
     for (int k = 0; k < 4; k++)
       if (jb[k] >= 0 && !fit->free[jb[k]].start_auto && start[jb[k]] != given[k])
         note(st, "note: the start of %s moved from %.6g to %.6g, where the simulated %s meets the measured one",
@@ -1658,6 +1679,19 @@ static int global_refine(void *ctx, int slot, const double *u, int iterations, d
   st->gw[slot] = w;
   for (int j = 0; j < p; j++)
     gsl_vector_set(u0, (size_t)j, u[j]);
+  if (st->drop_item >= 0) {
+    /* the candidate's drop first lands where the measured one is, as the start's does:
+     * a drop in the wrong place is a step the trust region cannot cross */
+    double theta[FL_FIT_MAX_FREE];
+    theta_of(st, u0, theta);
+    if (align_drop(st, st->drop_item, st->drop_jb, st->drop_want, theta) == FL_OK)
+      for (int j = 0; j < p; j++)
+        gsl_vector_set(u0, (size_t)j, to_u(&st->fit->free[j], theta[j]));
+    else if (st->opts->stop && *st->opts->stop) {
+      gsl_vector_free(u0);
+      return FL_EINTERRUPT;
+    }
+  }
   st->rc = 0;
   int status = gsl_multifit_nlinear_init(u0, st->gfdf, w);
   gsl_vector_free(u0);
@@ -1705,6 +1739,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   memset(cal, 0, sizeof *cal);
   features_measured(fit, &cal->features);
   memset(&st, 0, sizeof st);
+  st.drop_item = -1;
   st.fit = fit;
   st.t0 = t0;
   st.opts = opts ? opts : &quiet;
