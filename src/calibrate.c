@@ -1694,9 +1694,19 @@ static int global_refine(void *ctx, int slot, const double *u, int iterations, d
   }
   st->rc = 0;
   int status = gsl_multifit_nlinear_init(u0, st->gfdf, w);
+  for (int j = 0; j < p; j++)
+    u_out[j] = gsl_vector_get(u0, (size_t)j);
   gsl_vector_free(u0);
-  if (status)
-    return st->rc ? st->rc : FL_EUNSTABLE;
+  if (status && (st->rc == FL_ENOMEM || (st->opts->stop && *st->opts->stop)))
+    return st->rc ? st->rc : FL_EINTERRUPT;
+  if (status) {
+    /* a candidate whose residuals or Jacobian do not run is left out */
+    note(st, "note: global: candidate %d cannot be refined: %s", slot + 1, st->rc ? st->err : gsl_strerror(status));
+    gsl_multifit_nlinear_free(w);
+    st->gw[slot] = NULL;
+    *cost = HUGE_VAL;
+    return FL_OK;
+  }
   for (int iter = 1; iter <= iterations && iter <= st->fit->solver.max_iterations; iter++) {
     st->rc = 0;
     status = gsl_multifit_nlinear_iterate(w);
@@ -1860,6 +1870,8 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     if (rc) {
       if (st.opts->stop && *st.opts->stop)
         snprintf(err, errlen, "interrupted in the global stage");
+      else if (rc == FL_EUNSTABLE && gr.refined > 0)
+        snprintf(err, errlen, "global: none of the %d candidates could be refined (%s)", gr.refined, st.err);
       else if (rc == FL_EUNSTABLE && gr.points > 0)
         snprintf(err, errlen, "global: none of the %d points of the design and the start ran (%s)", gr.points, st.err);
       else

@@ -139,8 +139,13 @@ int fl_global_run(int p, const double *u_start, int npoints, int nrefine, const 
     res->refined = r + 1;
     say(ops, "refined %s: cost %.6g -> %.6g", point_name(k, name, sizeof name), res->cost_start[r],
         res->cost_refined[r]);
-    if (r == 0 || res->cost_refined[r] < res->cost_refined[res->winner])
+    if (isfinite(res->cost_refined[r]) &&
+        (!isfinite(res->cost_refined[res->winner]) || res->cost_refined[r] < res->cost_refined[res->winner]))
       res->winner = r;
+  }
+  if (!isfinite(res->cost_refined[res->winner])) {
+    rc = FL_EUNSTABLE;
+    goto out;
   }
   say(ops, "%s won (cost %.6g after at most %d iterations): the local fit goes on from it",
       point_name(res->design_index[res->winner], name, sizeof name), res->cost_refined[res->winner],

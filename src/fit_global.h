@@ -26,7 +26,8 @@ typedef struct {
    * HUGE_VAL.  Returns FL_OK, or an error status that ends the calibration. */
   int (*costs)(void *ctx, int npoints, const double *u, double *cost);
   /* Refine candidate slot from u by at most iterations trust-region iterations: its
-   * point and cost after them in u_out and cost.  Returns FL_OK or an error status. */
+   * point and cost after them in u_out and cost (HUGE_VAL: it could not be refined).
+   * Returns FL_OK or an error status that ends the calibration. */
   int (*refine)(void *ctx, int slot, const double *u, int iterations, double *u_out, double *cost);
   void *ctx;
   FILE *log;        /* the stage's lines; NULL: none */
@@ -57,8 +58,9 @@ int fl_global_design(int p, int npoints, double *u);
 
 /* Run the stage from u_start (p values): the cost of the start and of npoints design
  * points, then a refinement of the best nrefine of them that ran (the start among them
- * when its cost ranks).  Returns FL_OK with res filled, FL_EUNSTABLE when no point ran,
- * or the first error of ops (then res holds what was done). */
+ * when its cost ranks).  Returns FL_OK with res filled, FL_EUNSTABLE when no point ran
+ * or no candidate could be refined, or the first error of ops (then res holds what
+ * was done). */
 int fl_global_run(int p, const double *u_start, int npoints, int nrefine, const fl_global_ops *ops,
                   fl_global_result *res);
 
