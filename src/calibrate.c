@@ -1,8 +1,9 @@
 /* calibrate.c: the least-squares driver of fiber-calibrate (gsl_multifit_nlinear, trust
  * region): bounded parameters by a smooth transform, residuals of simulated against
  * measured curves, a finite-difference Jacobian whose perturbed runs go through the
- * engine as one batch, starting values from beam theory, and the report (calibrated
- * experiment, curves CSV, gnuplot overlay, YAML summary). */
+ * engine as one batch, starting values from beam theory, the evaluations the global
+ * stage asks for (fit_global.h), and the report (calibrated experiment, curves CSV,
+ * gnuplot overlay, YAML summary). */
 #include <config.h>
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "fit.h"
+#include "fit_global.h"
 #include "fl_defs.h"
 #include "output.h" /* gnuplot and atomic-output helpers */
 #include "run.h"
@@ -168,6 +170,9 @@ static int settings_hash(const fl_fit *fit, const char *settings, uint64_t *out)
   h = fnv1a(h, &s->ftol, sizeof s->ftol);
   h = fnv1a(h, &s->fd_step, sizeof s->fd_step);
   h = fnv1a(h, &s->central, sizeof s->central);
+  h = fnv1a(h, &s->global, sizeof s->global);
+  h = fnv1a(h, &s->global_points, sizeof s->global_points);
+  h = fnv1a(h, &s->global_refine, sizeof s->global_refine);
   h = fnv1a(h, &fit->npoints, sizeof fit->npoints);
   h = fnv1a(h, &fit->nfree, sizeof fit->nfree);
   if (settings)
@@ -481,7 +486,21 @@ typedef struct {
   char err[8192];      /* why an evaluation failed */
   int rc;              /* its status */
   double t0;           /* s, monotonic clock at the start */
-  double t_iter0;      /* s, when iteration 1 began (the starting point evaluated) */
+  double t_iter0;      /* s, when iteration iter0 + 1 began (the starting point evaluated) */
+  int iter0;           /* iterations before the local fit's own (the global stage's winner's) */
+  int drop_item;       /* the curve whose drop aligns the buckling numbers (-1: none) */
+  int drop_jb[4];      /* the free buckling numbers, indices into fit->free (-1: fixed) */
+  double drop_want[5]; /* its measured features (drop_features) */
+  /* the global stage (fit_global.h) */
+  int ndesign;         /* points whose residuals it keeps, so a refinement starts without a run */
+  double *design_u;    /* ndesign rows of p */
+  double *design_f;    /* ndesign rows of n; a row of HUGE_VAL for a point that did not run */
+  gsl_multifit_nlinear_workspace *gw[FL_GLOBAL_MAX_REFINE]; /* each refinement's solver */
+  int giter[FL_GLOBAL_MAX_REFINE];     /* its iterations */
+  int gconv[FL_GLOBAL_MAX_REFINE];     /* 1: its convergence test passed */
+  int genoprog[FL_GLOBAL_MAX_REFINE];  /* 1: it stopped with no trial step lowering the cost */
+  const gsl_multifit_nlinear_parameters *gparams; /* the solver's parameters */
+  gsl_multifit_nlinear_fdf *gfdf;      /* its functions */
 } cal_state;
 
 static void note(const cal_state *st, const char *fmt, ...)
@@ -690,6 +709,21 @@ static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
 {
   cal_state *st = params;
   double theta[FL_FIT_MAX_FREE];
+  double key[FL_FIT_MAX_FREE];
+  for (int j = 0; j < st->p; j++)
+    key[j] = gsl_vector_get(u, (size_t)j);
+  for (int k = 0; k < st->ndesign; k++)
+    if (memcmp(st->design_u + (size_t)k * (size_t)st->p, key, (size_t)st->p * sizeof(double)) == 0 &&
+        isfinite(st->design_f[(size_t)k * (size_t)st->n])) {
+      /* a point of the global stage's design: its residuals are known (and counted,
+       * also in the checkpoint, where a replay must not count them again) */
+      for (int i = 0; i < st->n; i++)
+        gsl_vector_set(f, (size_t)i, st->design_f[(size_t)k * (size_t)st->n + (size_t)i]);
+      gsl_vector_memcpy(st->last_u, u);
+      gsl_vector_memcpy(st->last_f, f);
+      st->have_last = 1;
+      return GSL_SUCCESS;
+    }
   const ck_record *r = ck_lookup(st->opts->checkpoint, CK_TAG_F, u);
   if (r) {
     /* replayed from the checkpoint: the stored bytes and simulation counts */
@@ -953,7 +987,7 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
 /* The features of a 3-point curve that has a drop after its peak (rows x, y), in the
  * order of the buckling numbers they stand for: out[0] the peak, out[1] the level of
  * the plateau after the drop, out[2] the end of that plateau, out[3] the slope of the
- * rows beyond (0 with fewer than 3 there).
+ * rows beyond (0 with fewer than 3 there); and out[4] the displacement of the peak.
  * - The peak is the highest row before the deepest fall below an earlier row, so a
  *   curve that climbs past it after the drop keeps its peak; its load is read off the
  *   least-squares line through the rows of the 2 % of the range before it.
@@ -965,7 +999,7 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
  * - It ends at the first of three rows in a row that leave its level, on the same
  *   side, by more than 5 % of the drop (the last row if none do).
  * Returns 0 when the curve has no drop, or no settled plateau after it. */
-static int drop_features(const double *x, const double *y, int n, double out[4])
+static int drop_features(const double *x, const double *y, int n, double out[5])
 {
   int ip = 0, irun = 0, ib = -1;
   double fall = 0.0;
@@ -1028,7 +1062,53 @@ static int drop_features(const double *x, const double *y, int n, double out[4])
   out[1] = level;
   out[2] = x[ie];
   out[3] = n - ie >= 3 ? fl_fit_slope(x, y, ie, n) : 0.0;
+  out[4] = x[ip];
   return 1;
+}
+
+/* Align the free buckling numbers jb (indices into fit->free, -1 when fixed) at start
+ * to the measured drop features want of curve item db (fiber-calibrate(1), STARTING
+ * VALUES): four runs at most, each scaling the forces by the measured over the
+ * simulated feature and shifting the displacement and slope by their differences;
+ * a correction that does not run leaves the last point that did. */
+static int align_drop(cal_state *st, int db, const int jb[4], const double want[5], double *start)
+{
+  const fl_fit *fit = st->fit;
+  const fl_measured *m = &fit->data[db].data;
+  int p = st->p, rc;
+  double prev[FL_FIT_MAX_FREE];
+  for (int pass = 0; pass < 4; pass++) {
+    const double *t[1] = {start};
+    double got[5];
+    rc = run_curve(st, db, 1, t, st->ybuf);
+    if (rc && pass > 0 && (rc == FL_EINPUT || rc == FL_EUNSTABLE || rc == FL_ETIMESTEP)) {
+      /* the correction went too far (min_force above max_force, say): keep the last
+       * point that ran */
+      memcpy(start, prev, (size_t)p * sizeof *start);
+      break;
+    }
+    if (rc)
+      return rc;
+    memcpy(prev, start, (size_t)p * sizeof *start);
+    if (!drop_features(m->x, st->ybuf, m->n, got)) {
+      /* no drop inside the measured range: bring the simulated curve's highest
+       * force down to the measured peak, so that the next run drops */
+      double top = 0.0;
+      for (int i = 0; i < m->n; i++)
+        top = fmax(top, st->ybuf[i]);
+      if (jb[0] < 0 || !(top > want[0]))
+        break;
+      start[jb[0]] = clamp_inside(&fit->free[jb[0]], start[jb[0]] * want[0] / top);
+      continue;
+    }
+    for (int k = 0; k < 2; k++)
+      if (jb[k] >= 0)
+        start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] * want[k] / got[k]);
+    for (int k = 2; k < 4; k++)
+      if (jb[k] >= 0)
+        start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] + want[k] - got[k]);
+  }
+  return FL_OK;
 }
 
 /* Resolve start: auto (fiber-calibrate(1), STARTING VALUES). */
@@ -1076,7 +1156,7 @@ static int auto_starts(cal_state *st, double *start)
     jb[k] = find_param(fit, bk[k]);
     any |= jb[k] >= 0;
   }
-  double want[4];
+  double want[5];
   for (int d = 0; d < fit->ndata && any && db < 0; d++) {
     const fl_measured *m = &fit->data[d].data;
     if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT ||
@@ -1096,43 +1176,16 @@ static int auto_starts(cal_state *st, double *start)
    * force by the measured over the simulated feature, and shift the displacement by the
    * measured less the simulated end of the plateau and the slope by the measured less
    * the simulated slope beyond it, four times (fiber-calibrate(1), STARTING VALUES). */
+  st->drop_item = db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0) ? db : -1;
+  memcpy(st->drop_jb, jb, sizeof jb);
+  if (db >= 0)
+    memcpy(st->drop_want, want, sizeof want);
   if (db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0)) {
-    const fl_measured *m = &fit->data[db].data;
     double given[4];
     for (int k = 0; k < 4; k++)
       given[k] = jb[k] >= 0 ? start[jb[k]] : 0.0;
-    double prev[FL_FIT_MAX_FREE];
-    for (int pass = 0; pass < 4; pass++) {
-      const double *t[1] = {start};
-      double got[4];
-      rc = run_curve(st, db, 1, t, st->ybuf);
-      if (rc && pass > 0 && (rc == FL_EINPUT || rc == FL_EUNSTABLE || rc == FL_ETIMESTEP)) {
-        /* the correction went too far (min_force above max_force, say): keep the last
-         * point that ran */
-        memcpy(start, prev, (size_t)p * sizeof *start);
-        break;
-      }
-      if (rc)
-        return rc;
-      memcpy(prev, start, (size_t)p * sizeof *start);
-      if (!drop_features(m->x, st->ybuf, m->n, got)) {
-        /* no drop inside the measured range: bring the simulated curve's highest
-         * force down to the measured peak, so that the next run drops */
-        double top = 0.0;
-        for (int i = 0; i < m->n; i++)
-          top = fmax(top, st->ybuf[i]);
-        if (jb[0] < 0 || !(top > want[0]))
-          break;
-        start[jb[0]] = clamp_inside(&fit->free[jb[0]], start[jb[0]] * want[0] / top);
-        continue;
-      }
-      for (int k = 0; k < 2; k++)
-        if (jb[k] >= 0)
-          start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] * want[k] / got[k]);
-      for (int k = 2; k < 4; k++)
-        if (jb[k] >= 0)
-          start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] + want[k] - got[k]);
-    }
+    if ((rc = align_drop(st, db, jb, want, start)))
+      return rc;
     for (int k = 0; k < 4; k++)
       if (jb[k] >= 0 && !fit->free[jb[k]].start_auto && start[jb[k]] != given[k])
         note(st, "note: the start of %s moved from %.6g to %.6g, where the simulated %s meets the measured one",
@@ -1177,6 +1230,55 @@ static int auto_starts(cal_state *st, double *start)
   return FL_OK;
 }
 
+/* The measured drop's features (fl_calibration_features): item -1 when no 3-point curve
+ * with buckling bonds has a drop. */
+static void features_measured(const fl_fit *fit, fl_calibration_features *ft)
+{
+  double out[5];
+  ft->item = -1;
+  for (int d = 0; d < fit->ndata && ft->item < 0; d++) {
+    const fl_fit_data *it = &fit->data[d];
+    if (it->kind == FL_FIT_CURVE && it->test == FL_TEST_BEND3PT && it->exp.bond.buckling.type != FL_BUCKLING_NONE &&
+        drop_features(it->data.x, it->data.y, it->data.n, out)) {
+      ft->item = d;
+      ft->measured[0] = out[4];
+      ft->measured[1] = out[0];
+      ft->measured[2] = out[1];
+      ft->measured[3] = out[2];
+    }
+  }
+}
+
+/* The same features of the simulated curve whose residuals are f: at the global stage's
+ * winner (fitted 0) or at the fitted values (fitted 1). */
+static void features_at(const cal_state *st, const gsl_vector *f, fl_calibration_features *ft, int fitted)
+{
+  const fl_fit *fit = st->fit;
+  double out[5];
+  if (ft->item < 0)
+    return;
+  const fl_fit_data *it = &fit->data[ft->item];
+  const item_info *ii = &st->item[ft->item];
+  double *y = malloc((size_t)it->data.n * sizeof *y);
+  if (!y)
+    return;
+  for (int i = 0; i < it->data.n; i++)
+    y[i] = it->data.y[i] + gsl_vector_get(f, (size_t)(ii->row0 + i)) / (ii->norm * row_weight(it, i));
+  int found = drop_features(it->data.x, y, it->data.n, out);
+  double *dst = fitted ? ft->fitted : ft->global;
+  if (found) {
+    dst[0] = out[4];
+    dst[1] = out[0];
+    dst[2] = out[1];
+    dst[3] = out[2];
+  }
+  if (fitted)
+    ft->fitted_found = found;
+  else
+    ft->global_found = found;
+  free(y);
+}
+
 /* ---- the driver -------------------------------------------------------------------- */
 
 void fl_calibration_free(fl_calibration *cal)
@@ -1212,9 +1314,9 @@ static void progress_line(const cal_state *st, int iter, const gsl_vector *u, co
    * at the mean time of those so far */
   double t = now(), elapsed = t - st->t0;
   fprintf(log, " (%ld simulations, %.1f s elapsed", st->simulations, elapsed);
-  if (iter > 0) {
+  if (iter > st->iter0) {
     int left = st->fit->solver.max_iterations - iter;
-    double per = (t - st->t_iter0) / iter;
+    double per = (t - st->t_iter0) / (iter - st->iter0);
     fprintf(log, ", %.3g s per iteration, at most %d more: about %.3g s left at most", per, left, per * left);
   }
   fprintf(log, ")\n");
@@ -1382,6 +1484,262 @@ out:
   return moved;
 }
 
+
+/* ---- the global stage's evaluations (fit_global.h) ------------------------------------ */
+
+/* Residuals of the points rows of theta that the checkpoint does not hold, into rows of
+ * f (n each); ok[k] 0 for a point that did not run.  Per curve item the points whose
+ * experiments a batch may share run as one batch, as the Jacobian's columns do; a batch
+ * that fails runs again point by point, so that one bad point fails alone.  A start
+ * (row 0 when is_start) that the experiment's checks refuse ends the calibration, as
+ * it does without the stage. */
+static int design_residuals(cal_state *st, int m, const int *rows, double (*theta)[FL_FIT_MAX_FREE], int has_start,
+                            double *f, int *ok)
+{
+  const fl_fit *fit = st->fit;
+  int rc = FL_OK;
+  fl_experiment *e = malloc((size_t)(m > 0 ? m : 1) * sizeof *e);
+  const double **set = malloc((size_t)(m > 0 ? m : 1) * sizeof *set);
+  int *idx = malloc((size_t)(m > 0 ? m : 1) * sizeof *idx);
+  int maxrows = 0;
+  for (int d = 0; d < fit->ndata; d++)
+    if (fit->data[d].data.n > maxrows)
+      maxrows = fit->data[d].data.n;
+  double *y = malloc((size_t)(m > 0 ? m : 1) * (size_t)(maxrows > 0 ? maxrows : 1) * sizeof *y);
+  if (!e || !set || !idx || !y) {
+    snprintf(st->err, sizeof st->err, "out of memory");
+    rc = FL_ENOMEM;
+    goto out;
+  }
+  for (int k = 0; k < m; k++)
+    ok[k] = 1;
+  for (int d = 0; d < fit->ndata && rc == FL_OK; d++) {
+    const fl_fit_data *it = &fit->data[d];
+    const item_info *ii = &st->item[d];
+    /* the points the checks accept, and of them the ones that share the first's batch */
+    int nb = 0, first = -1;
+    for (int k = 0; k < m; k++) {
+      if (!ok[k])
+        continue;
+      int erc = item_experiment(st, d, theta[rows[k]], &e[k]);
+      if (erc && has_start && k == 0) {
+        rc = erc;
+        goto out;
+      }
+      if (erc) {
+        ok[k] = 0;
+        continue;
+      }
+      if (it->kind == FL_FIT_CURVE && !st->opts->separate_runs &&
+          (first < 0 || fl_experiment_batchable(&e[first], &e[k]))) {
+        if (first < 0)
+          first = k;
+        set[nb] = theta[rows[k]];
+        idx[nb++] = k;
+      }
+    }
+    int batched = 0;
+    if (nb > 1) {
+      int brc = run_curve(st, d, nb, set, y);
+      if (brc == FL_ENOMEM || (st->opts->stop && *st->opts->stop)) {
+        rc = brc ? brc : FL_EINTERRUPT;
+        goto out;
+      }
+      if (!brc) {
+        batched = 1;
+        for (int b = 0; b < nb; b++)
+          for (int i = 0; i < it->data.n; i++)
+            f[(size_t)idx[b] * (size_t)st->n + (size_t)(ii->row0 + i)] =
+                ii->norm * row_weight(it, i) * (y[(size_t)b * (size_t)it->data.n + (size_t)i] - it->data.y[i]);
+      }
+    }
+    /* the others one by one (and all of a batch that failed) */
+    for (int k = 0; k < m; k++) {
+      if (!ok[k])
+        continue;
+      int in_batch = 0;
+      for (int b = 0; b < nb && batched; b++)
+        in_batch |= idx[b] == k;
+      if (in_batch)
+        continue;
+      int prc = item_residuals(st, d, theta[rows[k]], f + (size_t)k * (size_t)st->n + (size_t)ii->row0);
+      if (prc == FL_ENOMEM || (st->opts->stop && *st->opts->stop)) {
+        rc = prc ? prc : FL_EINTERRUPT;
+        goto out;
+      }
+      if (prc && has_start && k == 0 && prc == FL_EINPUT) {
+        rc = prc;
+        goto out;
+      }
+      if (prc)
+        ok[k] = 0;
+    }
+  }
+out:
+  free(e);
+  free(set);
+  free(idx);
+  free(y);
+  return rc;
+}
+
+/* fl_global_ops.costs: every point's residuals, from the checkpoint where it holds
+ * them, else simulated and appended to it; kept for the refinements. */
+static int global_costs(void *ctx, int npoints, const double *u, double *cost)
+{
+  cal_state *st = ctx;
+  int p = st->p, n = st->n, rc = FL_OK, m = 0;
+  free(st->design_u);
+  free(st->design_f);
+  st->ndesign = 0;
+  st->design_u = malloc((size_t)npoints * (size_t)p * sizeof(double));
+  st->design_f = malloc((size_t)npoints * (size_t)n * sizeof(double));
+  double(*theta)[FL_FIT_MAX_FREE] = malloc((size_t)npoints * sizeof *theta);
+  int *rows = malloc((size_t)npoints * sizeof *rows), *ok = malloc((size_t)npoints * sizeof *ok);
+  double *fnew = malloc((size_t)npoints * (size_t)n * sizeof *fnew);
+  gsl_vector *uk = gsl_vector_alloc((size_t)p);
+  if (!st->design_u || !st->design_f || !theta || !rows || !ok || !fnew || !uk) {
+    snprintf(st->err, sizeof st->err, "out of memory");
+    rc = FL_ENOMEM;
+    goto out;
+  }
+  memcpy(st->design_u, u, (size_t)npoints * (size_t)p * sizeof(double));
+  for (int k = 0; k < npoints; k++) {
+    double *fk = st->design_f + (size_t)k * (size_t)n;
+    for (int j = 0; j < p; j++)
+      gsl_vector_set(uk, (size_t)j, u[(size_t)k * (size_t)p + (size_t)j]);
+    theta_of(st, uk, theta[k]);
+    const ck_record *r = ck_lookup(st->opts->checkpoint, CK_TAG_F, uk);
+    if (r) {
+      st->simulations += r->dsim;
+      st->batches += r->dbatch;
+      for (int i = 0; i < n; i++)
+        fk[i] = r->flags & CK_FAILED_TRIAL ? HUGE_VAL : r->v[i];
+      continue;
+    }
+    rows[m++] = k;
+  }
+  long sim0 = st->simulations, batch0 = st->batches;
+  if ((rc = design_residuals(st, m, rows, theta, m > 0 && rows[0] == 0, fnew, ok)))
+    goto out;
+  for (int b = 0; b < m; b++) {
+    int k = rows[b];
+    double *fk = st->design_f + (size_t)k * (size_t)n;
+    for (int i = 0; i < n; i++)
+      fk[i] = ok[b] ? fnew[(size_t)b * (size_t)n + (size_t)i] : HUGE_VAL;
+    for (int j = 0; j < p; j++)
+      gsl_vector_set(uk, (size_t)j, u[(size_t)k * (size_t)p + (size_t)j]);
+    /* the batch's simulations go with its first record, so that a replay counts them once */
+    if (ok[b])
+      ck_append(st->opts->checkpoint, st->opts->log, st->opts->prog, CK_TAG_F, 0, b ? 0 : st->simulations - sim0,
+                b ? 0 : st->batches - batch0, uk, fk, (size_t)n);
+    else {
+      for (int i = 0; i < n; i++)
+        fnew[(size_t)b * (size_t)n + (size_t)i] = 1e10;
+      ck_append(st->opts->checkpoint, st->opts->log, st->opts->prog, CK_TAG_F, CK_FAILED_TRIAL,
+                b ? 0 : st->simulations - sim0, b ? 0 : st->batches - batch0, uk, fnew + (size_t)b * (size_t)n,
+                (size_t)n);
+    }
+  }
+  st->ndesign = npoints;
+  for (int k = 0; k < npoints; k++) {
+    const double *fk = st->design_f + (size_t)k * (size_t)n;
+    double c = 0.0;
+    for (int i = 0; i < n; i++)
+      c += fk[i] * fk[i];
+    cost[k] = isfinite(c) ? 0.5 * c : HUGE_VAL;
+  }
+out:
+  free(theta);
+  free(rows);
+  free(ok);
+  free(fnew);
+  if (uk)
+    gsl_vector_free(uk);
+  return rc;
+}
+
+/* fl_global_ops.refine: a trust-region solver of its own for the slot, a few
+ * iterations from u; the winner's goes on as the local fit. */
+static int global_refine(void *ctx, int slot, const double *u, int iterations, double *u_out, double *cost)
+{
+  cal_state *st = ctx;
+  int p = st->p;
+  gsl_vector *u0 = gsl_vector_alloc((size_t)p);
+  gsl_multifit_nlinear_workspace *w =
+      gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, st->gparams, (size_t)st->n, (size_t)p);
+  if (!u0 || !w) {
+    if (u0)
+      gsl_vector_free(u0);
+    if (w)
+      gsl_multifit_nlinear_free(w);
+    snprintf(st->err, sizeof st->err, "out of memory for the solver");
+    return FL_ENOMEM;
+  }
+  st->gw[slot] = w;
+  for (int j = 0; j < p; j++)
+    gsl_vector_set(u0, (size_t)j, u[j]);
+  if (st->drop_item >= 0) {
+    /* the candidate's drop first lands where the measured one is, as the start's does:
+     * a drop in the wrong place is a step the trust region cannot cross */
+    double theta[FL_FIT_MAX_FREE];
+    theta_of(st, u0, theta);
+    if (align_drop(st, st->drop_item, st->drop_jb, st->drop_want, theta) == FL_OK)
+      for (int j = 0; j < p; j++)
+        gsl_vector_set(u0, (size_t)j, to_u(&st->fit->free[j], theta[j]));
+    else if (st->opts->stop && *st->opts->stop) {
+      gsl_vector_free(u0);
+      return FL_EINTERRUPT;
+    }
+  }
+  st->rc = 0;
+  int status = gsl_multifit_nlinear_init(u0, st->gfdf, w);
+  for (int j = 0; j < p; j++)
+    u_out[j] = gsl_vector_get(u0, (size_t)j);
+  gsl_vector_free(u0);
+  if (status && (st->rc == FL_ENOMEM || (st->opts->stop && *st->opts->stop)))
+    return st->rc ? st->rc : FL_EINTERRUPT;
+  if (status) {
+    /* a candidate whose residuals or Jacobian do not run is left out */
+    note(st, "note: global: candidate %d cannot be refined: %s", slot + 1, st->rc ? st->err : gsl_strerror(status));
+    gsl_multifit_nlinear_free(w);
+    st->gw[slot] = NULL;
+    *cost = HUGE_VAL;
+    return FL_OK;
+  }
+  for (int iter = 1; iter <= iterations && iter <= st->fit->solver.max_iterations; iter++) {
+    st->rc = 0;
+    status = gsl_multifit_nlinear_iterate(w);
+    if (status == GSL_ENOPROG) {
+      st->genoprog[slot] = 1;
+      break;
+    }
+    if (status && st->rc == FL_ENOMEM)
+      return st->rc;
+    if (status) {
+      /* a run that failed: this refinement ends where it stands */
+      note(st, "note: global: the refinement of candidate %d stopped: %s", slot + 1,
+           st->rc ? st->err : gsl_strerror(status));
+      break;
+    }
+    st->giter[slot] = iter;
+    int info;
+    if (gsl_multifit_nlinear_test(st->fit->solver.xtol, st->fit->solver.gtol, st->fit->solver.ftol, &info, w) ==
+        GSL_SUCCESS) {
+      st->gconv[slot] = 1;
+      break;
+    }
+    if (st->opts->stop && *st->opts->stop)
+      break;
+  }
+  gsl_vector *x = gsl_multifit_nlinear_position(w);
+  for (int j = 0; j < p; j++)
+    u_out[j] = gsl_vector_get(x, (size_t)j);
+  double chi = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
+  *cost = 0.5 * chi * chi;
+  return FL_OK;
+}
+
 int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen)
 {
   static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
@@ -1389,7 +1747,9 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   int p = fit->nfree, n = fit->npoints, rc = FL_OK, maxrows = 0;
   double t0 = now();
   memset(cal, 0, sizeof *cal);
+  features_measured(fit, &cal->features);
   memset(&st, 0, sizeof st);
+  st.drop_item = -1;
   st.fit = fit;
   st.t0 = t0;
   st.opts = opts ? opts : &quiet;
@@ -1493,25 +1853,84 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   fdf.n = (size_t)n;
   fdf.p = (size_t)p;
   fdf.params = &st;
-  w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, (size_t)n, (size_t)p);
-  if (!w) {
-    snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", n, p);
-    rc = FL_ENOMEM;
-    goto out;
-  }
-  int enoprog = 0;
-  int status = gsl_multifit_nlinear_init(u0, &fdf, w);
-  if (status) {
-    snprintf(err, errlen, "%s", st.rc ? st.err : gsl_strerror(status));
-    rc = st.rc ? st.rc : FL_EUNSTABLE;
-    goto out;
+  int enoprog = 0, iter0 = 0, status;
+  st.iterating = 1;
+  cal->status = FL_CAL_MAX_ITERATIONS;
+  if (fl_global_wanted(fit)) {
+    /* the global stage: its winner's solver goes on as the local fit */
+    st.gparams = &params;
+    st.gfdf = &fdf;
+    fl_global_ops ops = {global_costs, global_refine, &st, st.opts->log, st.opts->prog};
+    fl_global_result gr;
+    double ustart[FL_FIT_MAX_FREE];
+    long sim0 = st.simulations;
+    for (int j = 0; j < p; j++)
+      ustart[j] = gsl_vector_get(u0, (size_t)j);
+    rc = fl_global_run(p, ustart, fit->solver.global_points, fit->solver.global_refine, &ops, &gr);
+    if (rc) {
+      if (st.opts->stop && *st.opts->stop)
+        snprintf(err, errlen, "interrupted in the global stage");
+      else if (rc == FL_EUNSTABLE && gr.refined > 0)
+        snprintf(err, errlen, "global: none of the %d candidates could be refined (%s)", gr.refined, st.err);
+      else if (rc == FL_EUNSTABLE && gr.points > 0)
+        snprintf(err, errlen, "global: none of the %d points of the design and the start ran (%s)", gr.points, st.err);
+      else
+        snprintf(err, errlen, "%s", st.err[0] ? st.err : "global stage failed");
+      goto out;
+    }
+    int win = gr.winner;
+    w = st.gw[win];
+    st.gw[win] = NULL;
+    iter0 = st.giter[win];
+    cal->global.used = 1;
+    cal->global.points = gr.points;
+    cal->global.failed = gr.failed;
+    cal->global.refined = gr.refined;
+    cal->global.winner = win;
+    cal->global.simulations = st.simulations - sim0;
+    for (int r = 0; r < gr.refined; r++) {
+      cal->global.design_index[r] = gr.design_index[r];
+      cal->global.cost_start[r] = gr.cost_start[r];
+      cal->global.cost_refined[r] = gr.cost_refined[r];
+      for (int j = 0; j < p; j++) {
+        cal->global.start[r][j] = from_u(&fit->free[j], gr.u_start[r][j], NULL);
+        cal->global.refined_value[r][j] = from_u(&fit->free[j], gr.u_refined[r][j], NULL);
+      }
+    }
+    /* where the winner's simulated features land */
+    features_at(&st, gsl_multifit_nlinear_residual(w), &cal->features, 0);
+    if (st.gconv[win])
+      cal->status = FL_CAL_CONVERGED;
+    enoprog = st.genoprog[win];
+    cal->iterations = iter0;
+  } else {
+    w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, (size_t)n, (size_t)p);
+    if (!w) {
+      snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", n, p);
+      rc = FL_ENOMEM;
+      goto out;
+    }
+    st.iterating = 0;
+    status = gsl_multifit_nlinear_init(u0, &fdf, w);
+    st.iterating = 1;
+    if (status) {
+      snprintf(err, errlen, "%s", st.rc ? st.err : gsl_strerror(status));
+      rc = st.rc ? st.rc : FL_EUNSTABLE;
+      goto out;
+    }
   }
   st.t_iter0 = now();
+  st.iter0 = iter0;
   if (st.opts->progress && st.opts->log)
-    progress_line(&st, 0, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
-  cal->status = FL_CAL_MAX_ITERATIONS;
-  st.iterating = 1;
-  for (int iter = 1; iter <= fit->solver.max_iterations; iter++) {
+    progress_line(&st, iter0, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
+  if (iter0 > 0 && ((st.opts->stop && *st.opts->stop) || (st.opts->stop_after > 0 && iter0 >= st.opts->stop_after))) {
+    cal->status = FL_CAL_FAILED;
+    cal->interrupted = 1;
+    snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d%s", iter0,
+             st.opts->stop && *st.opts->stop ? "" : " (--stop-after)");
+  }
+  for (int iter = iter0 + 1; iter <= fit->solver.max_iterations && cal->status == FL_CAL_MAX_ITERATIONS && !enoprog;
+       iter++) {
     st.rc = 0;
     status = gsl_multifit_nlinear_iterate(w);
     if (status == GSL_ENOPROG) {
@@ -1587,6 +2006,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   cal->calibrated = fit->exp;
   if ((rc = fl_fit_apply(fit, cal->value, &cal->calibrated, fit->exp_path, err, errlen)))
     goto out;
+  features_at(&st, f, &cal->features, 1);
   st.rc = 0;
   if ((rc = report_curves(&st, u, f, cal))) {
     snprintf(err, errlen, "%s", rc == FL_ENOMEM ? "out of memory" : st.err);
@@ -1600,6 +2020,11 @@ out:
     fl_calibration_free(cal);
   if (w)
     gsl_multifit_nlinear_free(w);
+  for (int k = 0; k < FL_GLOBAL_MAX_REFINE; k++)
+    if (st.gw[k])
+      gsl_multifit_nlinear_free(st.gw[k]);
+  free(st.design_u);
+  free(st.design_f);
   if (u0)
     gsl_vector_free(u0);
   if (st.last_u)
@@ -1810,6 +2235,84 @@ fail:
   return rc;
 }
 
+/* The summary's global: block (fiber-calibrate(1)): the design, and per refined
+ * candidate where it started, its cost there and after its refinement. */
+static void summary_global(fl_yaml_out *y, const fl_fit *fit, const fl_calibration *cal)
+{
+  const fl_calibration_global *g = &cal->global;
+  if (!g->used)
+    return;
+  fl_yaml_str(y, "global");
+  fl_yaml_map_begin(y, 0);
+  fl_yaml_key_int(y, "points", g->points);
+  fl_yaml_key_int(y, "failed", g->failed);
+  fl_yaml_key_int(y, "refined", g->refined);
+  fl_yaml_key_int(y, "simulations", g->simulations);
+  fl_yaml_key_int(y, "winner", g->winner + 1);
+  fl_yaml_str(y, "candidates");
+  fl_yaml_seq_begin(y, 0);
+  for (int r = 0; r < g->refined; r++) {
+    fl_yaml_map_begin(y, 0);
+    if (g->design_index[r])
+      fl_yaml_key_int(y, "point", g->design_index[r]);
+    else
+      fl_yaml_key_str(y, "point", "start");
+    fl_yaml_key_num(y, "cost", "%.6g", g->cost_start[r]);
+    fl_yaml_key_num(y, "refined_cost", "%.6g", g->cost_refined[r]);
+    fl_yaml_str(y, "start");
+    fl_yaml_map_begin(y, 1);
+    for (int j = 0; j < cal->nfree; j++)
+      fl_yaml_key_num(y, fit->free[j].path, "%.8g", g->start[r][j]);
+    fl_yaml_map_end(y);
+    fl_yaml_str(y, "refined");
+    fl_yaml_map_begin(y, 1);
+    for (int j = 0; j < cal->nfree; j++)
+      fl_yaml_key_num(y, fit->free[j].path, "%.8g", g->refined_value[r][j]);
+    fl_yaml_map_end(y);
+    fl_yaml_map_end(y);
+  }
+  fl_yaml_seq_end(y);
+  fl_yaml_map_end(y);
+}
+
+static void features_block(fl_yaml_out *y, const char *key, const double *v, double xs)
+{
+  fl_yaml_str(y, key);
+  fl_yaml_map_begin(y, 1);
+  fl_yaml_key_num(y, "peak_displacement", "%.6g", v[0] / xs);
+  fl_yaml_key_num(y, "peak_force", "%.6g", v[1]);
+  fl_yaml_key_num(y, "plateau_level", "%.6g", v[2]);
+  fl_yaml_key_num(y, "plateau_end", "%.6g", v[3] / xs);
+  fl_yaml_map_end(y);
+}
+
+/* The summary's features: block: where the drop is measured and where the simulated
+ * one lands, after the global stage and at the fitted values; displacements in the
+ * table's unit, forces in N. */
+static void summary_features(fl_yaml_out *y, const fl_fit *fit, const fl_calibration *cal)
+{
+  const fl_calibration_features *ft = &cal->features;
+  if (ft->item < 0)
+    return;
+  const fl_fit_data *it = &fit->data[ft->item];
+  fl_yaml_str(y, "features");
+  fl_yaml_map_begin(y, 0);
+  fl_yaml_key_str(y, "file", it->file);
+  fl_yaml_key_str(y, "unit", it->x_unit);
+  features_block(y, "measured", ft->measured, it->x_unit_si);
+  if (cal->global.used) {
+    if (ft->global_found)
+      features_block(y, "global", ft->global, it->x_unit_si);
+    else
+      fl_yaml_key_null(y, "global");
+  }
+  if (ft->fitted_found)
+    features_block(y, "fitted", ft->fitted, it->x_unit_si);
+  else
+    fl_yaml_key_null(y, "fitted");
+  fl_yaml_map_end(y);
+}
+
 int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_paths *p)
 {
   static const char *const names[] = {"converged", "max_iterations", "failed"};
@@ -1882,6 +2385,8 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
   }
   fl_yaml_seq_end(y);
   fl_yaml_key_num(y, "r_squared", "%.6f", cal->r_squared);
+  summary_global(y, fit, cal);
+  summary_features(y, fit, cal);
   fl_yaml_key_str(y, "calibrated", p->yaml);
   fl_yaml_key_str(y, "csv", p->csv);
   if (p->plot[0])

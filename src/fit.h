@@ -3,7 +3,8 @@
  * A fit definition (fl_fit) is read from a Fit YAML by fl_fit_load (yaml_fit.c), which
  * also loads every experiment and measured table it names, so that all input errors
  * come out before any simulation.  fl_calibrate (calibrate.c) then runs a bounded
- * nonlinear least-squares fit with GSL's gsl_multifit_nlinear (trust region), and
+ * nonlinear least-squares fit with GSL's gsl_multifit_nlinear (trust region), after a
+ * global stage over the bounds where the fit asks for one (fit_global.h), and
  * fl_calibration_write / fl_calibration_summary report it.  See fiberlab-fit(5) and
  * fiber-calibrate(1). */
 #ifndef FL_FIT_H
@@ -22,6 +23,9 @@
 #define FL_FIT_MAX_DATA 64   /* data items */
 #define FL_FIT_PATH 4096     /* file names */
 #define FL_FIT_KEY 128       /* dotted paths */
+#define FL_GLOBAL_MIN_POINTS 4    /* solver.global_points */
+#define FL_GLOBAL_MAX_POINTS 4096
+#define FL_GLOBAL_MAX_REFINE 16   /* solver.global_refine */
 
 /* What a data item holds. */
 enum fl_fit_data_kind {
@@ -76,10 +80,20 @@ typedef struct {
   double ftol;         /* residual-change test */
   double fd_step;      /* difference step of the Jacobian, relative in u */
   int central;         /* 1: central differences, 0: forward */
+  int global;          /* the global stage before the trust region: enum fl_global_mode */
+  int global_points;   /* its design points (the start not counted) */
+  int global_refine;   /* its best points refined by a few trust-region iterations */
 } fl_fit_solver;
 
+/* solver.global: when the global stage runs (fit_global.h). */
+enum fl_global_mode {
+  FL_GLOBAL_AUTO = 0, /* when a bond.buckling key is free */
+  FL_GLOBAL_ON = 1,
+  FL_GLOBAL_OFF = 2
+};
+
 /* The defaults: lm, 100 iterations, xtol 1e-6, gtol 1e-8, ftol 1e-10, forward
- * differences with step 1e-3. */
+ * differences with step 1e-3; global stage auto with 16 points, 3 of them refined. */
 fl_fit_solver fl_fit_solver_default(void);
 
 typedef struct {
@@ -166,6 +180,34 @@ typedef struct {
   double r_squared;  /* 1 - SS_res / SS_tot of the rows */
 } fl_calibration_curve;
 
+/* The global stage as it ran (fit_global.h), values in YAML units. */
+typedef struct {
+  int used;                 /* 1: the stage ran */
+  int points;               /* costed: the design and the start */
+  int failed;               /* of them, points that did not run */
+  int refined;              /* candidates refined */
+  int winner;               /* the candidate the local fit went on from */
+  long simulations;         /* of the stage, the refinements included */
+  int design_index[FL_GLOBAL_MAX_REFINE];                 /* each candidate: 0 the start, k design point k */
+  double start[FL_GLOBAL_MAX_REFINE][FL_FIT_MAX_FREE];    /* its values */
+  double cost_start[FL_GLOBAL_MAX_REFINE];                /* its cost */
+  double refined_value[FL_GLOBAL_MAX_REFINE][FL_FIT_MAX_FREE]; /* after its refinement */
+  double cost_refined[FL_GLOBAL_MAX_REFINE];              /* its cost then */
+} fl_calibration_global;
+
+/* Where the kink lands: the features of a drop (fiber-calibrate(1), STARTING VALUES)
+ * read off the first 3-point curve with buckling bonds whose measured curve has a drop,
+ * in the order peak displacement (m), peak force (N), plateau level (N), plateau end (m). */
+#define FL_FEATURES 4
+typedef struct {
+  int item;                        /* its data item, from 0; -1: no such curve */
+  double measured[FL_FEATURES];
+  int global_found;                /* 1: the global stage's winner has a drop */
+  double global[FL_FEATURES];      /* simulated at it */
+  int fitted_found;                /* 1: the fitted curve has a drop */
+  double fitted[FL_FEATURES];      /* simulated at the fitted values */
+} fl_calibration_features;
+
 typedef struct {
   enum fl_calibration_status status;
   char message[2048];          /* why it failed or stopped (empty when converged) */
@@ -184,6 +226,8 @@ typedef struct {
   fl_calibration_curve *curve; /* ncurves */
   double r_squared;            /* all curve rows together, each relative to its largest |measured| */
   fl_experiment calibrated;    /* fit->exp with the best values */
+  fl_calibration_global global; /* the global stage (global.used 0: it did not run) */
+  fl_calibration_features features; /* the drop's features, measured and simulated */
 } fl_calibration;
 
 /* Fit.  Returns FL_OK with cal->status set (a report exists: write it even when the

@@ -41,7 +41,8 @@ static const char *const peaks_keys[] = {"test", "peaks", "columns", "units", "w
 static const char *const xy_keys[] = {"x", "y", NULL};
 static const char *const y_keys[] = {"y", NULL};
 static const char *const free_keys[] = {"start", "min", "max", NULL};
-static const char *const solver_keys[] = {"method", "max_iterations", "xtol", "gtol", "ftol", "difference_step", "differences", NULL};
+static const char *const solver_keys[] = {"method", "max_iterations", "xtol", "gtol", "ftol", "difference_step", "differences",
+                                          "global", "global_points", "global_refine", NULL};
 
 fl_fit_solver fl_fit_solver_default(void)
 {
@@ -53,6 +54,9 @@ fl_fit_solver fl_fit_solver_default(void)
   s.ftol = 1e-10;
   s.fd_step = 1e-3;
   s.central = 0;
+  s.global = FL_GLOBAL_AUTO;
+  s.global_points = 16;
+  s.global_refine = 3;
   return s;
 }
 
@@ -416,6 +420,18 @@ static int load_solver(loader *L, const yaml_node_t *map)
   static const char *const differences[] = {"forward", "central", NULL};
   if ((v = get(L, map, "differences", NULL)) && get_enum(L, v, "solver.differences", differences, &s->central))
     return FL_EINPUT;
+  static const char *const global_modes[] = {"auto", "on", "off", NULL}; /* enum fl_global_mode */
+  if ((v = get(L, map, "global", NULL)) && get_enum(L, v, "solver.global", global_modes, &s->global))
+    return FL_EINPUT;
+  if ((v = get(L, map, "global_points", NULL)) &&
+      get_int(L, v, "solver.global_points", FL_GLOBAL_MIN_POINTS, FL_GLOBAL_MAX_POINTS, &s->global_points))
+    return FL_EINPUT;
+  if ((v = get(L, map, "global_refine", NULL)) &&
+      get_int(L, v, "solver.global_refine", 1, FL_GLOBAL_MAX_REFINE, &s->global_refine))
+    return FL_EINPUT;
+  if (s->global_refine > s->global_points + 1)
+    return fail_at(L, v, "solver.global_refine: '%d' is more than the %d points of the design and the start; "
+                   "allowed: an integer in [1, solver.global_points + 1]", s->global_refine, s->global_points + 1);
   return FL_OK;
 }
 

@@ -58,6 +58,11 @@ check "fiber-calibrate: bad/wrong-test.yaml:3:11: data[1].test: 'tension' is not
 check "fiber-calibrate: bad/bad-method.yaml:9:11: solver.method: 'newton' is not allowed; allowed: lm | lmaccel | dogleg | ddogleg | subspace2D" bad/bad-method.yaml
 check "fiber-calibrate: bad/bad-differences.yaml:10:16: solver.differences: 'backward' is not allowed; allowed: forward | central" bad/bad-differences.yaml
 check "fiber-calibrate: bad/bad-difference-step.yaml:11:20: solver.difference_step: '0.5' is out of range; allowed: a number in (0, 0.1]" bad/bad-difference-step.yaml
+check "fiber-calibrate: bad/bad-global.yaml:9:11: solver.global: 'always' is not allowed; allowed: auto | on | off" bad/bad-global.yaml
+check "fiber-calibrate: bad/bad-global-points.yaml:9:18: solver.global_points: '2' is out of range; allowed: an integer in [4, 4096]" bad/bad-global-points.yaml
+check "fiber-calibrate: bad/bad-global-points-word.yaml:9:18: solver.global_points: 'many' is not an integer; allowed: an integer in [4, 4096]" bad/bad-global-points-word.yaml
+check "fiber-calibrate: bad/bad-global-refine.yaml:9:18: solver.global_refine: '0' is out of range; allowed: an integer in [1, 16]" bad/bad-global-refine.yaml
+check "fiber-calibrate: bad/global-refine-above-points.yaml:11:18: solver.global_refine: '6' is more than the 5 points of the design and the start; allowed: an integer in [1, solver.global_points + 1]" bad/global-refine-above-points.yaml
 check "fiber-calibrate: bad/bad-weight.yaml:6:13: data[1].weight: '0' is out of range; allowed: a number in (0, 1e+06]" bad/bad-weight.yaml
 check "fiber-calibrate: bad/bad-set.yaml:6:26: bond.damping: '-1' is out of range; allowed: a number in [0, 1000] s" bad/bad-set.yaml
 check "fiber-calibrate: bad/missing-experiment.yaml:1:13: experiment: 'not-there.yaml' cannot be read: No such file or directory; allowed: an experiment file, relative to the fit file" bad/missing-experiment.yaml

@@ -155,5 +155,30 @@ else
   fail "calibrated experiment or curves CSV differ"
 fi
 
+# 6. the global stage (solver.global: on) goes through the checkpoint too: a run
+# stopped after it (--stop-after 1) and resumed gives the summary and calibrated
+# experiment of a run straight through, its design and refinements replayed
+{ cat good.yaml; printf 'solver:\n  global: on\n  global_points: 4\n  global_refine: 1\n'; } >global.yaml
+mkdir gfull gpart
+"$bin" --plot none -o gfull/out global.yaml >gfull.out 2>gfull.err
+st=$?
+if [ "$st" = 0 ] && grep -q '^global:' gfull.out && grep -q '^fiber-calibrate: global: 5 points (4 of the design and the start)' gfull.err; then
+  ok "global stage: 5 points costed, reported on stderr and in the summary"
+else
+  fail "global stage run: status $st" gfull.err
+fi
+"$bin" --plot none --stop-after 1 -o gpart/out global.yaml >gstop.out 2>gstop.err
+st=$?
+"$bin" --plot none -o gpart/out --resume global.yaml >gresume.out 2>gresume.err
+st2=$?
+replayed=$(sed -n 's/.*--resume: \([0-9]*\) evaluations replayed.*/\1/p' gresume.err)
+if [ "$st" = 1 ] && grep -q 'interrupted after iteration' gstop.err && [ "$st2" = 0 ] && [ "${replayed:-0}" -gt 0 ] &&
+  sed 's/gpart\//gfull\//' gresume.out | cmp -s - gfull.out && cmp -s gfull/out.yaml gpart/out.yaml; then
+  ok "global stage stopped and resumed: $replayed evaluations replayed, summary and calibrated experiment identical"
+else
+  fail "global stage stopped ($st) and resumed ($st2, '${replayed:-}' replayed)" gresume.err
+  sed 's/gpart\//gfull\//' gresume.out | diff gfull.out - | sed 's/^/  | /'
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
