@@ -2389,10 +2389,7 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
   summary_features(y, fit, cal);
   fl_yaml_key_str(y, "calibrated", p->yaml);
   fl_yaml_key_str(y, "csv", p->csv);
-  if (p->plot[0])
-    fl_yaml_key_str(y, "plot", p->plot);
-  else
-    fl_yaml_key_null(y, "plot");
+  fl_yaml_key_str_or_null(y, "plot", p->plot);
   fl_yaml_map_end(y);
   return fl_yaml_out_close(&y);
 }

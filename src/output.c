@@ -349,10 +349,7 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   if (r->kind == FL_TEST_BEND3PT)
     figure(y, r, "force_at_max_displacement", offsetof(fl_specimen_result, y_at_max_x));
   fl_yaml_key_str(y, "csv", p->csv);
-  if (p->plot[0])
-    fl_yaml_key_str(y, "plot", p->plot);
-  else
-    fl_yaml_key_null(y, "plot");
+  fl_yaml_key_str_or_null(y, "plot", p->plot);
   fl_yaml_map_end(y);
   return fl_yaml_out_close(&y);
 }

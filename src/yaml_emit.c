@@ -415,6 +415,14 @@ void fl_yaml_key_null(fl_yaml_out *y, const char *key)
   fl_yaml_null(y);
 }
 
+void fl_yaml_key_str_or_null(fl_yaml_out *y, const char *key, const char *s)
+{
+  if (s && s[0])
+    fl_yaml_key_str(y, key, s);
+  else
+    fl_yaml_key_null(y, key);
+}
+
 /* ---- the close ------------------------------------------------------------------------ */
 
 /* The document with each note at the end of its line.  The notes are left out if the

@@ -62,5 +62,7 @@ void fl_yaml_key_plain(fl_yaml_out *y, const char *key, const char *text);
 void fl_yaml_key_num(fl_yaml_out *y, const char *key, const char *fmt, double v);
 void fl_yaml_key_int(fl_yaml_out *y, const char *key, long v);
 void fl_yaml_key_null(fl_yaml_out *y, const char *key);
+/* key: s, or key: null when s is empty (a file that was not written). */
+void fl_yaml_key_str_or_null(fl_yaml_out *y, const char *key, const char *s);
 
 #endif
