@@ -15,6 +15,7 @@
 #include "experiment.h"
 #include "fl_defs.h"
 #include "run.h"
+#include "chain_probe.h"
 #include "system.h"
 
 #define PI 3.14159265358979323846
@@ -130,38 +131,12 @@ START_TEST(test_ellipse_builds_the_round_section_of_its_inertia_and_area)
 }
 END_TEST
 
-/* The chain's own deflection (the axis under the nose against the axis over the
- * supports) against the force on the nose. */
-typedef struct {
-  int n;
-  double xs, *defl, *force;
-} chain_probe;
-
-static double axis_at(const fl_system *sys, double xa)
-{
-  int best = 0;
-  for (int i = 1; i < sys->nbody; i++)
-    if (fabs(sys->x_ref[i].x - xa) < fabs(sys->x_ref[best].x - xa))
-      best = i;
-  fl_vec3 p = fl_add(sys->x[best], fl_qrot(sys->q[best], fl_v3(xa - sys->x_ref[best].x, 0, 0)));
-  return p.y;
-}
-
-static void sample_chain(void *ctx, const fl_system *sys, int point, double x)
-{
-  (void)x;
-  chain_probe *p = ctx;
-  p->defl[point] = 0.5 * (axis_at(sys, -p->xs) + axis_at(sys, p->xs)) - axis_at(sys, 0.0);
-  p->force[point] = sys->tool_force[2].y;
-  p->n = point + 1;
-}
-
 /* The chain's stiffness under the nose, from the rows with 20-100 % of the force. */
 static double chain_stiffness(const fl_experiment *e)
 {
   chain_probe p = {0, 0.5 * e->test.span_m, calloc((size_t)e->sim.output_points, sizeof(double)),
                    calloc((size_t)e->sim.output_points, sizeof(double))};
-  fl_run_hooks h = {NULL, sample_chain, &p, NULL, 1, 0};
+  fl_run_hooks h = {NULL, chain_probe_sample, &p, NULL, 1, 0};
   fl_curve c;
   fl_result r;
   char err[512];

@@ -11,6 +11,7 @@
 
 #include "fl_defs.h"
 #include "run.h"
+#include "chain_probe.h"
 
 #define PI 3.14159265358979323846
 
@@ -184,33 +185,6 @@ done:
  *   delta / P = sum over bonds of (span/2 - |p|)^2 / (4 kb) + 1 / (4 ks).
  * delta is the chain's own deflection: the axis under the nose against the axis over
  * the supports (each on the segment that lies there). */
-typedef struct {
-  int n;
-  double xs;    /* support position, m */
-  double *defl; /* m */
-  double *force;/* N */
-} span_probe;
-
-/* y of the fiber axis at x = xa, on the segment whose reference centre is nearest */
-static double axis_y(const fl_system *sys, double xa)
-{
-  int best = 0;
-  for (int i = 1; i < sys->nbody; i++)
-    if (fabs(sys->x_ref[i].x - xa) < fabs(sys->x_ref[best].x - xa))
-      best = i;
-  fl_vec3 p = fl_add(sys->x[best], fl_qrot(sys->q[best], fl_v3(xa - sys->x_ref[best].x, 0, 0)));
-  return p.y;
-}
-
-static void span_sample(void *ctx, const fl_system *sys, int point, double x)
-{
-  (void)x;
-  span_probe *p = ctx;
-  p->defl[point] = 0.5 * (axis_y(sys, -p->xs) + axis_y(sys, p->xs)) - axis_y(sys, 0.0);
-  p->force[point] = sys->tool_force[2].y;
-  p->n = point + 1;
-}
-
 static void span_case(int segments)
 {
   if (solver == FL_SOLVER_STATIC) {
@@ -233,9 +207,9 @@ static void span_case(int segments)
   e.test.nose_radius_m = 2 * R;
   e.test.max_displacement_m = 2e-3 * span;
   e.bond.damping = 0.05 * h / sqrt(E / e.fiber.density);
-  span_probe p = {0, 0.5 * span, calloc((size_t)e.sim.output_points, sizeof(double)),
+  chain_probe p = {0, 0.5 * span, calloc((size_t)e.sim.output_points, sizeof(double)),
                   calloc((size_t)e.sim.output_points, sizeof(double))};
-  fl_run_hooks hooks = {NULL, span_sample, &p, NULL, 1, 0};
+  fl_run_hooks hooks = {NULL, chain_probe_sample, &p, NULL, 1, 0};
   fl_curve c;
   fl_result r;
   char err[512], cfg[160];
