@@ -672,6 +672,27 @@ static void pulled_chain(fl_system *sys, int nbond, int threads)
   sys->threads = threads;
 }
 
+/* Step a and b (chains of nbond bonds) steps times each, then assert they hold the
+ * same state, loads and energies bit for bit. */
+static void step_both_same_bits(fl_system *a, fl_system *b, int nbond, int steps)
+{
+  int bs, bb;
+  for (int n = 0; n < steps; n++) {
+    ck_assert_int_eq(fl_system_step(a, &bs, &bb), 0);
+    ck_assert_int_eq(fl_system_step(b, &bs, &bb), 0);
+  }
+  size_t nb = (size_t)nbond + 1;
+  ck_assert_int_eq(memcmp(a->x, b->x, nb * sizeof *a->x), 0);
+  ck_assert_int_eq(memcmp(a->q, b->q, nb * sizeof *a->q), 0);
+  ck_assert_int_eq(memcmp(a->v, b->v, nb * sizeof *a->v), 0);
+  ck_assert_int_eq(memcmp(a->L, b->L, nb * sizeof *a->L), 0);
+  ck_assert_int_eq(memcmp(a->f, b->f, nb * sizeof *a->f), 0);
+  ck_assert_int_eq(memcmp(a->bstate, b->bstate, (size_t)nbond * sizeof *a->bstate), 0);
+  ck_assert_int_eq(memcmp(a->grip_force, b->grip_force, sizeof *a->grip_force), 0);
+  ck_assert_int_eq(memcmp(a->grip_torque, b->grip_torque, sizeof *a->grip_torque), 0);
+  ck_assert_int_eq(memcmp(a->strain_energy, b->strain_energy, sizeof *a->strain_energy), 0);
+}
+
 /* The bond pass and the body pass split over threads inside one specimen sum in the
  * same order as on one thread: the state after some steps is the same to the bit. */
 START_TEST(test_threads_same_bits)
@@ -680,21 +701,7 @@ START_TEST(test_threads_same_bits)
   fl_system one, two;
   pulled_chain(&one, NBOND, 1);
   pulled_chain(&two, NBOND, 2);
-  int bs, bb;
-  for (int n = 0; n < STEPS; n++) {
-    ck_assert_int_eq(fl_system_step(&one, &bs, &bb), 0);
-    ck_assert_int_eq(fl_system_step(&two, &bs, &bb), 0);
-  }
-  size_t nb = (size_t)NBOND + 1;
-  ck_assert_int_eq(memcmp(one.x, two.x, nb * sizeof *one.x), 0);
-  ck_assert_int_eq(memcmp(one.q, two.q, nb * sizeof *one.q), 0);
-  ck_assert_int_eq(memcmp(one.v, two.v, nb * sizeof *one.v), 0);
-  ck_assert_int_eq(memcmp(one.L, two.L, nb * sizeof *one.L), 0);
-  ck_assert_int_eq(memcmp(one.f, two.f, nb * sizeof *one.f), 0);
-  ck_assert_int_eq(memcmp(one.bstate, two.bstate, (size_t)NBOND * sizeof *one.bstate), 0);
-  ck_assert_int_eq(memcmp(one.grip_force, two.grip_force, sizeof *one.grip_force), 0);
-  ck_assert_int_eq(memcmp(one.grip_torque, two.grip_torque, sizeof *one.grip_torque), 0);
-  ck_assert_int_eq(memcmp(one.strain_energy, two.strain_energy, sizeof *one.strain_energy), 0);
+  step_both_same_bits(&one, &two, NBOND, STEPS);
   ck_assert_double_gt(one.strain_energy[0], 0.0);
   fl_system_free(&one);
   fl_system_free(&two);
@@ -718,18 +725,7 @@ START_TEST(test_inline_law_same_bits)
     fast.q[i] = general.q[i] = fl_qmul(turn, fast.q[i]);
     fast.L[i] = general.L[i] = fl_v3(0.0, 1e-12 * (i % 7), 0.0);
   }
-  int bs, bb;
-  for (int n = 0; n < STEPS; n++) {
-    ck_assert_int_eq(fl_system_step(&fast, &bs, &bb), 0);
-    ck_assert_int_eq(fl_system_step(&general, &bs, &bb), 0);
-  }
-  size_t nb = (size_t)NBOND + 1;
-  ck_assert_int_eq(memcmp(fast.x, general.x, nb * sizeof *fast.x), 0);
-  ck_assert_int_eq(memcmp(fast.q, general.q, nb * sizeof *fast.q), 0);
-  ck_assert_int_eq(memcmp(fast.v, general.v, nb * sizeof *fast.v), 0);
-  ck_assert_int_eq(memcmp(fast.L, general.L, nb * sizeof *fast.L), 0);
-  ck_assert_int_eq(memcmp(fast.bstate, general.bstate, (size_t)NBOND * sizeof *fast.bstate), 0);
-  ck_assert_int_eq(memcmp(fast.strain_energy, general.strain_energy, sizeof *fast.strain_energy), 0);
+  step_both_same_bits(&fast, &general, NBOND, STEPS);
   fl_system_free(&fast);
   fl_system_free(&general);
 }
