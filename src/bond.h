@@ -197,6 +197,8 @@ typedef struct {
   int oblique;      /* 1: the moment law is the tensor series below */
   fl_sym3 q_eff;    /* oblique: Qeff = (Q1^-1 + Q2^-1)^-1 in world, N m/rad */
   fl_sym3 c_eff;    /* oblique: Qeff^-1 = Q1^-1 + Q2^-1, rad/(N m) */
+  fl_vec3 twist_extra; /* in line: g - axis, with g = a1 + tan(theta_b / 2) b x a1 the
+                        * direction the twist moment acts along (fl_bond_twist_carry) */
 } fl_bond_work;
 
 /* A bond created between two bodies at contact point c (world), MODEL.md section 2. */
@@ -312,6 +314,9 @@ FL_HD static inline void fl_bond_moment_oblique(const fl_bond *bd, fl_quat dq, f
   double n;
   double psi = fl_swing_twist(dq, e, &bend, &vs, &n);
   wk->oblique = 1;
+  /* g - m for fl_bond_twist_carry, g = e + (vs x e) / n */
+  fl_vec3 g_twist = fl_axpy(e, 1.0 / n, fl_cross(vs, e));
+  wk->twist_extra = fl_v3(0.0, 0.0, 0.0);
   out->bend = bend;
   out->twist = psi;
   if (!(s1->k_twist > 0.0 && s1->k_bend > 0.0 && s2->k_twist > 0.0 && s2->k_bend > 0.0)) {
@@ -352,6 +357,7 @@ FL_HD static inline void fl_bond_moment_oblique(const fl_bond *bd, fl_quat dq, f
   wk->kb_eff = 1.0 / (c1 + c2);
   wk->kt_eff = 1.0 / (t1 + t2);
   out->axis = m;
+  wk->twist_extra = fl_sub(g_twist, m);
   wk->theta = fl_axpy(bend, psi, m);
   out->moment = fl_sym_mul(wk->q_eff, fl_sub(wk->theta, thp_w));
 }
@@ -426,6 +432,10 @@ FL_HD static inline void fl_bond_elastic(const fl_bond *bd, const fl_body *b1, c
   out->axis = axis;
   out->bend = bend;
   out->twist = psi;
+  /* g - axis for fl_bond_twist_carry: g = a1 + (vs x a1) / n, which is axis / n when
+   * the sides share the swing equally */
+  wk->twist_extra = share1 == 0.5 ? fl_scale(axis, (1.0 - n) / n)
+                                  : fl_sub(fl_axpy(a1, 1.0 / n, fl_cross(vs, a1)), axis);
   /* bend is perpendicular to the axis, so theta = bend + psi axis splits cleanly */
   wk->theta = fl_axpy(bend, psi, axis);
   fl_vec3 theta_e = fl_sub(wk->theta, thp_w);
@@ -656,6 +666,25 @@ FL_HD static inline void fl_bond_buckle(const fl_bond_limits *lim, fl_bond_work 
   out->energy -= 0.5 * (m_el * m_el / wk->kb_eff - m * phi);
 }
 
+/* The twist moment's line of action.  Section 4 puts the twist moment Mt = kt psi along
+ * the bond axis.  The bond energy (kt psi^2 + kb theta_b^2) / 2 of the swing-twist
+ * split about side 1's axis a1 has for its gradient in body 2's rotation
+ *   d theta_b = b . d phi,   d psi = (a1 + tan(theta_b / 2) b x a1) . d phi
+ * (differentiate psi = 2 atan2(v . a1, w) and cos(theta_b / 2) = |(w, v . a1)| for
+ * dq = (w, v) = swing(b, theta_b) twist(a1, psi)), so the moment that is that
+ * gradient carries Mt along g = a1 + tan(theta_b / 2) b x a1: its part about a1 is Mt,
+ * as the description says, and it has Mt tan(theta_b / 2) across, a second-order term
+ * (psi theta_b) without which an undamped chain bent and twisted by tens of degrees
+ * gains or loses energy.  For equal shares g = axis / cos(theta_b / 2).  An oblique
+ * bond (tensor series) carries the moment's part along its twist axis m the same way,
+ * about the axis e its swing-twist split uses, so that it reduces to the in-line law
+ * when its sides are in line.  Applied after the limits, which judge the description's
+ * moment. */
+FL_HD static inline void fl_bond_twist_carry(const fl_bond_work *wk, fl_bond_loads *out)
+{
+  out->moment = fl_axpy(out->moment, fl_dot(out->moment, out->axis), wk->twist_extra);
+}
+
 /* Damping (section 5): advance the Maxwell damping force and torque over one step with
  * the relative velocities at the bond point, and add them to out->force, out->moment. */
 FL_HD static inline void fl_bond_damp(const fl_bond_damping *dm, const fl_body *b1, const fl_body *b2,
@@ -785,6 +814,7 @@ FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl
   double along = fl_dot(axis, theta);
   fl_vec3 m = fl_axpy(fl_scale(fl_axpy(theta, -along, axis), kb_eff), kt_eff * along, axis);
   out.energy = 0.5 * (-fl_dot(gap, f) + fl_dot(theta, m));
+  m = fl_axpy(m, fl_dot(m, axis), fl_scale(axis, (1.0 - n) / n)); /* fl_bond_twist_carry */
 
   /* damping */
   fl_vec3 u1 = fl_add(b1.v, fl_cross(b1.w, fl_sub(point, b1.x)));
@@ -832,6 +862,7 @@ FL_HD static inline void fl_bond_eval(const fl_bond *bd, const fl_bond_damping *
     fl_bond_loads_zero(b1, out);
     return;
   }
+  fl_bond_twist_carry(&wk, out);
   if (st && dm)
     fl_bond_damp(dm, b1, b2, &wk, st, out);
   fl_bond_torques(b1, b2, out);

@@ -89,7 +89,9 @@ static void combined_stays_on_surface(int criterion)
       fl_bond_elastic(&p.bond, &b1, &b2, fl_qrot(b1.q, p.st.dp), fl_qrot(b1.q, p.st.thp), &el, &wk);
       double v = fl_bond_criterion_value(&p.lim, &wk, el.axis, el.force, el.moment);
       ck_assert_double_eq_tol(v, sigma, 1e-9 * sigma);
-      /* and the loads returned are those elastic loads */
+      /* and the loads returned are those elastic loads, the twist moment carried along
+       * the energy's gradient as the bond does after its limits */
+      fl_bond_twist_carry(&wk, &el);
       ck_assert_double_le(fl_norm(fl_sub(el.force, ld.force)), 1e-9 * fl_norm(ld.force));
       ck_assert_double_le(fl_norm(fl_sub(el.moment, ld.moment)), 1e-9 * fl_norm(ld.moment));
       steps_on++;
