@@ -989,7 +989,14 @@ done:
 int fl_static_auto(const fl_experiment *exp, int gpu)
 {
   /* a speed given asks for a rate (inertia, damping): the explicit engine */
-  return !gpu && !(exp->test.speed > 0.0);
+  if (gpu || exp->test.speed > 0.0)
+    return 0;
+  /* A 3-point test whose bonds break: the pieces after a break are a mechanism that
+   * only the supports' friction may hold, with no path of equilibria to follow. */
+  if (exp->test.kind == FL_TEST_BEND3PT && exp->bond.failure.criterion != FL_CRIT_NONE &&
+      exp->bond.failure.post_failure == FL_POST_TOTAL_BREAKAGE)
+    return 0;
+  return 1;
 }
 
 enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu)
