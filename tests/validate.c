@@ -265,51 +265,47 @@ typedef struct {
   double ei, half, rsa; /* EI (N m^2), span / 2 (m), roller radius + fiber radius (m) */
 } elastica;
 
+/* One fourth-order Runge-Kutta step of h along the rod toward the middle, sigma from
+ * the contact: y = (x, y relative to the contact, theta), M = R (rc - r) x n with rc =
+ * 0, dtheta/dsigma = -M / EI. */
+static void elastica_step(const elastica *el, double R, double nx, double ny, double *y, double h)
+{
+  double k[4][3], tmp[3];
+  for (int q = 0; q < 4; q++) {
+    double c = q == 0 ? 0.0 : (q == 3 ? 1.0 : 0.5);
+    for (int m = 0; m < 3; m++)
+      tmp[m] = y[m] + (q == 0 ? 0.0 : c * h * k[q - 1][m]);
+    double M = R * (-tmp[0] * ny + tmp[1] * nx);
+    k[q][0] = -cos(tmp[2]);
+    k[q][1] = -sin(tmp[2]);
+    k[q][2] = -M / el->ei;
+  }
+  for (int m = 0; m < 3; m++)
+    y[m] += h / 6.0 * (k[0][m] + 2 * k[1][m] + 2 * k[2][m] + k[3][m]);
+}
+
 /* From the contact (slope tc, reaction R) toward the middle until the slope is 0:
  * the horizontal and vertical distances covered (dx > 0, dy > 0 the drop). */
 static void elastica_half(const elastica *el, double tc, double R, double *dx, double *dy)
 {
   double nx = -sin(tc), ny = cos(tc);
-  /* state: x, y relative to the contact, theta; d/dsigma, sigma from the contact */
   double st[3] = {0.0, 0.0, tc}, h = 2.0 * el->half / 1000.0;
   for (int it = 0; it < 100000; it++) {
-    double k[4][3], tmp[3], prev[3] = {st[0], st[1], st[2]};
-    for (int q = 0; q < 4; q++) {
-      double c = q == 0 ? 0.0 : (q == 3 ? 1.0 : 0.5);
-      for (int m = 0; m < 3; m++)
-        tmp[m] = st[m] + (q == 0 ? 0.0 : c * h * k[q - 1][m]);
-      /* M = R (rc - r) x n with rc = 0: (-x) ny - (-y) nx */
-      double M = R * (-tmp[0] * ny + tmp[1] * nx);
-      k[q][0] = -cos(tmp[2]);
-      k[q][1] = -sin(tmp[2]);
-      k[q][2] = -M / el->ei;
-    }
-    for (int m = 0; m < 3; m++)
-      st[m] += h / 6.0 * (k[0][m] + 2 * k[1][m] + 2 * k[2][m] + k[3][m]);
+    double prev[3] = {st[0], st[1], st[2]};
+    elastica_step(el, R, nx, ny, st, h);
     if (st[2] <= 0.0) {
       /* the slope crossed 0 in this step: shorten it by secant until it lands on 0 */
       double lo = 0.0, hi = h, tlo = prev[2], thi = st[2];
       for (int s2 = 0; s2 < 40 && fabs(thi) > 1e-15; s2++) {
         double hh = lo + (hi - lo) * tlo / (tlo - thi);
-        double y[3] = {prev[0], prev[1], prev[2]};
-        for (int q = 0; q < 4; q++) {
-          double c = q == 0 ? 0.0 : (q == 3 ? 1.0 : 0.5);
-          for (int m = 0; m < 3; m++)
-            tmp[m] = y[m] + (q == 0 ? 0.0 : c * hh * k[q - 1][m]);
-          double M = R * (-tmp[0] * ny + tmp[1] * nx);
-          k[q][0] = -cos(tmp[2]);
-          k[q][1] = -sin(tmp[2]);
-          k[q][2] = -M / el->ei;
-        }
-        for (int m = 0; m < 3; m++)
-          y[m] += hh / 6.0 * (k[0][m] + 2 * k[1][m] + 2 * k[2][m] + k[3][m]);
-        memcpy(st, y, sizeof st);
-        if (y[2] > 0.0) {
+        memcpy(st, prev, sizeof st);
+        elastica_step(el, R, nx, ny, st, hh);
+        if (st[2] > 0.0) {
           lo = hh;
-          tlo = y[2];
+          tlo = st[2];
         } else {
           hi = hh;
-          thi = y[2];
+          thi = st[2];
         }
       }
       break;
