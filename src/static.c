@@ -53,8 +53,8 @@
 #define TOL_STALL 5e-9   /* accepted as converged when Newton stalls below it (rounding) */
 #define DT_PSEUDO 1.0    /* s: turns an increment's displacement into a velocity */
 #define FEW_ITERATIONS 5 /* an increment that converged in as many grows the next */
-#define MIN_INCREMENT 1e-9   /* of the path: below it the run ends */
-#define RELAX_INCREMENT 1e-4 /* of the row spacing: below it a failing increment is relaxed */
+#define MIN_INCREMENT 1e-13  /* of the path: below it the run ends */
+#define RELAX_INCREMENT 1e-8 /* of the row spacing: below it a failing increment is relaxed */
 #define LEG_INCREMENT 0.1    /* of the row spacing: the largest increment after a turning point */
 #define MAX_RELAX 40         /* relaxations of one specimen before the run gives up */
 
@@ -1004,6 +1004,11 @@ int fl_static_auto(const fl_experiment *exp, int gpu)
    * only the supports' friction may hold, with no path of equilibria to follow. */
   if (exp->test.kind == FL_TEST_BEND3PT && exp->bond.failure.criterion != FL_CRIT_NONE &&
       exp->bond.failure.post_failure == FL_POST_TOTAL_BREAKAGE)
+    return 0;
+  /* Buckling: the static curve matches the explicit one (tests/static_check), but a fit
+   * of the envelope on it does not yet recover max_force to 2e-4 (check_calibrate
+   * --slow, buckling fits: 3e-3), the snap's dynamic relaxation not being smooth in it. */
+  if (exp->bond.buckling.type != FL_BUCKLING_NONE)
     return 0;
   return 1;
 }

@@ -27,7 +27,8 @@ typedef struct {
  * automatic speed (test.speed or test.angular_speed auto: a quasi-static test) on the
  * CPU (gpu 0).  A speed given asks for the rate's effects (inertia, damping): explicit;
  * so does a 3-point test whose bonds break (total_breakage), whose pieces after the
- * break have no path of equilibria to follow. */
+ * break have no path of equilibria to follow, and a test with a buckling envelope
+ * (fits of it on the static curve are not yet exact). */
 int fl_static_auto(const fl_experiment *exp, int gpu);
 
 /* The solver simulation.solver asks for, with auto resolved (FL_SOLVER_EXPLICIT or
