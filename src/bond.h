@@ -508,6 +508,16 @@ FL_HD static inline double fl_bond_limit(const fl_bond_limits *lim, const fl_bon
   return base * st->strength;
 }
 
+/* The value fl_bond_yield compares with the limit for the loads out: the geometric
+ * bending angle less the permanent one (bending_angle), else the criterion's stress. */
+FL_HD static inline double fl_bond_yield_value(const fl_bond_limits *lim, const fl_bond_work *wk,
+                                               const fl_bond_state *st, const fl_bond_loads *out)
+{
+  if (lim->criterion == FL_CRIT_BENDING_ANGLE)
+    return fl_bond_bending_angle(wk, out->axis, fl_mat_mul(&wk->rot1, st->thy));
+  return fl_bond_criterion_value(lim, wk, out->axis, out->force, out->moment);
+}
+
 /* Keff^-1 v = (K1^-1 + K2^-1) v for transversely isotropic sides. */
 FL_HD static inline fl_vec3 fl_bond_keff_solve(const fl_bond *bd, const fl_bond_work *wk, fl_vec3 v)
 {
@@ -530,8 +540,7 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
   double limit = fl_bond_limit(lim, st);
   int by_angle = lim->criterion == FL_CRIT_BENDING_ANGLE;
   fl_vec3 thy_w = by_angle ? fl_mat_mul(&wk->rot1, st->thy) : fl_v3(0.0, 0.0, 0.0);
-  double value = by_angle ? fl_bond_bending_angle(wk, out->axis, thy_w)
-                          : fl_bond_criterion_value(lim, wk, out->axis, out->force, out->moment);
+  double value = fl_bond_yield_value(lim, wk, st, out);
   if (!(value > limit))
     return 0;
   st->yielded = 1;
@@ -835,6 +844,38 @@ FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl
   return out;
 }
 
+/* The loads of an unbroken bond before its limit is checked: the elastic law on the
+ * gap and angle less the plastic offsets, then the buckling envelope (st and lim may be
+ * NULL). */
+FL_HD static inline void fl_bond_trial(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1,
+                                       const fl_body *b2, fl_bond_state *st, fl_bond_loads *out, fl_bond_work *wk)
+{
+  fl_vec3 dp_w = fl_v3(0.0, 0.0, 0.0), thp_w = fl_v3(0.0, 0.0, 0.0);
+  if (st && (st->yielded || st->buckled)) {
+    fl_mat3 r1 = fl_qmat(b1->q);
+    dp_w = fl_mat_mul(&r1, st->dp);
+    thp_w = fl_mat_mul(&r1, st->thp);
+  }
+  fl_bond_elastic(bd, b1, b2, dp_w, thp_w, out, wk);
+  if (st && lim && lim->buckling.type != FL_BUCKLING_NONE)
+    fl_bond_buckle(lim, wk, st, out);
+}
+
+/* How close an unbroken bond is to its limit: the value fl_bond_yield would compare
+ * over the limit, for the loads of its present configuration, the state left as it
+ * is.  1 on the limit; 0 for a broken bond or no criterion. */
+FL_HD static inline double fl_bond_utilisation(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1,
+                                               const fl_body *b2, const fl_bond_state *st)
+{
+  if (st->broken || lim->criterion == FL_CRIT_NONE)
+    return 0.0;
+  fl_bond_state scratch = *st;
+  fl_bond_loads out;
+  fl_bond_work wk;
+  fl_bond_trial(bd, lim, b1, b2, &scratch, &out, &wk);
+  return fl_bond_yield_value(lim, &wk, &scratch, &out) / fl_bond_limit(lim, &scratch);
+}
+
 /* One bond, one step: elastic law with plastic offsets, limit and post-failure
  * behaviour (lim may be NULL: elastic), damping, torques about both centres.  st may
  * be NULL for an elastic bond without damping history. */
@@ -848,15 +889,7 @@ FL_HD static inline void fl_bond_eval(const fl_bond *bd, const fl_bond_damping *
       fl_bond_broken_contact(lim, dm->dt, b1, b2, st, out);
     return;
   }
-  fl_vec3 dp_w = fl_v3(0.0, 0.0, 0.0), thp_w = fl_v3(0.0, 0.0, 0.0);
-  if (st && (st->yielded || st->buckled)) {
-    fl_mat3 r1 = fl_qmat(b1->q);
-    dp_w = fl_mat_mul(&r1, st->dp);
-    thp_w = fl_mat_mul(&r1, st->thp);
-  }
-  fl_bond_elastic(bd, b1, b2, dp_w, thp_w, out, &wk);
-  if (st && lim && lim->buckling.type != FL_BUCKLING_NONE)
-    fl_bond_buckle(lim, &wk, st, out);
+  fl_bond_trial(bd, lim, b1, b2, st, out, &wk);
   if (st && lim && fl_bond_yield(bd, lim, &wk, st, out)) {
     st->fd = st->td = fl_v3(0.0, 0.0, 0.0);
     fl_bond_loads_zero(b1, out);

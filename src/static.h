@@ -24,8 +24,11 @@ typedef struct {
 } fl_static_stats;
 
 /* 1 when simulation.solver auto takes the static solver for exp: the test runs at the
- * automatic speed (test.speed or test.angular_speed auto), on the CPU (gpu 0), and is of
- * a kind the static solver has been checked on against the explicit engine. */
+ * automatic speed (test.speed or test.angular_speed auto: a quasi-static test) on the
+ * CPU (gpu 0).  A speed given asks for the rate's effects (inertia, damping): explicit;
+ * so does a 3-point test whose bonds break (total_breakage), whose pieces after the
+ * break have no path of equilibria to follow, and a test with a buckling envelope
+ * (fits of it on the static curve are not yet exact). */
 int fl_static_auto(const fl_experiment *exp, int gpu);
 
 /* The solver simulation.solver asks for, with auto resolved (FL_SOLVER_EXPLICIT or

@@ -11,7 +11,9 @@
  * calibrate MODE seconds=T simulations=S engine_runs=B simulations_per_s=R status=C.
  * bench --solvers [FILE.yaml...] (make bench): the static and the explicit solver side
  * by side on a 48-segment glass rod in 3-point bending and on each file; one line each:
- * solvers NAME explicit_s=T static_s=T speedup=R peak_explicit=P peak_static=P. */
+ * solvers NAME explicit_s=T static_s=T speedup=R peak_explicit=P peak_static=P.
+ * bench --fits FIT.yaml... (make bench-solvers): each fit with each solver; one line
+ * each: fit NAME solver=S seconds=T iterations=I simulations=N r_squared=R status=C. */
 #include <config.h>
 
 #include <stdio.h>
@@ -187,6 +189,41 @@ static int bench_calibrate(const char *path)
   return 0;
 }
 
+/* Each fit with each solver (simulation.solver set on every experiment it reads), on
+ * one thread, batched as fiber-calibrate runs it: one line a fit and solver. */
+static int bench_fits(int nfile, char **files)
+{
+  int fails = 0;
+  for (int i = 0; i < nfile; i++)
+    for (int k = 0; k < 2; k++) {
+      const char *set = k == 0 ? "simulation.solver=explicit" : "simulation.solver=static";
+      fl_fit fit;
+      fl_calibration cal;
+      char err[4096];
+      if (fl_fit_load(files[i], &set, 1, &fit, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        fails++;
+        continue;
+      }
+      fl_calibrate_opts o = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
+      double t0 = now();
+      int rc = fl_calibrate(&fit, &o, &cal, err, sizeof err);
+      double t = now() - t0;
+      const char *base = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
+      if (rc) {
+        fprintf(stderr, "bench: %s: %s\n", base, err);
+        fails++;
+      } else {
+        printf("fit %s solver=%s seconds=%.2f iterations=%d simulations=%ld r_squared=%.4f status=%d\n", base,
+               k == 0 ? "explicit" : "static", t, cal.iterations, cal.simulations, cal.r_squared, cal.status);
+        fflush(stdout);
+        fl_calibration_free(&cal);
+      }
+      fl_fit_free(&fit);
+    }
+  return fails ? 1 : 0;
+}
+
 /* One experiment with both solvers, timed by the runs themselves. */
 static int bench_solvers_one(const char *name, const fl_experiment *e)
 {
@@ -262,6 +299,8 @@ int main(int argc, char **argv)
 {
   if (argc > 1 && strcmp(argv[1], "--solvers") == 0)
     return bench_solvers(argc - 2, argv + 2);
+  if (argc > 1 && strcmp(argv[1], "--fits") == 0)
+    return bench_fits(argc - 2, argv + 2);
   long steps = 2000;
   double updates = 2e7;
   for (int i = 1; i < argc; i++) {

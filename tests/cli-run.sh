@@ -94,6 +94,23 @@ grep -q 'unstable at step [0-9]*.*specimen 0, bond [0-9]*' err && ok "message na
 [ -s u.partial.csv ] && grep -q 'rows recorded so far are in u.partial.csv' err && ok "partial curve kept as u.partial.csv" ||
   bad "partial curve: $(ls; cat err)"
 
+# the static solver with no equilibrium: a weightless, frictionless chain of 26 stiff
+# segments held by contact alone stalls Newton at the first contact (issue #12; when
+# that is fixed, this case needs another test that has no equilibrium).  Exit 1, the
+# message names increment, load, specimen and body, the rows so far are kept.
+"$bin/fiber-bend3pt" -q --plot none -o ne --solver static -s fiber.outer_radius=1e-3 -s fiber.inner_radius_ratio=0 \
+  -s fiber.segments=26 -s fiber.density=1000 -s fiber.youngs_modulus=5e9 -s test.support_radius=2e-3 \
+  -s test.nose_radius=2e-3 -s test.friction=0 -s test.gravity=0 -s test.max_displacement=2e-4 \
+  -s simulation.output_points=200 -s bond.damping=3e-7 "$ex/wheat-straw-bend3pt.yaml" >out 2>err
+st=$?
+[ $st -eq 1 ] && ok "static run with no equilibrium exits 1" || bad "static no equilibrium: exit $st: $(cat err)"
+grep -q 'static solver: no equilibrium found at path position .* (increment [0-9]*, .*), load .* N, specimen 0, body [0-9]* (largest residual)' err &&
+  ok "message names increment, load, specimen, body" || bad "static no-equilibrium message: $(cat err)"
+[ -s out ] && bad "stdout not empty on a failed static run" || ok "nothing on stdout (static)"
+[ -e ne.csv ] || [ -e ne.gp ] && bad "output written by a failed static run" || ok "no output from a failed static run"
+[ -s ne.partial.csv ] && grep -q 'rows recorded so far are in ne.partial.csv' err &&
+  ok "static partial curve kept as ne.partial.csv" || bad "static partial curve: $(ls; cat err)"
+
 # what a file may ask for: a run of more than 1e10 steps is refused before it starts
 "$bin/fiber-tension" -q --plot none -o big -s test.speed=1e-12 "$ex/glass-fibre-tension.yaml" >/dev/null 2>err
 st=$?
