@@ -16,12 +16,21 @@ enum fl_test_kind { FL_TEST_BEND3PT = 0, FL_TEST_TENSION = 1, FL_TEST_TORSION = 
 enum fl_rollers { FL_ROLLERS_FIXED = 0, FL_ROLLERS_ROTATING = 1 };
 
 #define FL_MAX_CYCLES 64
-#define FL_MAX_KEYS 64
+#define FL_MAX_KEYS 80
 
 /* The cross-section a file describes: round (outer_radius, inner_radius_ratio) or
  * elliptic (semi-axes in the loading plane y and across it z), which the loader turns
  * into the round hollow section of the same I_z and area (fiberlab-model(7)). */
 enum fl_section_shape { FL_SECTION_CIRCLE = 0, FL_SECTION_ELLIPSE = 1 };
+
+/* The fiber's rest shape in the bending plane (fiberlab-experiment(5), SHAPE AND
+ * SECTIONS). */
+enum fl_shape_kind { FL_SHAPE_STRAIGHT = 0, FL_SHAPE_ARC = 1, FL_SHAPE_POLYLINE = 2 };
+
+/* The length unit of the shape and section files (fiber.table_unit). */
+enum fl_table_unit { FL_TABLE_M = 0, FL_TABLE_MM = 1, FL_TABLE_UM = 2 };
+
+#define FL_PATH_LEN 512 /* a file name a key holds, resolved against the experiment file */
 
 typedef struct {
   double length_m;           /* fiber length */
@@ -39,6 +48,14 @@ typedef struct {
   double poisson_ratio;      /* used when shear_modulus is not given */
   int shear_given;           /* 1 when the file gave shear_modulus */
   int poisson_given;         /* 1 when the file gave poisson_ratio */
+  int shape;                 /* enum fl_shape_kind */
+  double arc_radius_m;       /* arc: radius of the centreline (0: from arc_angle) */
+  double arc_angle_rad;      /* arc: angle the fiber subtends (0: from arc_radius; degrees in YAML) */
+  char polyline[FL_PATH_LEN]; /* polyline: CSV of x, y points of the centreline */
+  double outer_radius_end_m; /* taper: outer radius at the fiber's far end (0: no taper) */
+  char section_table[FL_PATH_LEN]; /* CSV of arc length, outer radius, inner radius ratio ("": none) */
+  char nodes[FL_PATH_LEN];   /* CSV of nodes: position, length, outer radius, ratio, modulus, max_stress */
+  int table_unit;            /* enum fl_table_unit: lengths in the three files */
 } fl_fiber_def;
 
 typedef struct {

@@ -11,16 +11,19 @@
 #include "gpu.h"
 #include "rng.h"
 #include "run.h"
+#include "shape.h"
 #include "static.h"
 
 #define PI 3.14159265358979323846
 
 /* ---- building ------------------------------------------------------------- */
 
-static fl_side_stiffness side_stiffness(const fl_experiment *exp, const fl_section *sec, double d)
+/* One side's stiffness: section sec, length d, the fiber's moduli times mod (a node's
+ * modulus over the fiber's; 1 elsewhere). */
+static fl_side_stiffness side_stiffness(const fl_experiment *exp, const fl_section *sec, double d, double mod)
 {
   fl_side_stiffness s;
-  double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus;
+  double E = mod * exp->fiber.youngs_modulus, G = mod * exp->fiber.shear_modulus;
   s.k_axial = exp->bond.force_stiffness_scale * E * sec->area / d;
   s.k_shear = exp->bond.force_stiffness_scale * G * sec->area / d;
   s.k_twist = exp->bond.torque_stiffness_scale * G * sec->polar / d;
@@ -96,7 +99,11 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
 int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b)
 {
   const fl_fiber_def *fa = &a->fiber, *fb = &b->fiber;
-  return fa->length_m == fb->length_m && fa->outer_radius_m == fb->outer_radius_m &&
+  return fa->length_m == fb->length_m && fa->outer_radius_m == fb->outer_radius_m && fa->shape == fb->shape &&
+         fa->arc_radius_m == fb->arc_radius_m && fa->arc_angle_rad == fb->arc_angle_rad &&
+         fa->outer_radius_end_m == fb->outer_radius_end_m && fa->table_unit == fb->table_unit &&
+         strcmp(fa->polyline, fb->polyline) == 0 && strcmp(fa->section_table, fb->section_table) == 0 &&
+         strcmp(fa->nodes, fb->nodes) == 0 &&
          fa->inner_radius_ratio == fb->inner_radius_ratio && fl_fiber_outer_fibre(fa) == fl_fiber_outer_fibre(fb) &&
          fa->segments == fb->segments &&
          fa->density == fb->density && memcmp(&a->test, &b->test, sizeof a->test) == 0 &&
@@ -135,14 +142,25 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     info->gauge = m * h;
     info->free_bonds = m;
   }
-  int rc = fl_system_alloc(sys, nspec, nbody, nbody - 1, ntool);
+  /* the rest shape and sections along the fiber (shape.c); the loader read its files */
+  fl_shape sh;
+  char serr[1024];
+  const fl_failure_def *fd0 = &exp->bond.failure;
+  int rc = fl_shape_make(fb, nbody, h, fd0->criterion == FL_CRIT_BENDING_STRESS ? fd0->max_stress : 0.0, &sh, serr,
+                         sizeof serr);
   if (rc)
     return rc;
+  rc = fl_system_alloc(sys, nspec, nbody, nbody - 1, ntool);
+  if (rc) {
+    fl_shape_free(&sh);
+    return rc;
+  }
   for (int i = 0; i < nbody; i++) {
-    sys->x_ref[i] = fl_v3((i - 0.5 * (nbody - 1)) * h, 0, 0);
-    sys->q_ref[i] = fl_qid();
-    fl_system_set_segment(sys, i, R, Ri, h, fb->density);
-    sys->radius[i] = fl_fiber_outer_fibre(fb); /* contacts: an ellipse touches the tools with its semi-axis a */
+    sys->x_ref[i] = sh.x[i];
+    sys->q_ref[i] = sh.q[i];
+    fl_system_set_segment(sys, i, sh.r_out[i], sh.ratio[i] * sh.r_out[i], h, fb->density);
+    /* contacts: an ellipse touches the tools with its semi-axis a */
+    sys->radius[i] = sh.varies ? sh.r_out[i] : fl_fiber_outer_fibre(fb);
     if (t->kind != FL_TEST_BEND3PT)
       sys->motion[i] = i < ng ? FL_GRIP_FIXED : (i >= ng + nfree ? FL_GRIP_MOVING : FL_FREE);
   }
@@ -155,9 +173,20 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
       sys->limits[s] = sys->limits[s - 1];
       continue;
     }
-    fl_side_stiffness st = side_stiffness(exps[s], &sec, 0.5 * h);
-    for (int b = 0; b < nbody - 1; b++)
-      fl_system_bond_chain(sys, s, b, b, b + 1, &st, &st);
+    fl_side_stiffness st = side_stiffness(exps[s], &sec, 0.5 * h, 1.0);
+    for (int b = 0; b < nbody - 1; b++) {
+      if (!sh.varies && !sh.curved) {
+        fl_system_bond_chain(sys, s, b, b, b + 1, &st, &st);
+        continue;
+      }
+      /* each side its own section and modulus, over half the centre distance */
+      double d = sh.curved ? 0.5 * fl_norm(fl_sub(sh.x[b + 1], sh.x[b])) : 0.5 * h;
+      fl_section s1 = fl_section_hollow(sh.r_out[b], sh.ratio[b] * sh.r_out[b]),
+                 s2 = fl_section_hollow(sh.r_out[b + 1], sh.ratio[b + 1] * sh.r_out[b + 1]);
+      fl_side_stiffness k1 = side_stiffness(exps[s], &s1, d, sh.modulus[b] / fb->youngs_modulus),
+                        k2 = side_stiffness(exps[s], &s2, d, sh.modulus[b + 1] / fb->youngs_modulus);
+      fl_system_bond_chain(sys, s, b, b, b + 1, &k1, &k2);
+    }
     sys->limits[s] = bond_limits(exps[s], &sec);
   }
 
@@ -180,6 +209,11 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     fl_tool tl[3] = {{fl_v3(-xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
                      {fl_v3(xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
                      {fl_v3(0, Rc + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn}};
+    if (sh.curved || sh.varies) { /* under and over the segments there, as they lie */
+      tl[0].point = fl_shape_tool_place(&sh, sys->radius, -xs, rs, -1);
+      tl[1].point = fl_shape_tool_place(&sh, sys->radius, xs, rs, -1);
+      tl[2].point = fl_shape_tool_place(&sh, sys->radius, 0.0, rn, 1);
+    }
     info->contact_overlap_ref = 0.05 * Rc;
     for (int k = 0; k < 3; k++) {
       sys->tool[k] = tl[k];
@@ -213,11 +247,24 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
       info->critical_step = c;
   }
   fl_system_reset(sys);
-  /* Per-bond strengths keyed by (seed, specimen, bond). */
+  /* Per-bond strengths keyed by (seed, specimen, bond); with a varying section, the
+   * limit of the weaker side in bending (its section modulus I / R and its node's
+   * max_stress against the fiber's, on which the limits are computed). */
   for (int s = 0; s < nspec; s++)
-    for (int b = 0; b < sys->nbond; b++)
+    for (int b = 0; b < sys->nbond; b++) {
+      double f = 1.0;
+      if (sh.varies && exps[s]->bond.failure.criterion == FL_CRIT_BENDING_STRESS) {
+        double z0 = sec.inertia / R;
+        f = HUGE_VAL;
+        for (int i = b; i <= b + 1; i++) {
+          double zi = fl_section_hollow(sh.r_out[i], sh.ratio[i] * sh.r_out[i]).inertia / sh.r_out[i];
+          f = fmin(f, sh.strength[i] * zi / z0);
+        }
+      }
       sys->bstate[(size_t)s * sys->nbond + b].strength =
-          fl_rng_strength(exps[s]->sim.seed, (uint64_t)s, (uint64_t)b, exps[s]->bond.failure.strength_variation);
+          f * fl_rng_strength(exps[s]->sim.seed, (uint64_t)s, (uint64_t)b, exps[s]->bond.failure.strength_variation);
+    }
+  fl_shape_free(&sh);
   return FL_OK;
 }
 

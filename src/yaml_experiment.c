@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "experiment.h"
 #include "fl_defs.h"
+#include "shape.h"
 #include "yaml_emit.h"
 #include "yaml_input.h"
 
@@ -28,7 +30,8 @@ enum key_type {
   KT_SEED,
   KT_BOOL,
   KT_ENUM,
-  KT_CYCLES   /* a list of turning points */
+  KT_CYCLES,  /* a list of turning points */
+  KT_FILE     /* a file name, relative to the experiment file (char[FL_PATH_LEN]) */
 };
 
 /* Bit per test kind a key belongs to; 0 for keys outside the test block. */
@@ -46,6 +49,8 @@ static const char *const buckling_names[] = {"none", "reversible", "damage", "pl
 static const char *const rollers_names[] = {"fixed", "rotating", NULL};
 static const char *const section_names[] = {"circle", "ellipse", NULL};
 static const char *const solver_names[] = {"auto", "explicit", "static", NULL};
+static const char *const shape_names[] = {"straight", "arc", "polyline", NULL};
+static const char *const table_unit_names[] = {"m", "mm", "um", NULL};
 
 typedef struct {
   const char *path;           /* dotted path */
@@ -75,6 +80,14 @@ static const key_def keys[] = {
     {"fiber.youngs_modulus", KT_REAL, OFF(fiber.youngs_modulus), 0, 1e13, 1, 0, "Pa", NULL, 0, -1},
     {"fiber.shear_modulus", KT_REAL, OFF(fiber.shear_modulus), 0, 1e13, 1, 0, "Pa", NULL, 0, OFF(fiber.shear_given)},
     {"fiber.poisson_ratio", KT_REAL, OFF(fiber.poisson_ratio), -1, 0.5, 1, 0, "", NULL, 0, OFF(fiber.poisson_given)},
+    {"fiber.shape", KT_ENUM, OFF(fiber.shape), 0, 0, 0, 0, "", shape_names, 0, -1},
+    {"fiber.arc_radius", KT_REAL, OFF(fiber.arc_radius_m), 0, 1e3, 1, 0, "m", NULL, 0, -1},
+    {"fiber.arc_angle", KT_DEG, OFF(fiber.arc_angle_rad), 0, 360, 1, 1, "deg", NULL, 0, -1},
+    {"fiber.polyline", KT_FILE, OFF(fiber.polyline), 0, 0, 0, 0, "", NULL, 0, -1},
+    {"fiber.outer_radius_end", KT_REAL, OFF(fiber.outer_radius_end_m), 0, 1, 1, 0, "m", NULL, 0, -1},
+    {"fiber.section_table", KT_FILE, OFF(fiber.section_table), 0, 0, 0, 0, "", NULL, 0, -1},
+    {"fiber.nodes", KT_FILE, OFF(fiber.nodes), 0, 0, 0, 0, "", NULL, 0, -1},
+    {"fiber.table_unit", KT_ENUM, OFF(fiber.table_unit), 0, 0, 0, 0, "", table_unit_names, 0, -1},
     {"bond", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
     {"bond.force_stiffness_scale", KT_REAL, OFF(bond.force_stiffness_scale), 0, 1e6, 0, 0, "", NULL, 0, -1},
     {"bond.torque_stiffness_scale", KT_REAL, OFF(bond.torque_stiffness_scale), 0, 1e6, 0, 0, "", NULL, 0, -1},
@@ -343,6 +356,28 @@ static int set_scalar(const key_def *k, fl_experiment *exp, const char *text, co
       }
     allowed_names(k->names, buf, sizeof buf);
     return fail(err, errlen, o, "%s: '%s' is not allowed; allowed: %s", k->path, text, buf);
+  case KT_FILE: {
+    /* relative to the experiment file's directory; absolute where the file exists, so
+     * that a written experiment finds it from anywhere */
+    char joined[FL_PATH_LEN + 64];
+    const char *slash = o->file ? strrchr(o->file, '/') : NULL;
+    if (!*text)
+      return fail(err, errlen, o, "%s: empty; allowed: a CSV file name, relative to the experiment file", k->path);
+    if (text[0] == '/' || !slash)
+      snprintf(joined, sizeof joined, "%s", text);
+    else
+      snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - o->file), o->file, text);
+    char cwd[FL_PATH_LEN], use[2 * FL_PATH_LEN + 80];
+    if (joined[0] != '/' && getcwd(cwd, sizeof cwd))
+      snprintf(use, sizeof use, "%s/%s", cwd, joined);
+    else
+      snprintf(use, sizeof use, "%s", joined);
+    if (strlen(use) >= FL_PATH_LEN)
+      return fail(err, errlen, o, "%s: '%s' is too long; allowed: a file name under %d characters", k->path, text,
+                  FL_PATH_LEN);
+    snprintf((char *)exp + k->offset, FL_PATH_LEN, "%s", use);
+    return FL_OK;
+  }
   case KT_CYCLES:
     return fail(err, errlen, o, "%s: '%s' is not a list; allowed: a list of turning points, e.g. [1e-3, 0, 2e-3]",
                 k->path, text);
@@ -853,6 +888,113 @@ static int finish_section(fl_experiment *exp, const char *path, char *err, size_
   return FL_OK;
 }
 
+/* The shape and section keys (fiberlab-experiment(5), SHAPE AND SECTIONS): each with its
+ * shape, one arc size, one way of varying the section, what the tests serve; then the
+ * files read and the shape built once, so that a bad file stops the program before it
+ * writes anything.  A polyline sets the fiber's length. */
+static int finish_shape(fl_experiment *exp, const char *path, char *err, size_t errlen)
+{
+  fl_fiber_def *fb = &exp->fiber;
+  origin o;
+  int arc = fb->shape == FL_SHAPE_ARC, poly = fb->shape == FL_SHAPE_POLYLINE;
+  static const char *const arc_keys[] = {"fiber.arc_radius", "fiber.arc_angle"};
+  for (int i = 0; i < 2; i++)
+    if (!arc && key_given(exp, arc_keys[i])) {
+      o = key_origin(exp, path, arc_keys[i]);
+      return fail(err, errlen, &o, "%s: given with shape %s; allowed: arc_radius or arc_angle with shape: arc",
+                  arc_keys[i], shape_names[fb->shape]);
+    }
+  if (arc && key_given(exp, arc_keys[0]) == key_given(exp, arc_keys[1])) {
+    o = key_origin(exp, path, key_given(exp, arc_keys[1]) ? arc_keys[1] : "fiber.shape");
+    return fail(err, errlen, &o, "fiber.shape: arc needs %s; allowed: one of arc_radius (m) and arc_angle (deg)",
+                key_given(exp, arc_keys[1]) ? "one size, and both are given" : "its size");
+  }
+  if (arc && !key_given(exp, arc_keys[0]))
+    fb->arc_radius_m = 0.0;
+  if (arc && !key_given(exp, arc_keys[1]))
+    fb->arc_angle_rad = 0.0;
+  if (poly != (fb->polyline[0] != '\0')) {
+    o = key_origin(exp, path, poly ? "fiber.shape" : "fiber.polyline");
+    return fail(err, errlen, &o, poly ? "fiber.polyline: missing, and shape polyline needs it; allowed: a CSV file "
+                                        "of x, y points of the centreline"
+                                      : "fiber.polyline: given with shape %s; allowed: a polyline with shape: polyline",
+                shape_names[fb->shape]);
+  }
+  if (poly && key_given(exp, "fiber.length")) {
+    o = key_origin(exp, path, "fiber.length");
+    return fail(err, errlen, &o, "fiber.length: given with shape polyline; allowed: no length (the polyline's arc "
+                "length is the fiber's)");
+  }
+  int nvary = (fb->outer_radius_end_m > 0.0) + (fb->section_table[0] != '\0');
+  if (nvary > 1) {
+    o = key_origin(exp, path, "fiber.section_table");
+    return fail(err, errlen, &o, "fiber.section_table: given with outer_radius_end; allowed: one of a taper "
+                "(outer_radius_end) and a section table");
+  }
+  int varies = nvary || fb->nodes[0];
+  static const char *const vary_keys[] = {"fiber.outer_radius_end", "fiber.section_table", "fiber.nodes"};
+  const char *vkey = fb->outer_radius_end_m > 0.0 ? vary_keys[0] : fb->section_table[0] ? vary_keys[1] : vary_keys[2];
+  if (varies && fb->section == FL_SECTION_ELLIPSE) {
+    o = key_origin(exp, path, vkey);
+    return fail(err, errlen, &o, "%s: given with section ellipse; allowed: a varying section of round sections "
+                "(section: circle)", vkey);
+  }
+  const fl_failure_def *fd = &exp->bond.failure;
+  if (varies && fd->criterion != FL_CRIT_NONE && fd->criterion != FL_CRIT_BENDING_STRESS &&
+      fd->criterion != FL_CRIT_BENDING_ANGLE) {
+    o = key_origin(exp, path, "bond.failure.criterion");
+    return fail(err, errlen, &o, "bond.failure.criterion: '%s' with a section varying along the fiber (%s); allowed "
+                "with a varying section: none | bending_stress | bending_angle", criterion_names[fd->criterion], vkey);
+  }
+  if (varies && exp->bond.buckling.type != FL_BUCKLING_NONE) {
+    o = key_origin(exp, path, "bond.buckling.type");
+    return fail(err, errlen, &o, "bond.buckling.type: '%s' with a section varying along the fiber (%s); allowed "
+                "with a varying section: none", buckling_names[exp->bond.buckling.type], vkey);
+  }
+  if (fb->shape != FL_SHAPE_STRAIGHT && exp->test.kind != FL_TEST_BEND3PT) {
+    o = key_origin(exp, path, "fiber.shape");
+    return fail(err, errlen, &o, "fiber.shape: '%s' in a %s test; allowed in %s: straight (its grips pull and turn "
+                "about one straight axis; a curved fiber goes in bend3pt)", shape_names[fb->shape],
+                kind_names[exp->test.kind], kind_names[exp->test.kind]);
+  }
+  if (!fl_shape_nontrivial(fb))
+    return FL_OK;
+  int rc;
+  if (poly && (rc = fl_shape_polyline_length(fb, &fb->length_m, err, errlen)) != FL_OK)
+    return rc;
+  if (arc && fb->arc_radius_m > 0.0 && fb->length_m / fb->arc_radius_m >= 2.0 * PI) {
+    o = key_origin(exp, path, "fiber.arc_radius");
+    return fail(err, errlen, &o, "fiber.arc_radius: %g m closes a fiber of length %g m on itself (%.4g deg); "
+                "allowed: a radius above length / (2 pi) = %g m", fb->arc_radius_m, fb->length_m,
+                fb->length_m / fb->arc_radius_m / DEG, fb->length_m / (2.0 * PI));
+  }
+  fl_shape sh;
+  double ms = fd->criterion == FL_CRIT_BENDING_STRESS ? fd->max_stress : 0.0;
+  rc = fl_shape_make(fb, fb->segments, fb->length_m / fb->segments, ms, &sh, err, errlen);
+  if (rc == FL_EINPUT && arc) { /* the arc's message names its key */
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", err);
+    o = key_origin(exp, path, key_given(exp, arc_keys[0]) ? arc_keys[0] : arc_keys[1]);
+    return fail(err, errlen, &o, "%s", msg);
+  }
+  if (rc)
+    return rc;
+  if (sh.curved && exp->test.kind == FL_TEST_BEND3PT) { /* supports on the fiber */
+    double reach = 0.0;
+    for (int i = 0; i < sh.n; i++)
+      reach = fmax(reach, fabs(sh.x[i].x));
+    if (!(0.5 * exp->test.span_m < reach)) {
+      fl_shape_free(&sh);
+      o = key_origin(exp, path, "test.span");
+      return fail(err, errlen, &o, "test.span: %g m does not fit under the %s fiber, whose segment centres reach "
+                  "x = +-%g m; allowed: a span below %g m", exp->test.span_m, shape_names[fb->shape], reach,
+                  2.0 * reach);
+    }
+  }
+  fl_shape_free(&sh);
+  return FL_OK;
+}
+
 int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen)
 {
   origin o;
@@ -907,6 +1049,8 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
                   bk->min_force, bk->max_force);
     }
   }
+  if ((rc = finish_shape(exp, path, err, errlen)) != FL_OK)
+    return rc;
   int tors = t->kind == FL_TEST_TORSION;
   double unit = tors ? DEG : 1.0;
   const char *maxkey = t->kind == FL_TEST_BEND3PT ? "test.max_displacement"
@@ -1028,6 +1172,9 @@ static void write_value(fl_yaml_out *y, const fl_experiment *exp, const key_def 
     fl_yaml_seq_end(y);
     break;
   }
+  case KT_FILE:
+    fl_yaml_str(y, base);
+    break;
   case KT_SECTION:
     break;
   }
@@ -1051,6 +1198,27 @@ static int write_key(const fl_experiment *exp, const key_def *k)
     return ell && exp->fiber.inner_semi_axis_y_m > 0.0;
   if (strcmp(p, "test.cycles") == 0)
     return exp->test.ncycles > 0;
+  /* the shape keys only where the fiber has them (a straight uniform fiber's file is
+   * written as it always was) */
+  const fl_fiber_def *fb = &exp->fiber;
+  if (strcmp(p, "fiber.shape") == 0)
+    return fb->shape != FL_SHAPE_STRAIGHT;
+  if (strcmp(p, "fiber.arc_radius") == 0)
+    return fb->shape == FL_SHAPE_ARC && fb->arc_radius_m > 0.0;
+  if (strcmp(p, "fiber.arc_angle") == 0)
+    return fb->shape == FL_SHAPE_ARC && !(fb->arc_radius_m > 0.0);
+  if (strcmp(p, "fiber.polyline") == 0)
+    return fb->shape == FL_SHAPE_POLYLINE;
+  if (strcmp(p, "fiber.length") == 0)
+    return fb->shape != FL_SHAPE_POLYLINE; /* the polyline's */
+  if (strcmp(p, "fiber.outer_radius_end") == 0)
+    return fb->outer_radius_end_m > 0.0;
+  if (strcmp(p, "fiber.section_table") == 0)
+    return fb->section_table[0] != '\0';
+  if (strcmp(p, "fiber.nodes") == 0)
+    return fb->nodes[0] != '\0';
+  if (strcmp(p, "fiber.table_unit") == 0)
+    return fb->table_unit != FL_TABLE_M && (fb->shape == FL_SHAPE_POLYLINE || fb->section_table[0] || fb->nodes[0]);
   if (strncmp(p, "bond.failure.", 13) == 0 && strcmp(p, "bond.failure.criterion") != 0)
     return exp->bond.failure.criterion != FL_CRIT_NONE;
   if (strncmp(p, "bond.buckling.", 14) == 0 && strcmp(p, "bond.buckling.type") != 0)
