@@ -1,0 +1,372 @@
+/* check_shape.c: curved and tapered specimens (fiber.shape, fiber.outer_radius_end;
+ * fiberlab-experiment(5), SHAPE AND SECTIONS).
+ *
+ * - A curved fiber is built with its bonds created in the rest shape: at rest it
+ *   carries no load.
+ * - The 3-point tools touch a curved specimen where it lies.
+ * - A quarter-circle cantilever under an in-plane tip load deflects as Castigliano's
+ *   theorem says, and a tapered straight cantilever as the integral of M^2 / (E I(x)).
+ *
+ * The cantilevers are clamped by holding body 0 (FL_GRIP_FIXED); the flexible beam runs
+ * from its centre to the centre of the last body, where the load acts.  The chain's
+ * linear stiffness at rest comes from the engine's own loads (fl_system_loads) by
+ * central differences, and the tip deflection from solving K u = -F; no law is written
+ * twice. */
+#include <config.h>
+
+#include <check.h>
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_limits.h"
+#include "experiment.h"
+#include "fl_defs.h"
+#include "run.h"
+#include "system.h"
+
+#define PI 3.14159265358979323846
+
+static void set(fl_experiment *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set(fl_experiment *e, const char *fmt, ...)
+{
+  char buf[256], err[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  int rc = fl_experiment_set(e, buf, err, sizeof err);
+  ck_assert_msg(rc == FL_OK, "%s", err);
+}
+
+/* A 3-point specimen of n segments of solid radius r, steel-like, no gravity or
+ * damping; shape keys are set by the caller, then finish. */
+static fl_experiment specimen(int n, double length, double r)
+{
+  fl_experiment e = fl_experiment_default();
+  set(&e, "fiber.segments=%d", n);
+  if (length > 0.0) /* 0: a polyline's own */
+    set(&e, "fiber.length=%.17g", length);
+  set(&e, "fiber.outer_radius=%.17g", r);
+  set(&e, "fiber.youngs_modulus=2e11");
+  set(&e, "fiber.poisson_ratio=0.3");
+  set(&e, "fiber.density=7800");
+  set(&e, "test.gravity=0");
+  set(&e, "test.span=%.17g", 0.5 * (length > 0.0 ? length : 0.1));
+  return e;
+}
+
+static void finish(fl_experiment *e)
+{
+  char err[1024];
+  int rc = fl_experiment_finish(e, "(test)", err, sizeof err);
+  ck_assert_msg(rc == FL_OK, "%s", err);
+}
+
+/* Largest force and torque on any body of specimen 0, from its current state. */
+static void largest_loads(fl_system *sys, double *fbig, double *tbig)
+{
+  fl_system_loads(sys, 0);
+  *fbig = *tbig = 0.0;
+  for (int i = 0; i < sys->nbody; i++) {
+    *fbig = fmax(*fbig, fl_norm(sys->f[i]));
+    *tbig = fmax(*tbig, fl_norm(sys->t[i]));
+  }
+}
+
+/* Move the tools far from the specimen (a cantilever has none). */
+static void tools_away(fl_system *sys)
+{
+  for (int k = 0; k < sys->ntool; k++)
+    sys->tool[k].point = fl_v3(0.0, 1e3 * (k + 1), 0.0);
+}
+
+/* The tip deflection of a chain clamped at body 0 under force F on its last body:
+ * K from central differences of the engine's loads at rest (6 dofs a free body:
+ * translation, then rotation of the world frame), u = -K^-1 F. */
+static fl_vec3 tip_deflection(fl_system *sys, fl_vec3 F, double len)
+{
+  int nb = sys->nbody, nf = nb - 1, N = 6 * nf;
+  gsl_matrix *K = gsl_matrix_alloc((size_t)N, (size_t)N);
+  gsl_vector *rhs = gsl_vector_calloc((size_t)N), *u = gsl_vector_alloc((size_t)N);
+  gsl_permutation *perm = gsl_permutation_alloc((size_t)N);
+  double ex = 1e-7 * len, er = 1e-7; /* m, rad */
+  double *fp = malloc((size_t)N * sizeof *fp);
+  ck_assert(K && rhs && u && perm && fp);
+  for (int j = 0; j < N; j++) {
+    int body = 1 + j / 6, c = j % 6;
+    double e = c < 3 ? ex : er;
+    for (int sgn = 1; sgn >= -1; sgn -= 2) {
+      fl_system_reset(sys);
+      fl_vec3 d = fl_v3(c % 3 == 0, c % 3 == 1, c % 3 == 2);
+      if (c < 3)
+        sys->x[body] = fl_add(sys->x[body], fl_scale(d, sgn * e));
+      else
+        sys->q[body] = fl_qnormalize(fl_qmul(fl_qexp(fl_scale(d, sgn * e)), sys->q[body]));
+      fl_system_loads(sys, 0);
+      for (int i = 0; i < N; i++) {
+        int bi = 1 + i / 6, ci = i % 6;
+        fl_vec3 v = ci < 3 ? sys->f[bi] : sys->t[bi];
+        double val = ci % 3 == 0 ? v.x : ci % 3 == 1 ? v.y : v.z;
+        if (sgn > 0)
+          fp[i] = val;
+        else
+          gsl_matrix_set(K, (size_t)i, (size_t)j, (fp[i] - val) / (2.0 * e));
+      }
+    }
+  }
+  fl_system_reset(sys);
+  gsl_vector_set(rhs, (size_t)(N - 6), -F.x);
+  gsl_vector_set(rhs, (size_t)(N - 5), -F.y);
+  gsl_vector_set(rhs, (size_t)(N - 4), -F.z);
+  int sgn;
+  gsl_linalg_LU_decomp(K, perm, &sgn);
+  gsl_linalg_LU_solve(K, perm, rhs, u);
+  fl_vec3 tip = fl_v3(gsl_vector_get(u, (size_t)(N - 6)), gsl_vector_get(u, (size_t)(N - 5)),
+                      gsl_vector_get(u, (size_t)(N - 4)));
+  free(fp);
+  gsl_permutation_free(perm);
+  gsl_vector_free(u);
+  gsl_vector_free(rhs);
+  gsl_matrix_free(K);
+  return tip;
+}
+
+/* An arc of radius rho and angle phi_deg, at rest: no load on any body, to 1e-12 of
+ * the force scale E A and the torque scale E I / h (1 rad of bending).  With the bond
+ * made straight instead of at the rest shape, each joint would carry E I / h times its
+ * rest angle (here 2.25 deg: 4e-2 of the scale). */
+START_TEST(test_arc_at_rest_carries_no_load)
+{
+  int n = 40;
+  double rho = 0.1, phi = 90.0, r = 1e-3, L = rho * phi * PI / 180.0;
+  fl_experiment e = specimen(n, L, r);
+  set(&e, "fiber.shape=arc");
+  set(&e, "fiber.arc_angle=%.17g", phi);
+  finish(&e);
+  fl_system sys;
+  fl_build_info info;
+  ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
+  double fmx, tmx, A = PI * r * r, I = PI * pow(r, 4) / 4.0, h = L / n;
+  largest_loads(&sys, &fmx, &tmx);
+  double fs = 2e11 * A, ts = 2e11 * I / h;
+  printf("arc at rest: largest force %.3g of E A, torque %.3g of E I / h\n", fmx / fs, tmx / ts);
+  ck_assert_msg(fmx <= 1e-12 * fs, "force %g N, scale %g N", fmx, fs);
+  ck_assert_msg(tmx <= 1e-12 * ts, "torque %g N m, scale %g N m", tmx, ts);
+  /* the arc is the one asked for: centres on a circle of radius rho about (0, -rho cos(phi/2)) */
+  double yc = -rho * cos(0.5 * phi * PI / 180.0);
+  for (int i = 0; i < n; i++)
+    ck_assert_double_eq_tol(hypot(sys.x_ref[i].x, sys.x_ref[i].y - yc), rho, 1e-12 * rho);
+  fl_system_free(&sys);
+}
+END_TEST
+
+/* A scanned centreline (a sine of 3 mm over 120 mm, 60 points, in mm), resampled: at
+ * rest no load either, and every centre on the polyline. */
+START_TEST(test_polyline_at_rest_carries_no_load)
+{
+  char path[] = "/tmp/check_shape_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "x_mm,y_mm\n");
+  for (int k = 0; k < 60; k++) {
+    double x = 120.0 * k / 59.0;
+    fprintf(f, "%.12g,%.12g\n", x, 3.0 * sin(2.0 * PI * x / 120.0));
+  }
+  fclose(f);
+  fl_experiment e = specimen(30, 0.0, 1e-3);
+  set(&e, "fiber.shape=polyline");
+  set(&e, "fiber.polyline=%s", path);
+  set(&e, "fiber.table_unit=mm");
+  char err[1024];
+  int rc = fl_experiment_finish(&e, "(test)", err, sizeof err);
+  ck_assert_msg(rc == FL_OK, "%s", err);
+  /* the sine's arc length, 120 mm (1 + k^2/4 - 3 k^4/64) with k = 2 pi 3/120, less the
+   * chords' shortfall (well under 0.1 %) */
+  double k = 2.0 * PI * 3.0 / 120.0, sine = 0.12 * (1.0 + k * k / 4.0 - 3.0 * pow(k, 4) / 64.0);
+  ck_assert_msg(fabs(e.fiber.length_m / sine - 1.0) < 1e-3, "the polyline's length %g m, the sine's %g m",
+                e.fiber.length_m, sine);
+  fl_system sys;
+  fl_build_info info;
+  rc = fl_build(&e, 1, &sys, &info); /* the builder reads the file again */
+  remove(path);
+  ck_assert_int_eq(rc, FL_OK);
+  double fmx, tmx, r = 1e-3, A = PI * r * r, I = PI * pow(r, 4) / 4.0, h = e.fiber.length_m / 30;
+  largest_loads(&sys, &fmx, &tmx);
+  printf("polyline at rest: largest force %.3g of E A, torque %.3g of E I / h\n", fmx / (2e11 * A),
+         tmx / (2e11 * I / h));
+  ck_assert(fmx <= 1e-12 * 2e11 * A);
+  ck_assert(tmx <= 1e-12 * 2e11 * I / h);
+  /* the ends' chord lies along x and the centres on the sine (its chord is already
+   * along x, centred at 60 mm): within the chord error of 60 points */
+  for (int i = 0; i < 30; i++) {
+    double x = sys.x_ref[i].x * 1e3 + 60.0;
+    ck_assert_double_eq_tol(sys.x_ref[i].y * 1e3, 3.0 * sin(2.0 * PI * x / 120.0), 0.02);
+  }
+  fl_system_free(&sys);
+}
+END_TEST
+
+/* Distance from point p to the segment of body i (a sphero-cylinder's axis). */
+static double to_axis(const fl_system *sys, int i, fl_vec3 p)
+{
+  fl_vec3 t = fl_qrot(sys->q_ref[i], fl_v3(1, 0, 0)), d = fl_sub(p, sys->x_ref[i]);
+  double u = fl_dot(d, t), hl = sys->half_length[i];
+  u = u > hl ? hl : (u < -hl ? -hl : u);
+  return fl_norm(fl_sub(d, fl_scale(t, u)));
+}
+
+/* 3-point tools on an arch: each support and the nose touch the segments (the nearest
+ * segment axis at the radius plus the tool's), neither inside nor apart, at the abscissa
+ * asked for, supports below and the nose above. */
+START_TEST(test_bend3pt_tools_touch_a_curved_specimen)
+{
+  fl_experiment e = specimen(24, 0.12, 1.5e-3);
+  set(&e, "fiber.shape=arc");
+  set(&e, "fiber.arc_radius=0.15");
+  set(&e, "test.span=0.08");
+  finish(&e);
+  fl_system sys;
+  fl_build_info info;
+  ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
+  double xs[3] = {-0.04, 0.04, 0.0};
+  for (int k = 0; k < 3; k++) {
+    fl_vec3 p = sys.tool[k].point;
+    double gap = HUGE_VAL, ymid = 0.0;
+    for (int i = 0; i < sys.nbody; i++)
+      if (to_axis(&sys, i, p) - sys.radius[i] - sys.tool[k].radius < gap) {
+        gap = to_axis(&sys, i, p) - sys.radius[i] - sys.tool[k].radius;
+        ymid = sys.x_ref[i].y;
+      }
+    printf("tool %d at (%g, %g) mm: gap %.3g m\n", k, 1e3 * p.x, 1e3 * p.y, gap);
+    ck_assert_double_eq_tol(p.x, xs[k], 1e-15);
+    ck_assert_msg(fabs(gap) <= 1e-12, "tool %d: gap %g m", k, gap);
+    ck_assert_msg(k < 2 ? p.y < ymid : p.y > ymid, "tool %d on the wrong side", k);
+  }
+  /* and the specimen rests on them without load */
+  double fmx, tmx;
+  largest_loads(&sys, &fmx, &tmx);
+  ck_assert(fmx <= 1e-12 * 2e11 * PI * 1.5e-3 * 1.5e-3);
+  fl_system_free(&sys);
+}
+END_TEST
+
+/* Quarter-circle cantilever, radius rho from the clamp (body 0's centre) to the tip
+ * (the last body's centre), an in-plane tip load.  Castigliano: with phi the angle
+ * from the clamp, the tip load F = (F_o, F_t) in the basis of the clamp's outward
+ * normal e_o (from the circle's centre) and its tangent e_t (toward the tip):
+ *   M(phi) = -rho (F_t cos phi + F_o (1 - sin phi))      bending moment
+ *   N(phi) = -F_o sin phi + F_t cos phi                  axial force
+ *   V(phi) =  F_o cos phi + F_t sin phi                  shear force
+ * and delta_j = dU/dF_j of U = int_0^{pi/2} (M^2/(2EI) + N^2/(2EA) + V^2/(2GA)) rho dphi
+ * (the chain's shear spring is G A / d, no shear factor):
+ *   C_oo = (3 pi/4 - 2) rho^3/EI + (pi/4) rho (1/EA + 1/GA)
+ *   C_tt = (pi/4) rho^3/EI       + (pi/4) rho (1/EA + 1/GA)
+ *   C_ot = rho^3/(2 EI) - rho/(2 EA) + rho/(2 GA)
+ * (the thin ring's pi P R^3 / (4 E I) along the clamp's tangent).  The chain is an arc
+ * of n segments whose centres span 90 deg from first to last: angle 90 n / (n - 1). */
+START_TEST(test_quarter_circle_cantilever_against_castigliano)
+{
+  int n = 40;
+  double rho = 0.1, r = 1e-3, phi = 0.5 * PI * n / (n - 1), L = rho * phi;
+  fl_experiment e = specimen(n, L, r);
+  set(&e, "fiber.shape=arc");
+  set(&e, "fiber.arc_angle=%.17g", phi * 180.0 / PI);
+  finish(&e);
+  fl_system sys;
+  fl_build_info info;
+  ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
+  tools_away(&sys);
+  sys.motion[0] = FL_GRIP_FIXED;
+  double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, A = PI * r * r, I = PI * pow(r, 4) / 4.0;
+  double Coo = (0.75 * PI - 2.0) * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
+  double Ctt = 0.25 * PI * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
+  double Cot = 0.5 * pow(rho, 3) / (E * I) - 0.5 * rho / (E * A) + 0.5 * rho / (G * A);
+  /* the clamp's basis: the circle's centre is at (0, -rho cos(phi/2)) */
+  fl_vec3 c = fl_v3(0.0, -rho * cos(0.5 * phi), 0.0), x0 = sys.x_ref[0], tip = sys.x_ref[n - 1];
+  fl_vec3 eo = fl_scale(fl_sub(x0, c), 1.0 / fl_norm(fl_sub(x0, c)));
+  fl_vec3 et = fl_v3(-eo.y, eo.x, 0.0);
+  if (fl_dot(et, fl_sub(tip, x0)) < 0.0)
+    et = fl_neg(et);
+  ck_assert_double_eq_tol(fl_norm(fl_sub(tip, c)), rho, 1e-12); /* the tip on the circle, 90 deg on */
+  ck_assert_double_eq_tol(fl_dot(fl_sub(tip, c), eo), 0.0, 1e-12);
+  fl_vec3 uo = tip_deflection(&sys, eo, L), ut = tip_deflection(&sys, et, L);
+  double got[4] = {fl_dot(uo, eo), fl_dot(ut, et), fl_dot(uo, et), fl_dot(ut, eo)};
+  double want[4] = {Coo, Ctt, Cot, Cot};
+  const char *name[4] = {"C_oo", "C_tt", "C_ot", "C_to"};
+  for (int k = 0; k < 4; k++) {
+    printf("quarter circle, n = %d: %s = %.6g m/N, Castigliano %.6g m/N (%+.3f %%)\n", n, name[k], got[k], want[k],
+           100.0 * (got[k] / want[k] - 1.0));
+    ck_assert_msg(fabs(got[k] / want[k] - 1.0) <= 0.01, "%s %g, Castigliano %g", name[k], got[k], want[k]);
+  }
+  /* out of the plane nothing moves */
+  ck_assert(fabs(uo.z) <= 1e-9 * Coo && fabs(ut.z) <= 1e-9 * Ctt);
+  fl_system_free(&sys);
+}
+END_TEST
+
+/* Tapered cantilever: a solid straight fiber, outer radius R0 at the clamp end and R1 =
+ * R0 / 2 at the tip (I falls 16-fold), clamped at body 0, a transverse tip load at the
+ * last body.  By the unit-load method (Castigliano) the tip compliance is
+ *   delta / P = int_{x0}^{a} (a - x)^2 / (E I(x)) dx + int_{x0}^{a} dx / (G A(x))
+ * from the clamped centre x0 = h/2 to the tip a = L - h/2, with R(x) = R0 + (R1 - R0)
+ * x / L; Simpson's rule on 4000 intervals evaluates it. */
+static double taper_compliance(double R0, double R1, double L, double x0, double a, double E, double G)
+{
+  int m = 4000;
+  double sum = 0.0, dx = (a - x0) / m;
+  for (int k = 0; k <= m; k++) {
+    double x = x0 + k * dx, R = R0 + (R1 - R0) * x / L;
+    double I = PI * pow(R, 4) / 4.0, A = PI * R * R;
+    double g = (a - x) * (a - x) / (E * I) + 1.0 / (G * A);
+    sum += (k == 0 || k == m ? 1.0 : (k % 2 ? 4.0 : 2.0)) * g;
+  }
+  return sum * dx / 3.0;
+}
+
+START_TEST(test_tapered_cantilever_against_the_integral)
+{
+  int n = 40;
+  double L = 0.1, R0 = 1e-3, R1 = 0.5e-3, h = L / n;
+  fl_experiment e = specimen(n, L, R0);
+  set(&e, "fiber.outer_radius_end=%.17g", R1);
+  finish(&e);
+  fl_system sys;
+  fl_build_info info;
+  ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
+  tools_away(&sys);
+  sys.motion[0] = FL_GRIP_FIXED;
+  double want = taper_compliance(R0, R1, L, 0.5 * h, L - 0.5 * h, e.fiber.youngs_modulus, e.fiber.shear_modulus);
+  fl_vec3 u = tip_deflection(&sys, fl_v3(0, 1, 0), L);
+  printf("tapered cantilever, n = %d: tip stiffness %.6g N/m, integral %.6g N/m (%+.3f %%)\n", n, 1.0 / u.y,
+         1.0 / want, 100.0 * (want / u.y - 1.0));
+  ck_assert_msg(fabs(u.y / want - 1.0) <= 0.01, "compliance %g m/N, integral %g m/N", u.y, want);
+  /* the taper is there: the uniform fiber of R0 is twice as stiff (int (1 - t)^2 /
+   * (1 - t/2)^4 dt = 2/3 against 1/3) */
+  double uniform = taper_compliance(R0, R0, L, 0.5 * h, L - 0.5 * h, e.fiber.youngs_modulus, e.fiber.shear_modulus);
+  ck_assert(u.y > 1.9 * uniform);
+  fl_system_free(&sys);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("shape");
+  TCase *tc = tcase_create("shape");
+  fl_limits_set(tc, "shape", 400);
+  tcase_add_test(tc, test_arc_at_rest_carries_no_load);
+  tcase_add_test(tc, test_polyline_at_rest_carries_no_load);
+  tcase_add_test(tc, test_bend3pt_tools_touch_a_curved_specimen);
+  tcase_add_test(tc, test_quarter_circle_cantilever_against_castigliano);
+  tcase_add_test(tc, test_tapered_cantilever_against_the_integral);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
