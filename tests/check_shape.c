@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain_probe.h"
 #include "check_limits.h"
 #include "experiment.h"
 #include "fl_defs.h"
@@ -82,6 +83,15 @@ static void tools_away(fl_system *sys)
 {
   for (int k = 0; k < sys->ntool; k++)
     sys->tool[k].point = fl_v3(0.0, 1e3 * (k + 1), 0.0);
+}
+
+/* The specimen of e built as a cantilever: tools away, body 0 held. */
+static void cantilever(const fl_experiment *e, fl_system *sys)
+{
+  fl_build_info info;
+  ck_assert_int_eq(fl_build(e, 1, sys, &info), FL_OK);
+  tools_away(sys);
+  sys->motion[0] = FL_GRIP_FIXED;
 }
 
 /* The tip deflection of a chain clamped at body 0 under force F on its last body:
@@ -278,10 +288,7 @@ START_TEST(test_quarter_circle_cantilever_against_castigliano)
   set(&e, "fiber.arc_angle=%.17g", phi * 180.0 / PI);
   finish(&e);
   fl_system sys;
-  fl_build_info info;
-  ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
-  tools_away(&sys);
-  sys.motion[0] = FL_GRIP_FIXED;
+  cantilever(&e, &sys);
   double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, A = PI * r * r, I = PI * pow(r, 4) / 4.0;
   double Coo = (0.75 * PI - 2.0) * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
   double Ctt = 0.25 * PI * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
@@ -336,10 +343,7 @@ START_TEST(test_tapered_cantilever_against_the_integral)
   set(&e, "fiber.outer_radius_end=%.17g", R1);
   finish(&e);
   fl_system sys;
-  fl_build_info info;
-  ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
-  tools_away(&sys);
-  sys.motion[0] = FL_GRIP_FIXED;
+  cantilever(&e, &sys);
   double want = taper_compliance(R0, R1, L, 0.5 * h, L - 0.5 * h, e.fiber.youngs_modulus, e.fiber.shear_modulus);
   fl_vec3 u = tip_deflection(&sys, fl_v3(0, 1, 0), L);
   printf("tapered cantilever, n = %d: tip stiffness %.6g N/m, integral %.6g N/m (%+.3f %%)\n", n, 1.0 / u.y,
@@ -353,6 +357,123 @@ START_TEST(test_tapered_cantilever_against_the_integral)
 }
 END_TEST
 
+/* The run's initial stiffness (N/m or N m/rad). */
+static double run_stiffness(const fl_experiment *e, const fl_run_hooks *h)
+{
+  fl_curve c;
+  fl_result r;
+  char err[1024];
+  int rc = fl_run(e, 1, h, &c, &r, err, sizeof err);
+  ck_assert_msg(rc == FL_OK, "%s", err);
+  double k = r.spec[0].initial_stiffness;
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  return k;
+}
+
+/* Tension and torsion of a tapered fiber: the grips hold whole segments, and the
+ * bonds between the innermost gripped bodies are springs in series, each side
+ * (h/2) / (E A_i) (torsion: (h/2) / (G J_i)) with body i's section at its centre's
+ * arc length s_i = L/2 + (i - (nbody - 1)/2) h.  Outer radius 1.5 mm at one end, 0.75
+ * mm at the other. */
+START_TEST(test_tension_and_torsion_of_a_taper_are_the_series_of_its_sections)
+{
+  for (int kind = FL_TEST_TENSION; kind <= FL_TEST_TORSION; kind++) {
+    fl_experiment e = fl_experiment_default();
+    set(&e, "test.kind=%s", kind == FL_TEST_TENSION ? "tension" : "torsion");
+    set(&e, "fiber.outer_radius_end=0.75e-3");
+    set(&e, "simulation.output_points=100");
+    finish(&e);
+    fl_system sys;
+    fl_build_info info;
+    ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
+    double L = e.fiber.length_m, h = info.h, R0 = e.fiber.outer_radius_m, R1 = e.fiber.outer_radius_end_m;
+    double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, comp = 0.0;
+    int nb = sys.nbody, first = -1, last = -1;
+    for (int i = 0; i < nb; i++) {
+      if (sys.motion[i] == FL_GRIP_FIXED)
+        first = i;
+      if (sys.motion[i] == FL_GRIP_MOVING && last < 0)
+        last = i;
+    }
+    for (int i = first; i < last; i++)
+      for (int j = i; j <= i + 1; j++) {
+        double s = 0.5 * L + (j - 0.5 * (nb - 1)) * h, R = R0 + (R1 - R0) * s / L;
+        double A = PI * R * R, J = PI * pow(R, 4) / 2.0;
+        comp += 0.5 * h / (kind == FL_TEST_TENSION ? E * A : G * J);
+        /* and the body was built with that section */
+        ck_assert_double_eq_tol(sys.radius[j], R, 1e-15);
+      }
+    fl_system_free(&sys);
+    double k = run_stiffness(&e, NULL);
+    printf("tapered %s: initial stiffness %.6g, series of the sections %.6g (%+.3f %%)\n",
+           kind == FL_TEST_TENSION ? "tension" : "torsion", k, 1.0 / comp, 100.0 * (k * comp - 1.0));
+    ck_assert_msg(fabs(k * comp - 1.0) <= 0.01, "stiffness %g, series %g", k, 1.0 / comp);
+  }
+}
+END_TEST
+
+/* 3-point bending of a fiber thick in the middle and thin at its ends (a section table:
+ * outer radius 1.2 mm at mid-length, 0.8 mm at the ends, linear between, hollow ratio
+ * 0.3 throughout; n = 24 segments over the span and one beyond each support).  A
+ * fiber thinning one way only would be pushed along its axis by the tools on its
+ * sloping surfaces (the nose and both supports push it toward its thick end, 2 R' F in
+ * all), so the table is symmetric.  The chain's own deflection under the nose
+ * (tests/chain_probe.h) against the unit-load method:
+ *   delta / F = int_{-c}^{c} m(x)^2 / (E I(x)) dx (1 + 2/n^2) + int_{-c}^{c} (1/2)^2 / (G A(x)) dx
+ * with c the half span, m(x) = (c - |x|) / 2 the moment of a unit load at the middle,
+ * and (1 + 2/n^2) the discrete chain's share for a uniform fiber (check_section.c). */
+START_TEST(test_bend3pt_of_a_section_table_against_the_unit_load_integral)
+{
+  int n = 24;
+  double span = 0.06, h = span / n, L = (n + 2) * h, Rm = 1.2e-3, Re = 0.8e-3, q = 0.3, c = 0.5 * span;
+  char path[] = "/tmp/check_shape_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "arc_length,outer_radius,inner_radius_ratio\n0,%.17g,%g\n%.17g,%.17g,%g\n%.17g,%.17g,%g\n", Re, q,
+          0.5 * L, Rm, q, L, Re, q);
+  fclose(f);
+  fl_experiment e = fl_experiment_default();
+  set(&e, "fiber.segments=%d", n + 2);
+  set(&e, "fiber.length=%.17g", L);
+  set(&e, "fiber.section_table=%s", path);
+  set(&e, "fiber.youngs_modulus=5e9");
+  set(&e, "fiber.shear_modulus=%.17g", 5e9 / 2.6);
+  set(&e, "test.span=%.17g", span);
+  set(&e, "test.friction=0");
+  set(&e, "test.gravity=0");
+  set(&e, "test.support_radius=2e-3");
+  set(&e, "test.nose_radius=2e-3");
+  set(&e, "test.max_displacement=%.17g", 2e-3 * span);
+  set(&e, "bond.damping=%.17g", 0.05 * h / sqrt(5e9 / 1000.0));
+  set(&e, "simulation.output_points=200");
+  finish(&e);
+  chain_probe p = {0, c, calloc(200, sizeof(double)), calloc(200, sizeof(double))};
+  fl_run_hooks hk = {NULL, chain_probe_sample, &p, NULL, 1, 0};
+  run_stiffness(&e, &hk);
+  remove(path);
+  int a = 0;
+  while (a < p.n && p.force[a] < 0.2 * p.force[p.n - 1])
+    a++;
+  double k = fl_fit_slope(p.defl, p.force, a, p.n);
+  free(p.defl);
+  free(p.force);
+  int m = 4000;
+  double E = 5e9, G = 5e9 / 2.6, bend = 0.0, shear = 0.0, dx = 2.0 * c / m;
+  for (int j = 0; j <= m; j++) {
+    double x = -c + j * dx, R = Rm + (Re - Rm) * fabs(x) / (0.5 * L), w = (j == 0 || j == m ? 1.0 : (j % 2 ? 4.0 : 2.0));
+    double mm = 0.5 * (c - fabs(x)), Ri = q * R;
+    bend += w * mm * mm / (E * PI * (pow(R, 4) - pow(Ri, 4)) / 4.0);
+    shear += w * 0.25 / (G * PI * (R * R - Ri * Ri));
+  }
+  double want = 1.0 / ((bend * (1.0 + 2.0 / (n * n)) + shear) * dx / 3.0);
+  printf("3-point bending of a section table, n = %d: stiffness %.6g N/m, unit-load integral %.6g N/m (%+.3f %%)\n", n,
+         k, want, 100.0 * (k / want - 1.0));
+  ck_assert_msg(fabs(k / want - 1.0) <= 0.01, "stiffness %g N/m, integral %g N/m", k, want);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("shape");
@@ -363,6 +484,8 @@ int main(void)
   tcase_add_test(tc, test_bend3pt_tools_touch_a_curved_specimen);
   tcase_add_test(tc, test_quarter_circle_cantilever_against_castigliano);
   tcase_add_test(tc, test_tapered_cantilever_against_the_integral);
+  tcase_add_test(tc, test_tension_and_torsion_of_a_taper_are_the_series_of_its_sections);
+  tcase_add_test(tc, test_bend3pt_of_a_section_table_against_the_unit_load_integral);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
