@@ -67,6 +67,17 @@ static void finish(fl_experiment *e)
   ck_assert_msg(rc == FL_OK, "%s", err);
 }
 
+/* A temporary file open for writing; its name into path (room for 32). */
+static FILE *temp_file(char *path)
+{
+  strcpy(path, "/tmp/check_shape_XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  ck_assert(f != NULL);
+  return f;
+}
+
 /* Largest force and torque on any body of specimen 0, from its current state. */
 static void largest_loads(fl_system *sys, double *fbig, double *tbig)
 {
@@ -178,10 +189,8 @@ END_TEST
  * rest no load either, and every centre on the polyline. */
 START_TEST(test_polyline_at_rest_carries_no_load)
 {
-  char path[] = "/tmp/check_shape_XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert(fd >= 0);
-  FILE *f = fdopen(fd, "w");
+  char path[32];
+  FILE *f = temp_file(path);
   fprintf(f, "x_mm,y_mm\n");
   for (int k = 0; k < 60; k++) {
     double x = 120.0 * k / 59.0;
@@ -427,10 +436,8 @@ START_TEST(test_bend3pt_of_a_section_table_against_the_unit_load_integral)
 {
   int n = 24;
   double span = 0.06, h = span / n, L = (n + 2) * h, Rm = 1.2e-3, Re = 0.8e-3, q = 0.3, c = 0.5 * span;
-  char path[] = "/tmp/check_shape_XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert(fd >= 0);
-  FILE *f = fdopen(fd, "w");
+  char path[32];
+  FILE *f = temp_file(path);
   fprintf(f, "arc_length,outer_radius,inner_radius_ratio\n0,%.17g,%g\n%.17g,%.17g,%g\n%.17g,%.17g,%g\n", Re, q,
           0.5 * L, Rm, q, L, Re, q);
   fclose(f);
@@ -453,10 +460,7 @@ START_TEST(test_bend3pt_of_a_section_table_against_the_unit_load_integral)
   fl_run_hooks hk = {NULL, chain_probe_sample, &p, NULL, 1, 0};
   run_stiffness(&e, &hk);
   remove(path);
-  int a = 0;
-  while (a < p.n && p.force[a] < 0.2 * p.force[p.n - 1])
-    a++;
-  double k = fl_fit_slope(p.defl, p.force, a, p.n);
+  double k = chain_probe_stiffness(&p);
   free(p.defl);
   free(p.force);
   int m = 4000;
