@@ -422,6 +422,42 @@ START_TEST(test_tension_and_torsion_of_a_taper_are_the_series_of_its_sections)
 }
 END_TEST
 
+/* A 3-point specimen of n segments over span and one beyond each support, round of
+ * radius r (the caller may set sections and shape, then finish), frictionless tools,
+ * no gravity, 0.2 % of the span of deflection. */
+static fl_experiment bend_specimen(int n, double span, double r)
+{
+  double h = span / n;
+  fl_experiment e = fl_experiment_default();
+  set(&e, "fiber.segments=%d", n + 2);
+  set(&e, "fiber.length=%.17g", (n + 2) * h);
+  set(&e, "fiber.outer_radius=%.17g", r);
+  set(&e, "fiber.youngs_modulus=5e9");
+  set(&e, "fiber.shear_modulus=%.17g", 5e9 / 2.6);
+  set(&e, "test.span=%.17g", span);
+  set(&e, "test.friction=0");
+  set(&e, "test.gravity=0");
+  set(&e, "test.support_radius=2e-3");
+  set(&e, "test.nose_radius=2e-3");
+  set(&e, "test.max_displacement=%.17g", 2e-3 * span);
+  set(&e, "bond.damping=%.17g", 0.05 * h / sqrt(5e9 / 1000.0));
+  set(&e, "simulation.output_points=200");
+  return e;
+}
+
+/* The chain's own 3-point stiffness under the nose (tests/chain_probe.h), N/m. */
+static double bend_stiffness(const fl_experiment *e)
+{
+  int np = e->sim.output_points;
+  chain_probe p = {0, 0.5 * e->test.span_m, calloc((size_t)np, sizeof(double)), calloc((size_t)np, sizeof(double))};
+  fl_run_hooks hk = {NULL, chain_probe_sample, &p, NULL, 1, 0};
+  run_stiffness(e, &hk);
+  double k = chain_probe_stiffness(&p);
+  free(p.defl);
+  free(p.force);
+  return k;
+}
+
 /* 3-point bending of a fiber thick in the middle and thin at its ends (a section table:
  * outer radius 1.2 mm at mid-length, 0.8 mm at the ends, linear between, hollow ratio
  * 0.3 throughout; n = 24 segments over the span and one beyond each support).  A
@@ -435,34 +471,17 @@ END_TEST
 START_TEST(test_bend3pt_of_a_section_table_against_the_unit_load_integral)
 {
   int n = 24;
-  double span = 0.06, h = span / n, L = (n + 2) * h, Rm = 1.2e-3, Re = 0.8e-3, q = 0.3, c = 0.5 * span;
+  double span = 0.06, L = (n + 2) * span / n, Rm = 1.2e-3, Re = 0.8e-3, q = 0.3, c = 0.5 * span;
   char path[32];
   FILE *f = temp_file(path);
   fprintf(f, "arc_length,outer_radius,inner_radius_ratio\n0,%.17g,%g\n%.17g,%.17g,%g\n%.17g,%.17g,%g\n", Re, q,
           0.5 * L, Rm, q, L, Re, q);
   fclose(f);
-  fl_experiment e = fl_experiment_default();
-  set(&e, "fiber.segments=%d", n + 2);
-  set(&e, "fiber.length=%.17g", L);
+  fl_experiment e = bend_specimen(n, span, Rm);
   set(&e, "fiber.section_table=%s", path);
-  set(&e, "fiber.youngs_modulus=5e9");
-  set(&e, "fiber.shear_modulus=%.17g", 5e9 / 2.6);
-  set(&e, "test.span=%.17g", span);
-  set(&e, "test.friction=0");
-  set(&e, "test.gravity=0");
-  set(&e, "test.support_radius=2e-3");
-  set(&e, "test.nose_radius=2e-3");
-  set(&e, "test.max_displacement=%.17g", 2e-3 * span);
-  set(&e, "bond.damping=%.17g", 0.05 * h / sqrt(5e9 / 1000.0));
-  set(&e, "simulation.output_points=200");
   finish(&e);
-  chain_probe p = {0, c, calloc(200, sizeof(double)), calloc(200, sizeof(double))};
-  fl_run_hooks hk = {NULL, chain_probe_sample, &p, NULL, 1, 0};
-  run_stiffness(&e, &hk);
+  double k = bend_stiffness(&e);
   remove(path);
-  double k = chain_probe_stiffness(&p);
-  free(p.defl);
-  free(p.force);
   int m = 4000;
   double E = 5e9, G = 5e9 / 2.6, bend = 0.0, shear = 0.0, dx = 2.0 * c / m;
   for (int j = 0; j <= m; j++) {
@@ -478,6 +497,97 @@ START_TEST(test_bend3pt_of_a_section_table_against_the_unit_load_integral)
 }
 END_TEST
 
+/* 3-point bending of arcs (an arch on the supports, its middle highest):
+ * - one of 100 m radius over a 60 mm span (a rise of 5 um) bends as the straight fiber
+ *   does, within 0.5 %: the tools are placed on it as on the straight one;
+ * - one of 0.1 m radius (a rise of 4.5 mm) rests on the supports and takes the nose:
+ *   in the last row, at rest, the supports carry the nose's force within 1 % (tools
+ *   placed inside the arch or apart from it would make it jump or hang off them). */
+START_TEST(test_bend3pt_places_tools_on_an_arc)
+{
+  int n = 24;
+  double span = 0.06, r = 1e-3;
+  fl_experiment st = bend_specimen(n, span, r), flat = st, arch = st;
+  finish(&st);
+  set(&flat, "fiber.shape=arc");
+  set(&flat, "fiber.arc_radius=100");
+  finish(&flat);
+  double ks = bend_stiffness(&st), kf = bend_stiffness(&flat);
+  printf("3-point bending: straight %.6g N/m, arc of 100 m %.6g N/m (%+.3f %%)\n", ks, kf, 100.0 * (kf / ks - 1.0));
+  ck_assert_msg(fabs(kf / ks - 1.0) <= 0.005, "straight %g N/m, flat arc %g N/m", ks, kf);
+  set(&arch, "fiber.shape=arc");
+  set(&arch, "fiber.arc_radius=0.1");
+  finish(&arch);
+  fl_curve c;
+  fl_result res;
+  char err[1024];
+  ck_assert_msg(fl_run(&arch, 1, NULL, &c, &res, err, sizeof err) == FL_OK, "%s", err);
+  int last = c.npoints - 1;
+  double nose = c.y[last], sup = c.support[last];
+  printf("arch of 0.1 m: nose %.6g N, supports %.6g N at the end; initial stiffness %.6g N/m\n", nose, sup,
+         res.spec[0].initial_stiffness);
+  ck_assert_msg(nose > 0.0 && fabs(sup / nose - 1.0) <= 0.01, "nose %g N, supports %g N", nose, sup);
+  fl_curve_free(&c);
+  fl_result_free(&res);
+}
+END_TEST
+
+/* Nodes (a CSV of position, length, outer radius, hollow ratio, modulus, max_stress):
+ * the segments whose centres lie on a node take its section and modulus, each bond
+ * side its own body's (E I / (h/2) in bending), and a tension test pulls the series of
+ * the segments' sections.  A hollow straw (2 mm, ratio 0.8, 5 GPa) with a solid node
+ * 10 mm long (2.2 mm, 8 GPa) in the middle of its gauge. */
+START_TEST(test_nodes_take_their_own_section_and_modulus)
+{
+  char path[32];
+  FILE *f = temp_file(path);
+  fprintf(f, "position,length,outer_radius,inner_radius_ratio,youngs_modulus,max_stress\n60,10,2.2,0,8e9,0\n");
+  fclose(f);
+  fl_experiment e = fl_experiment_default();
+  set(&e, "test.kind=tension");
+  set(&e, "fiber.outer_radius=2e-3");
+  set(&e, "fiber.inner_radius_ratio=0.8");
+  set(&e, "fiber.youngs_modulus=5e9");
+  set(&e, "fiber.nodes=%s", path);
+  set(&e, "fiber.table_unit=mm");
+  set(&e, "simulation.output_points=100");
+  finish(&e);
+  fl_system sys;
+  fl_build_info info;
+  ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
+  double L = e.fiber.length_m, h = info.h, nu = 0.3, comp = 0.0;
+  int nb = sys.nbody, nodes = 0, first = -1, last = -1;
+  for (int i = 0; i < nb; i++) {
+    if (sys.motion[i] == FL_GRIP_FIXED)
+      first = i;
+    if (sys.motion[i] == FL_GRIP_MOVING && last < 0)
+      last = i;
+  }
+  for (int b = 0; b + 1 < nb; b++)
+    for (int side = 0; side < 2; side++) {
+      int i = b + side;
+      double s = 0.5 * L + (i - 0.5 * (nb - 1)) * h;
+      int node = fabs(s - 0.06) <= 0.005;
+      double R = node ? 2.2e-3 : 2e-3, Ri = node ? 0.0 : 0.8 * R, E = node ? 8e9 : 5e9;
+      double I = PI * (pow(R, 4) - pow(Ri, 4)) / 4.0, A = PI * (R * R - Ri * Ri);
+      const fl_side_stiffness *k = side ? &sys.bond[b].s2 : &sys.bond[b].s1;
+      ck_assert_double_eq_tol(k->k_bend, E * I / (0.5 * h), 1e-9 * k->k_bend);
+      ck_assert_double_eq_tol(k->k_twist, E / (2.0 * (1.0 + nu)) * 2.0 * I / (0.5 * h), 1e-9 * k->k_twist);
+      ck_assert_double_eq_tol(sys.mass[i], e.fiber.density * A * h, 1e-9 * sys.mass[i]);
+      nodes += node && side == 0;
+      if (b >= first && b < last)
+        comp += 0.5 * h / (E * A);
+    }
+  fl_system_free(&sys);
+  ck_assert_int_eq(nodes, 2); /* 10 mm of 5 mm segments, centred on a bond */
+  double k = run_stiffness(&e, NULL);
+  remove(path);
+  printf("tension with a node: initial stiffness %.6g N/m, series of the sections %.6g N/m (%+.3f %%)\n", k,
+         1.0 / comp, 100.0 * (k * comp - 1.0));
+  ck_assert_msg(fabs(k * comp - 1.0) <= 0.01, "stiffness %g, series %g", k, 1.0 / comp);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("shape");
@@ -489,6 +599,8 @@ int main(void)
   tcase_add_test(tc, test_quarter_circle_cantilever_against_castigliano);
   tcase_add_test(tc, test_tapered_cantilever_against_the_integral);
   tcase_add_test(tc, test_tension_and_torsion_of_a_taper_are_the_series_of_its_sections);
+  tcase_add_test(tc, test_nodes_take_their_own_section_and_modulus);
+  tcase_add_test(tc, test_bend3pt_places_tools_on_an_arc);
   tcase_add_test(tc, test_bend3pt_of_a_section_table_against_the_unit_load_integral);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
