@@ -380,6 +380,19 @@ static double run_stiffness(const fl_experiment *e, const fl_run_hooks *h)
   return k;
 }
 
+/* The innermost bodies of the fixed and the moving grip: the bonds between them are
+ * the gauge's. */
+static void innermost_gripped(const fl_system *sys, int *first, int *last)
+{
+  *first = *last = -1;
+  for (int i = 0; i < sys->nbody; i++) {
+    if (sys->motion[i] == FL_GRIP_FIXED)
+      *first = i;
+    if (sys->motion[i] == FL_GRIP_MOVING && *last < 0)
+      *last = i;
+  }
+}
+
 /* Tension and torsion of a tapered fiber: the grips hold whole segments, and the
  * bonds between the innermost gripped bodies are springs in series, each side
  * (h/2) / (E A_i) (torsion: (h/2) / (G J_i)) with body i's section at its centre's
@@ -398,13 +411,8 @@ START_TEST(test_tension_and_torsion_of_a_taper_are_the_series_of_its_sections)
     ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
     double L = e.fiber.length_m, h = info.h, R0 = e.fiber.outer_radius_m, R1 = e.fiber.outer_radius_end_m;
     double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, comp = 0.0;
-    int nb = sys.nbody, first = -1, last = -1;
-    for (int i = 0; i < nb; i++) {
-      if (sys.motion[i] == FL_GRIP_FIXED)
-        first = i;
-      if (sys.motion[i] == FL_GRIP_MOVING && last < 0)
-        last = i;
-    }
+    int nb = sys.nbody, first, last;
+    innermost_gripped(&sys, &first, &last);
     for (int i = first; i < last; i++)
       for (int j = i; j <= i + 1; j++) {
         double s = 0.5 * L + (j - 0.5 * (nb - 1)) * h, R = R0 + (R1 - R0) * s / L;
@@ -556,13 +564,8 @@ START_TEST(test_nodes_take_their_own_section_and_modulus)
   fl_build_info info;
   ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
   double L = e.fiber.length_m, h = info.h, nu = 0.3, comp = 0.0;
-  int nb = sys.nbody, nodes = 0, first = -1, last = -1;
-  for (int i = 0; i < nb; i++) {
-    if (sys.motion[i] == FL_GRIP_FIXED)
-      first = i;
-    if (sys.motion[i] == FL_GRIP_MOVING && last < 0)
-      last = i;
-  }
+  int nb = sys.nbody, nodes = 0, first, last;
+  innermost_gripped(&sys, &first, &last);
   for (int b = 0; b + 1 < nb; b++)
     for (int side = 0; side < 2; side++) {
       int i = b + side;
