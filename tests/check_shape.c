@@ -591,6 +591,55 @@ START_TEST(test_nodes_take_their_own_section_and_modulus)
 }
 END_TEST
 
+/* A written experiment loads back to the same shape and sections: an arc by its
+ * angle with a nodes file in mm, and a polyline (whose length is not written: the
+ * polyline's).  File names are written absolute, so the copy finds them anywhere. */
+START_TEST(test_shape_keys_write_back)
+{
+  char nodes[32], poly[32], out[32];
+  FILE *f = temp_file(nodes);
+  fprintf(f, "position,length,outer_radius,inner_radius_ratio,youngs_modulus,max_stress\n30,4,1.2,0,0,0\n");
+  fclose(f);
+  f = temp_file(poly);
+  fprintf(f, "0,0\n40,2\n80,3\n120,2\n");
+  fclose(f);
+  for (int c = 0; c < 2; c++) {
+    fl_experiment e = specimen(24, c ? 0.0 : 0.12, 1e-3), back = fl_experiment_default();
+    set(&e, "fiber.table_unit=mm");
+    if (c == 0) {
+      set(&e, "fiber.shape=arc");
+      set(&e, "fiber.arc_angle=40");
+      set(&e, "fiber.nodes=%s", nodes);
+    } else {
+      set(&e, "fiber.shape=polyline");
+      set(&e, "fiber.polyline=%s", poly);
+      set(&e, "fiber.outer_radius_end=0.8e-3");
+    }
+    finish(&e);
+    FILE *w = temp_file(out);
+    ck_assert_int_eq(fl_experiment_write(w, &e), FL_OK);
+    fclose(w);
+    char err[1024];
+    int rc = fl_experiment_load(out, &back, err, sizeof err);
+    if (rc == FL_OK)
+      rc = fl_experiment_finish(&back, out, err, sizeof err);
+    remove(out);
+    ck_assert_msg(rc == FL_OK, "%s", err);
+    ck_assert_int_eq(back.fiber.shape, e.fiber.shape);
+    ck_assert_int_eq(back.fiber.table_unit, FL_TABLE_MM);
+    ck_assert_str_eq(back.fiber.nodes, e.fiber.nodes);
+    ck_assert_str_eq(back.fiber.polyline, e.fiber.polyline);
+    ck_assert_double_eq_tol(back.fiber.arc_angle_rad, e.fiber.arc_angle_rad, 1e-14);
+    ck_assert_double_eq(back.fiber.arc_radius_m, e.fiber.arc_radius_m);
+    ck_assert_double_eq(back.fiber.outer_radius_end_m, e.fiber.outer_radius_end_m);
+    ck_assert_double_eq(back.fiber.length_m, e.fiber.length_m);
+    ck_assert_int_eq(fl_experiment_batchable(&e, &back), 1);
+  }
+  remove(nodes);
+  remove(poly);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("shape");
@@ -604,6 +653,7 @@ int main(void)
   tcase_add_test(tc, test_tension_and_torsion_of_a_taper_are_the_series_of_its_sections);
   tcase_add_test(tc, test_nodes_take_their_own_section_and_modulus);
   tcase_add_test(tc, test_bend3pt_places_tools_on_an_arc);
+  tcase_add_test(tc, test_shape_keys_write_back);
   tcase_add_test(tc, test_bend3pt_of_a_section_table_against_the_unit_load_integral);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
