@@ -362,8 +362,10 @@ int fl_shape_make(const fl_fiber_def *fb, int n, double h, double max_stress, fl
   c.kind = fb->shape;
   c.L = fb->length_m;
   int rc = FL_OK;
-  if (c.kind == FL_SHAPE_POLYLINE && (rc = polyline_read(fb, &c, err, errlen)) != FL_OK)
+  if (c.kind == FL_SHAPE_POLYLINE && (rc = polyline_read(fb, &c, err, errlen)) != FL_OK) {
+    curve_free(&c);
     return rc;
+  }
   if (c.kind == FL_SHAPE_ARC) {
     c.rho = fb->arc_radius_m > 0.0 ? fb->arc_radius_m : c.L / fb->arc_angle_rad;
     c.phi = c.L / c.rho;
