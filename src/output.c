@@ -61,13 +61,16 @@ static const char *y_name(enum fl_test_kind k) { return k == FL_TEST_TORSION ? "
 static int write_csv(FILE *f, const fl_output_opts *o, const fl_curve *c, const fl_result *r)
 {
   fprintf(f, "# fiberlab %s: %s\n", PACKAGE_VERSION, o->command);
+  /* the third column: the supports' force (bend3pt), the first mode's tip displacement
+   * (a cantilever's ring-down), or none */
+  int third = r->kind == FL_TEST_BEND3PT || r->vibration;
   fprintf(f, "specimen,time_s,%s,%s,%skinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds\n", x_name(r->kind),
-          y_name(r->kind), r->kind == FL_TEST_BEND3PT ? "support_force_N," : "");
+          y_name(r->kind), r->kind == FL_TEST_BEND3PT ? "support_force_N," : r->vibration ? "first_mode_tip_m," : "");
   for (int s = 0; s < c->nspec; s++)
     for (int p = 0; p < c->npoints; p++) {
       size_t i = (size_t)s * c->npoints + p;
       fprintf(f, "%d,%.10g,%.10g,%.10g,", s, c->time[i], c->x[i], c->y[i]);
-      if (r->kind == FL_TEST_BEND3PT)
+      if (third)
         fprintf(f, "%.10g,", c->support[i]);
       fprintf(f, "%.10g,%.10g,%d,%d\n", c->kinetic[i], c->strain[i], c->broken[i], c->yielded[i]);
     }
