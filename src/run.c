@@ -13,6 +13,7 @@
 #include "run.h"
 #include "shape.h"
 #include "static.h"
+#include "cantilever.h"
 
 #define PI 3.14159265358979323846
 
@@ -130,6 +131,19 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
   if (t->kind == FL_TEST_BEND3PT) {
     nbody = fb->segments;
     ntool = 3;
+  } else if (t->kind == FL_TEST_CANTILEVER) {
+    /* the clamp holds the first bodies (half a segment or more of the clamp length
+     * makes a body); the rest hang free */
+    nbody = fb->segments;
+    ng = (int)floor(t->clamp_length_m / h + 0.5);
+    if (ng < 1)
+      ng = 1;
+    if (ng > nbody - 2)
+      return FL_EINPUT;
+    nfree = nbody - ng;
+    info->gauge = nfree * h;
+    info->free_bonds = nfree;
+    info->clamped = ng;
   } else {
     ng = (int)floor(t->grip_length_m / h + 0.5);
     if (ng < 1)
@@ -230,6 +244,8 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     double om = (PI / info->span) * (PI / info->span) *
                 sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
     info->first_period = 2.0 * PI / om;
+  } else if (t->kind == FL_TEST_CANTILEVER) {
+    fl_cantilever_load(exp, info, sys);
   } else if (t->kind == FL_TEST_TENSION) {
     double c = sqrt(exp->bond.force_stiffness_scale * E / rho);
     info->first_period = 2.0 * info->gauge / c;
@@ -433,7 +449,16 @@ double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s)
     return sys->tool_force[(size_t)s * sys->ntool + 2].y;
   if (kind == FL_TEST_TENSION)
     return -sys->grip_force[s].x;
+  if (kind == FL_TEST_CANTILEVER)
+    return sys->pload_force[s];
   return -sys->grip_torque[s].x;
+}
+
+/* The test's displacement column for specimen s: the path position measured from the
+ * first touch, or a cantilever's tip displacement. */
+static double run_x(const fl_system *sys, enum fl_test_kind kind, int s, double touch, double pos)
+{
+  return kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(sys, s) : travel(touch, pos);
 }
 
 /* The load on the other end of specimen s, from the loads of the last evaluation: the
@@ -448,7 +473,8 @@ static double reaction(const fl_system *sys, enum fl_test_kind kind, int s)
   double r = 0.0;
   for (int i = 0; i < sys->nbody; i++)
     if (sys->motion[i] == FL_GRIP_FIXED)
-      r += kind == FL_TEST_TENSION ? sys->f[base + i].x
+      r += kind == FL_TEST_CANTILEVER ? -sys->f[base + i].y /* the tip load pulls the clamp down */
+           : kind == FL_TEST_TENSION  ? sys->f[base + i].x
                                    : sys->t[base + i].x + fl_cross(sys->x[base + i], sys->f[base + i]).x;
   return r;
 }
@@ -541,6 +567,12 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     fl_system_free(&sys);
     return FL_EINPUT;
   }
+  if (hooks && hooks->gpu && sys.pload.body >= 0) {
+    snprintf(err, errlen, "test.kind: a %s test runs on the CPU only; allowed on the GPU: bend3pt | tension | torsion",
+             fl_test_kind_name(t->kind));
+    fl_system_free(&sys);
+    return FL_EINPUT;
+  }
   fl_gpu *gpu = NULL;
   if (hooks && hooks->gpu) {
 #ifdef HAVE_CUDA
@@ -556,8 +588,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
 #endif
   }
 
-  double target = t->kind == FL_TEST_BEND3PT ? t->max_displacement_m
-                  : t->kind == FL_TEST_TENSION ? t->max_elongation_m : t->max_twist_rad;
+  double target = fl_test_target(t);
   /* Quasi-static rule: loading at a constant rate from 0 to the maximum would take 20
    * periods of the test's lowest elastic mode; each leg starts and ends with a cosine
    * ramp of one period. */
@@ -622,11 +653,13 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   for (int s = 0; s < nspec; s++)
     touch[s] = t->kind == FL_TEST_BEND3PT ? -1.0 : 0.0;
   double t0 = now(), last_progress = -1.0;
-  double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION ? 0.0 : target));
+  double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION || t->kind == FL_TEST_CANTILEVER ? 0.0 : target));
   int leg_first_end = -1;
   double pos = 0.0;
   res->solver = solver;
   if (solver == FL_SOLVER_STATIC) {
+    if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION && np > 11)
+      curve->npoints = 11; /* the loading path is not recorded: a few rows will do */
     rc = run_static(exps, nspec, &sys, &info, hooks, curve, res, &leg_first_end, err, errlen);
     point = curve->npoints;
     if (rc)
@@ -637,6 +670,8 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     double tm = n * dt;
     int leg = 0;
     pos = path_pos(&p, tm, &leg);
+    if (t->kind == FL_TEST_CANTILEVER)
+      fl_cantilever_drive(&sys, t, pos);
     /* Record when this step's time reaches the next output time. */
     double t_out = point * p.total / (np - 1);
     if (point < np && tm + 0.5 * dt >= t_out) {
@@ -657,7 +692,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         if (t->kind == FL_TEST_BEND3PT)
           curve->support[r] = react;
         curve->time[r] = tm;
-        double xs = travel(touch[s], pos);
+        double xs = run_x(&sys, t->kind, s, touch[s], pos);
         curve->x[r] = xs;
         curve->y[r] = y;
         curve->kinetic[r] = fl_system_kinetic(&sys, s);
@@ -739,19 +774,11 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         touch[s] = pos; /* the nose's first touch: displacement counts from here */
       if (y > res->spec[s].peak || n == 0) {
         res->spec[s].peak = y;
-        res->spec[s].x_at_peak = travel(touch[s], pos);
+        res->spec[s].x_at_peak = run_x(&sys, t->kind, s, touch[s], pos);
       }
     }
-    if (rc == FL_OK && (n & 1023) == 0) {
-      for (int s = 0; s < nspec && rc == FL_OK; s++)
-        for (int i = 0; i < sys.nbody; i++)
-          if (fl_norm(sys.x[(size_t)s * sys.nbody + i]) > box) {
-            bs = s;
-            bb = i > 0 ? i - 1 : 0;
-            rc = FL_EUNSTABLE;
-            break;
-          }
-    }
+    if (rc == FL_OK && (n & 1023) == 0)
+      rc = fl_system_outside(&sys, box, &bs, &bb);
     if (rc) {
       snprintf(err, errlen,
                "unstable at step %ld (t = %.6g s), specimen %d, bond %d: a body %s; likely cause: time step too "
@@ -777,6 +804,15 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     hooks->progress(hooks->ctx, 1.0);
   curve->npoints = point;
 figures:
+  if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION) {
+    /* the loading path brought the tip to its deflection: release it, and the rows
+     * become the ring-down */
+    rc = fl_cantilever_ringdown(exps, nspec, &sys, &info, hooks, curve, res, err, errlen);
+    point = curve->npoints;
+    if (rc)
+      goto out;
+    leg_first_end = point;
+  }
   np = point;
   compact_rows(curve, exp->sim.output_points);
   res->steps = sys.step;
@@ -801,6 +837,8 @@ figures:
       sr->buckled += sys.bstate[(size_t)s * sys.nbond + b].buckled;
     res->bonds_broken += sr->broken;
     res->bonds_yielded += sr->yielded;
+    if (res->vibration)
+      continue; /* rows in free vibration: no quasi-static figure */
     int quasi_end = sr->failure_row >= 0 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
     for (int i = 0; i < quasi_end; i++) {
       size_t r = (size_t)s * np + i;

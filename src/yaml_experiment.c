@@ -38,9 +38,12 @@ enum key_type {
 #define K_BEND (1 << FL_TEST_BEND3PT)
 #define K_TENS (1 << FL_TEST_TENSION)
 #define K_TORS (1 << FL_TEST_TORSION)
-#define K_ALL (K_BEND | K_TENS | K_TORS)
+#define K_CANT (1 << FL_TEST_CANTILEVER)
+#define K_ALL (K_BEND | K_TENS | K_TORS | K_CANT)
 
-static const char *const kind_names[] = {"bend3pt", "tension", "torsion", NULL};
+static const char *const kind_names[] = {"bend3pt", "tension", "torsion", "cantilever", NULL};
+static const char *const tip_control_names[] = {"displacement", "load", NULL};
+static const char *const mode_names[] = {"static", "vibration", NULL};
 static const char *const criterion_names[] = {"none", "bending_stress", "bending_angle", "axial_stress",
                                               "force_stress", "von_mises", NULL};
 static const char *const post_names[] = {"total_breakage", "constant_torque", "constant_force",
@@ -117,7 +120,7 @@ static const key_def keys[] = {
     {"test.friction", KT_REAL, OFF(test.friction), 0, 10, 0, 0, "", NULL, K_BEND, -1},
     {"test.rollers", KT_ENUM, OFF(test.rollers), 0, 0, 0, 0, "", rollers_names, K_BEND, -1},
     {"test.restitution", KT_REAL, OFF(test.restitution), 0, 1, 1, 0, "", NULL, K_BEND, -1},
-    {"test.gravity", KT_REAL, OFF(test.gravity), 0, 1000, 0, 0, "m/s^2", NULL, K_BEND, -1},
+    {"test.gravity", KT_REAL, OFF(test.gravity), 0, 1000, 0, 0, "m/s^2", NULL, K_BEND | K_CANT, OFF(test.gravity_given)},
     {"test.speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e3, 1, 0, "m/s", NULL, K_BEND | K_TENS, -1},
     {"test.max_displacement", KT_REAL, OFF(test.max_displacement_m), 0, 10, 1, 0, "m", NULL, K_BEND, -1},
     {"test.gauge_length", KT_REAL, OFF(test.gauge_length_m), 0, 1e3, 1, 0, "m", NULL, K_TENS | K_TORS, -1},
@@ -125,6 +128,12 @@ static const key_def keys[] = {
     {"test.max_elongation", KT_REAL, OFF(test.max_elongation_m), 0, 1e3, 1, 0, "m", NULL, K_TENS, -1},
     {"test.angular_speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e6, 1, 0, "rad/s", NULL, K_TORS, -1},
     {"test.max_twist", KT_DEG, OFF(test.max_twist_rad), 0, 36000, 1, 0, "deg", NULL, K_TORS, -1},
+    {"test.clamp_length", KT_REAL, OFF(test.clamp_length_m), 0, 1e3, 1, 0, "m", NULL, K_CANT, -1},
+    {"test.control", KT_ENUM, OFF(test.tip_control), 0, 0, 0, 0, "", tip_control_names, K_CANT, -1},
+    {"test.max_tip_displacement", KT_REAL, OFF(test.max_tip_displacement_m), 0, 1e3, 1, 0, "m", NULL, K_CANT, -1},
+    {"test.max_tip_load", KT_REAL, OFF(test.max_tip_load_n), 0, 1e9, 1, 0, "N", NULL, K_CANT, -1},
+    {"test.mode", KT_ENUM, OFF(test.mode), 0, 0, 0, 0, "", mode_names, K_CANT, -1},
+    {"test.ring_periods", KT_REAL, OFF(test.ring_periods), 0, 1e5, 1, 0, "", NULL, K_CANT, -1},
     {"test.cycles", KT_CYCLES, OFF(test.cycles), 0, 1e6, 0, 0, "", NULL, K_ALL, -1},
     {"simulation", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
     {"simulation.solver", KT_ENUM, OFF(sim.solver), 0, 0, 0, 0, "", solver_names, 0, -1},
@@ -170,6 +179,12 @@ fl_experiment fl_experiment_default(void)
   e.test.grip_length_m = 0.01;
   e.test.max_elongation_m = 1e-3;
   e.test.max_twist_rad = 10.0 * DEG;
+  e.test.clamp_length_m = 0.01;
+  e.test.tip_control = FL_TIP_DISPLACEMENT;
+  e.test.max_tip_displacement_m = 0.01;
+  e.test.max_tip_load_n = 0.1;
+  e.test.mode = FL_MODE_STATIC;
+  e.test.ring_periods = 20.0;
   e.test.speed = -1.0;
   e.sim.solver = FL_SOLVER_AUTO;
   e.sim.time_step = -1.0;
@@ -180,6 +195,21 @@ fl_experiment fl_experiment_default(void)
 }
 
 const char *fl_test_kind_name(enum fl_test_kind kind) { return kind_names[kind]; }
+
+double fl_test_target(const fl_test_def *t)
+{
+  switch (t->kind) {
+  case FL_TEST_BEND3PT:
+    return t->max_displacement_m;
+  case FL_TEST_TENSION:
+    return t->max_elongation_m;
+  case FL_TEST_TORSION:
+    return t->max_twist_rad;
+  case FL_TEST_CANTILEVER:
+    return t->tip_control == FL_TIP_LOAD ? t->max_tip_load_n : t->max_tip_displacement_m;
+  }
+  return 0.0;
+}
 const char *fl_solver_name(enum fl_solver solver) { return solver_names[solver]; }
 
 /* Where a value came from, for messages. */
@@ -522,7 +552,7 @@ static int walk_mapping(walker *w, yaml_node_t *map, const char *prefix)
     }
     if (!kindp) {
       at(w, map);
-      return fail(w->err, w->errlen, &w->o, "test: missing key 'kind'; allowed: bend3pt | tension | torsion");
+      return fail(w->err, w->errlen, &w->o, "test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever");
     }
     int rc = walk_pair(w, yaml_document_get_node(w->doc, kindp->key), yaml_document_get_node(w->doc, kindp->value),
                        prefix);
@@ -594,7 +624,7 @@ int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t e
   walker w = {&doc, exp, o, err, errlen};
   rc = walk_mapping(&w, root, "");
   if (rc == FL_OK && !exp->test_given) {
-    fail(err, errlen, &o, "test: missing block; allowed: a test block with kind bend3pt | tension | torsion");
+    fail(err, errlen, &o, "test: missing block; allowed: a test block with kind bend3pt | tension | torsion | cantilever");
     rc = FL_EINPUT;
   }
 done:
@@ -725,7 +755,7 @@ int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf
                              n ? "\n" : "", where, bk->sample_length, exp->test.span_m);
     n++;
   }
-  if (exp->test.kind != FL_TEST_BEND3PT && used < len) {
+  if ((exp->test.kind == FL_TEST_TENSION || exp->test.kind == FL_TEST_TORSION) && used < len) {
     /* The grips hold whole segments: the gauge simulated is the whole number m of
      * segment lengths nearest to the one asked for (run.c).  Say so when they differ,
      * with the segment count nearest to the file's that makes them equal. */
@@ -1053,11 +1083,26 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
     return rc;
   int tors = t->kind == FL_TEST_TORSION;
   double unit = tors ? DEG : 1.0;
-  const char *maxkey = t->kind == FL_TEST_BEND3PT ? "test.max_displacement"
-                       : t->kind == FL_TEST_TENSION ? "test.max_elongation" : "test.max_twist";
-  double target = t->kind == FL_TEST_BEND3PT   ? t->max_displacement_m
-                  : t->kind == FL_TEST_TENSION ? t->max_elongation_m
-                                               : t->max_twist_rad;
+  const char *maxkey = t->kind == FL_TEST_BEND3PT    ? "test.max_displacement"
+                       : t->kind == FL_TEST_TENSION  ? "test.max_elongation"
+                       : t->kind == FL_TEST_TORSION  ? "test.max_twist"
+                       : t->tip_control == FL_TIP_LOAD ? "test.max_tip_load"
+                                                       : "test.max_tip_displacement";
+  double target = fl_test_target(t);
+  if (t->kind == FL_TEST_CANTILEVER) {
+    /* a cantilever hangs in the air: no gravity unless the file asks for it */
+    if (!t->gravity_given)
+      t->gravity = 0.0;
+    double h = fb->length_m / fb->segments;
+    int ng = (int)floor(t->clamp_length_m / h + 0.5);
+    if (ng < 1 || fb->segments - ng < 2) {
+      o = key_origin(exp, path, "test.clamp_length");
+      return fail(err, errlen, &o,
+                  "test.clamp_length: %g m clamps %d of the %d segments of %g m; allowed: at least half a segment, "
+                  "and at least 2 segments free: [%g, %g) m",
+                  t->clamp_length_m, ng, fb->segments, h, 0.5 * h, (fb->segments - 1.5) * h);
+    }
+  }
   if (t->ncycles > 0) {
     o = key_origin(exp, path, "test.cycles");
     double last = t->cycles[t->ncycles - 1];
@@ -1074,7 +1119,7 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
     return fail(err, errlen, &o, "test.span: %g m is not shorter than fiber.length %g m; allowed: span < length",
                 t->span_m, fb->length_m);
   }
-  if (t->kind != FL_TEST_BEND3PT && t->gauge_length_m + 2.0 * t->grip_length_m > fb->length_m * (1.0 + 1e-9)) {
+  if ((t->kind == FL_TEST_TENSION || t->kind == FL_TEST_TORSION) && t->gauge_length_m + 2.0 * t->grip_length_m > fb->length_m * (1.0 + 1e-9)) {
     o = key_origin(exp, path, "test.gauge_length");
     return fail(err, errlen, &o,
                 "test.gauge_length: %g m plus two grip_length %g m exceeds fiber.length %g m; allowed: gauge_length + 2 grip_length <= length",
