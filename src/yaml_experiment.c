@@ -983,9 +983,10 @@ static int finish_shape(fl_experiment *exp, const char *path, char *err, size_t 
   }
   if (fb->shape != FL_SHAPE_STRAIGHT && exp->test.kind != FL_TEST_BEND3PT) {
     o = key_origin(exp, path, "fiber.shape");
-    return fail(err, errlen, &o, "fiber.shape: '%s' in a %s test; allowed in %s: straight (its grips pull and turn "
-                "about one straight axis; a curved fiber goes in bend3pt)", shape_names[fb->shape],
-                kind_names[exp->test.kind], kind_names[exp->test.kind]);
+    return fail(err, errlen, &o, "fiber.shape: '%s' in a %s test; allowed in %s: straight (%s; a curved fiber goes "
+                "in bend3pt)", shape_names[fb->shape], kind_names[exp->test.kind], kind_names[exp->test.kind],
+                exp->test.kind == FL_TEST_CANTILEVER ? "its clamp and tip load take a straight axis"
+                                                     : "its grips pull and turn about one straight axis");
   }
   if (!fl_shape_nontrivial(fb))
     return FL_OK;

@@ -640,6 +640,34 @@ START_TEST(test_shape_keys_write_back)
 }
 END_TEST
 
+/* fiber-cantilever's run on a tapered fiber: a solid fiber 100 mm long, 1 mm to 0.5 mm
+ * in radius, 48 segments, clamped over 4 of them (bodies 0-3 held), a small tip load
+ * at the fiber's free end (the far end of the last body).  The chain bends from the
+ * innermost clamped centre x0 = 3.5 h, so by the unit-load method the tip compliance
+ * is int_{x0}^{L} (L - x)^2 / (E I(x)) dx + int_{x0}^{L} dx / (G A(x)), as in the
+ * library-level test above, now through the program's own clamp, load and solver. */
+START_TEST(test_fiber_cantilever_on_a_taper)
+{
+  int n = 48;
+  double L = 0.1, R0 = 1e-3, R1 = 0.5e-3, h = L / n;
+  fl_experiment e = specimen(n, L, R0);
+  set(&e, "fiber.outer_radius_end=%.17g", R1);
+  set(&e, "test.kind=cantilever");
+  set(&e, "test.clamp_length=%.17g", 4 * h);
+  set(&e, "test.control=load");
+  set(&e, "test.max_tip_load=1e-3");
+  set(&e, "test.gravity=0");
+  set(&e, "simulation.solver=static");
+  set(&e, "simulation.output_points=21");
+  finish(&e);
+  double k = run_stiffness(&e, NULL);
+  double want = taper_compliance(R0, R1, L, 3.5 * h, L, e.fiber.youngs_modulus, e.fiber.shear_modulus);
+  printf("fiber-cantilever on a taper, n = %d: tip stiffness %.6g N/m, integral %.6g N/m (%+.3f %%)\n", n, k,
+         1.0 / want, 100.0 * (k * want - 1.0));
+  ck_assert_msg(fabs(k * want - 1.0) <= 0.01, "stiffness %g N/m, integral %g N/m", k, 1.0 / want);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("shape");
@@ -654,6 +682,7 @@ int main(void)
   tcase_add_test(tc, test_nodes_take_their_own_section_and_modulus);
   tcase_add_test(tc, test_bend3pt_places_tools_on_an_arc);
   tcase_add_test(tc, test_shape_keys_write_back);
+  tcase_add_test(tc, test_fiber_cantilever_on_a_taper);
   tcase_add_test(tc, test_bend3pt_of_a_section_table_against_the_unit_load_integral);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
