@@ -981,11 +981,16 @@ static int finish_shape(fl_experiment *exp, const char *path, char *err, size_t 
     return fail(err, errlen, &o, "bond.buckling.type: '%s' with a section varying along the fiber (%s); allowed "
                 "with a varying section: none", buckling_names[exp->bond.buckling.type], vkey);
   }
-  if (fb->shape != FL_SHAPE_STRAIGHT && exp->test.kind != FL_TEST_BEND3PT) {
+  /* a curved fiber: 3-point bending, and a static cantilever (its clamp holds the
+   * first segments as they lie, its tip load acts at the free end); the grips of
+   * tension and torsion and the first mode of a ring-down take a straight axis */
+  int cant_static = exp->test.kind == FL_TEST_CANTILEVER && exp->test.mode == FL_MODE_STATIC;
+  if (fb->shape != FL_SHAPE_STRAIGHT && exp->test.kind != FL_TEST_BEND3PT && !cant_static) {
     o = key_origin(exp, path, "fiber.shape");
     return fail(err, errlen, &o, "fiber.shape: '%s' in a %s test; allowed in %s: straight (%s; a curved fiber goes "
-                "in bend3pt)", shape_names[fb->shape], kind_names[exp->test.kind], kind_names[exp->test.kind],
-                exp->test.kind == FL_TEST_CANTILEVER ? "its clamp and tip load take a straight axis"
+                "in bend3pt or a static cantilever)", shape_names[fb->shape], kind_names[exp->test.kind],
+                exp->test.kind == FL_TEST_CANTILEVER ? "a vibration cantilever" : kind_names[exp->test.kind],
+                exp->test.kind == FL_TEST_CANTILEVER ? "its first mode is a straight beam's"
                                                      : "its grips pull and turn about one straight axis");
   }
   if (!fl_shape_nontrivial(fb))

@@ -288,6 +288,14 @@ END_TEST
  *   C_ot = rho^3/(2 EI) - rho/(2 EA) + rho/(2 GA)
  * (the thin ring's pi P R^3 / (4 E I) along the clamp's tangent).  The chain is an arc
  * of n segments whose centres span 90 deg from first to last: angle 90 n / (n - 1). */
+static void castigliano_quarter(double rho, double E, double G, double A, double I, double *Coo, double *Ctt,
+                                double *Cot)
+{
+  *Coo = (0.75 * PI - 2.0) * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
+  *Ctt = 0.25 * PI * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
+  *Cot = 0.5 * pow(rho, 3) / (E * I) - 0.5 * rho / (E * A) + 0.5 * rho / (G * A);
+}
+
 START_TEST(test_quarter_circle_cantilever_against_castigliano)
 {
   int n = 40;
@@ -299,9 +307,8 @@ START_TEST(test_quarter_circle_cantilever_against_castigliano)
   fl_system sys;
   cantilever(&e, &sys);
   double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, A = PI * r * r, I = PI * pow(r, 4) / 4.0;
-  double Coo = (0.75 * PI - 2.0) * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
-  double Ctt = 0.25 * PI * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
-  double Cot = 0.5 * pow(rho, 3) / (E * I) - 0.5 * rho / (E * A) + 0.5 * rho / (G * A);
+  double Coo, Ctt, Cot;
+  castigliano_quarter(rho, E, G, A, I, &Coo, &Ctt, &Cot);
   /* the clamp's basis: the circle's centre is at (0, -rho cos(phi/2)) */
   fl_vec3 c = fl_v3(0.0, -rho * cos(0.5 * phi), 0.0), x0 = sys.x_ref[0], tip = sys.x_ref[n - 1];
   fl_vec3 eo = fl_scale(fl_sub(x0, c), 1.0 / fl_norm(fl_sub(x0, c)));
@@ -640,6 +647,20 @@ START_TEST(test_shape_keys_write_back)
 }
 END_TEST
 
+/* e as fiber-cantilever's static test: clamped over clamp, a small tip load, no
+ * gravity; then finish. */
+static void as_cantilever(fl_experiment *e, double clamp)
+{
+  set(e, "test.kind=cantilever");
+  set(e, "test.clamp_length=%.17g", clamp);
+  set(e, "test.control=load");
+  set(e, "test.max_tip_load=1e-3");
+  set(e, "test.gravity=0");
+  set(e, "simulation.solver=static");
+  set(e, "simulation.output_points=21");
+  finish(e);
+}
+
 /* fiber-cantilever's run on a tapered fiber: a solid fiber 100 mm long, 1 mm to 0.5 mm
  * in radius, 48 segments, clamped over 4 of them (bodies 0-3 held), a small tip load
  * at the fiber's free end (the far end of the last body).  The chain bends from the
@@ -652,19 +673,40 @@ START_TEST(test_fiber_cantilever_on_a_taper)
   double L = 0.1, R0 = 1e-3, R1 = 0.5e-3, h = L / n;
   fl_experiment e = specimen(n, L, R0);
   set(&e, "fiber.outer_radius_end=%.17g", R1);
-  set(&e, "test.kind=cantilever");
-  set(&e, "test.clamp_length=%.17g", 4 * h);
-  set(&e, "test.control=load");
-  set(&e, "test.max_tip_load=1e-3");
-  set(&e, "test.gravity=0");
-  set(&e, "simulation.solver=static");
-  set(&e, "simulation.output_points=21");
-  finish(&e);
+  as_cantilever(&e, 4 * h);
   double k = run_stiffness(&e, NULL);
   double want = taper_compliance(R0, R1, L, 3.5 * h, L, e.fiber.youngs_modulus, e.fiber.shear_modulus);
   printf("fiber-cantilever on a taper, n = %d: tip stiffness %.6g N/m, integral %.6g N/m (%+.3f %%)\n", n, k,
          1.0 / want, 100.0 * (k * want - 1.0));
   ck_assert_msg(fabs(k * want - 1.0) <= 0.01, "stiffness %g N/m, integral %g N/m", k, 1.0 / want);
+}
+END_TEST
+
+/* fiber-cantilever's run on a quarter circle: radius rho = 0.1 m from the innermost
+ * clamped centre (body 3 of 48, at arc length 3.5 h) to the free end, so the fiber
+ * subtends 90 deg (1 - 3.5/48)^-1; the program's tip load acts along -y at the free
+ * end.  Castigliano's compliance of the test above, C in the clamp's basis (e_o,
+ * e_t), along d = (0, -1): d_o^2 C_oo + 2 d_o d_t C_ot + d_t^2 C_tt. */
+START_TEST(test_fiber_cantilever_on_a_quarter_circle)
+{
+  int n = 48;
+  double rho = 0.1, r = 1e-3, L = 0.5 * PI * rho / (1.0 - 3.5 / n), h = L / n;
+  fl_experiment e = specimen(n, L, r);
+  set(&e, "fiber.shape=arc");
+  set(&e, "fiber.arc_radius=%.17g", rho);
+  as_cantilever(&e, 4 * h);
+  double k = run_stiffness(&e, NULL);
+  double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, A = PI * r * r, I = PI * pow(r, 4) / 4.0;
+  double Coo, Ctt, Cot;
+  castigliano_quarter(rho, E, G, A, I, &Coo, &Ctt, &Cot);
+  /* the clamp at arc length 3.5 h: angle a from the crown, the centre at (0, -rho cos(phi/2)) */
+  double a = (3.5 * h - 0.5 * L) / rho;
+  fl_vec3 eo = fl_v3(sin(a), cos(a), 0.0), et = fl_v3(cos(a), -sin(a), 0.0), d = fl_v3(0.0, -1.0, 0.0);
+  double dO = fl_dot(d, eo), dT = fl_dot(d, et);
+  double want = dO * dO * Coo + 2.0 * dO * dT * Cot + dT * dT * Ctt;
+  printf("fiber-cantilever on a quarter circle, n = %d: tip stiffness %.7g N/m, Castigliano %.7g N/m (%+.4f %%)\n",
+         n, k, 1.0 / want, 100.0 * (k * want - 1.0));
+  ck_assert_msg(fabs(k * want - 1.0) <= 0.01, "stiffness %g N/m, Castigliano %g N/m", k, 1.0 / want);
 }
 END_TEST
 
@@ -683,6 +725,7 @@ int main(void)
   tcase_add_test(tc, test_bend3pt_places_tools_on_an_arc);
   tcase_add_test(tc, test_shape_keys_write_back);
   tcase_add_test(tc, test_fiber_cantilever_on_a_taper);
+  tcase_add_test(tc, test_fiber_cantilever_on_a_quarter_circle);
   tcase_add_test(tc, test_bend3pt_of_a_section_table_against_the_unit_load_integral);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
