@@ -197,8 +197,9 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
       double d = sh.curved ? 0.5 * fl_norm(fl_sub(sh.x[b + 1], sh.x[b])) : 0.5 * h;
       fl_section s1 = fl_section_hollow(sh.r_out[b], sh.ratio[b] * sh.r_out[b]),
                  s2 = fl_section_hollow(sh.r_out[b + 1], sh.ratio[b + 1] * sh.r_out[b + 1]);
-      fl_side_stiffness k1 = side_stiffness(exps[s], &s1, d, sh.modulus[b] / fb->youngs_modulus),
-                        k2 = side_stiffness(exps[s], &s2, d, sh.modulus[b + 1] / fb->youngs_modulus);
+      double E = exps[s]->fiber.youngs_modulus; /* a node keeps its own when a batch varies the fiber's */
+      fl_side_stiffness k1 = side_stiffness(exps[s], &s1, d, sh.modulus[b] > 0.0 ? sh.modulus[b] / E : 1.0),
+                        k2 = side_stiffness(exps[s], &s2, d, sh.modulus[b + 1] > 0.0 ? sh.modulus[b + 1] / E : 1.0);
       fl_system_bond_chain(sys, s, b, b, b + 1, &k1, &k2);
     }
     sys->limits[s] = bond_limits(exps[s], &sec);

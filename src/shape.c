@@ -403,7 +403,7 @@ int fl_shape_make(const fl_fiber_def *fb, int n, double h, double max_stress, fl
       R += (fb->outer_radius_end_m - R) * s / c.L;
     sh->r_out[i] = R;
     sh->ratio[i] = fb->inner_radius_ratio;
-    sh->modulus[i] = fb->youngs_modulus;
+    sh->modulus[i] = 0.0; /* the fiber's */
     sh->strength[i] = 1.0;
   }
   if (fb->section_table[0] && (rc = sections_from_table(fb, sh, err, errlen)) != FL_OK)

@@ -24,7 +24,7 @@ typedef struct {
   fl_quat *q;       /* orientations: body x axis along the chord across the segment, z out of the plane */
   double *r_out;    /* outer radius, m */
   double *ratio;    /* inner radius ratio R'/R */
-  double *modulus;  /* Young's modulus, Pa (shear modulus in proportion) */
+  double *modulus;  /* a node's Young's modulus, Pa (shear modulus in proportion); 0: the fiber's */
   double *strength; /* max_stress factor against bond.failure.max_stress (1: the fiber's) */
   int varies;       /* 1: a taper, a table or nodes (the sections are not all the fiber's) */
   int curved;       /* 1: arc or polyline */

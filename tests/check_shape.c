@@ -590,6 +590,18 @@ START_TEST(test_nodes_take_their_own_section_and_modulus)
     }
   fl_system_free(&sys);
   ck_assert_int_eq(nodes, 2); /* 10 mm of 5 mm segments, centred on a bond */
+  /* in a batch whose second specimen has twice the fiber's modulus (a calibration's
+   * perturbed run), the node keeps its own */
+  fl_experiment e2 = e;
+  e2.fiber.youngs_modulus *= 2.0;
+  e2.fiber.shear_modulus *= 2.0;
+  const fl_experiment *pair[2] = {&e, &e2};
+  ck_assert_int_eq(fl_build_many(pair, 2, &sys, &info), FL_OK);
+  for (int b = 0; b < sys.nbond; b++) {
+    double s1 = 0.5 * L + (b - 0.5 * (nb - 1)) * h, k0 = sys.bond[b].s1.k_bend, k1 = sys.bond[sys.nbond + b].s1.k_bend;
+    ck_assert_double_eq_tol(k1 / k0, fabs(s1 - 0.06) <= 0.005 ? 1.0 : 2.0, 1e-12);
+  }
+  fl_system_free(&sys);
   double k = run_stiffness(&e, NULL);
   remove(path);
   printf("tension with a node: initial stiffness %.6g N/m, series of the sections %.6g N/m (%+.3f %%)\n", k,
