@@ -275,7 +275,8 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
         f = HUGE_VAL;
         for (int i = b; i <= b + 1; i++) {
           double zi = fl_section_hollow(sh.r_out[i], sh.ratio[i] * sh.r_out[i]).inertia / sh.r_out[i];
-          f = fmin(f, sh.strength[i] * zi / z0);
+          double ms = exps[s]->bond.failure.max_stress; /* a node keeps its own when a batch varies it */
+          f = fmin(f, (sh.strength[i] > 0.0 ? sh.strength[i] / ms : 1.0) * zi / z0);
         }
       }
       sys->bstate[(size_t)s * sys->nbond + b].strength =

@@ -309,7 +309,7 @@ static int nodes_apply(const fl_fiber_def *fb, double L, double max_stress, fl_s
         if (E > 0.0)
           sh->modulus[i] = E;
         if (st > 0.0)
-          sh->strength[i] = st / max_stress;
+          sh->strength[i] = st;
       }
     }
     if (!hit && sh->n > 0 && fabs(sh->s[near] - p) <= sh->h) { /* shorter than a segment: the nearest one */
@@ -318,7 +318,7 @@ static int nodes_apply(const fl_fiber_def *fb, double L, double max_stress, fl_s
       if (E > 0.0)
         sh->modulus[near] = E;
       if (st > 0.0)
-        sh->strength[near] = st / max_stress;
+        sh->strength[near] = st;
     }
   }
   rc = FL_OK;
@@ -404,7 +404,7 @@ int fl_shape_make(const fl_fiber_def *fb, int n, double h, double max_stress, fl
     sh->r_out[i] = R;
     sh->ratio[i] = fb->inner_radius_ratio;
     sh->modulus[i] = 0.0; /* the fiber's */
-    sh->strength[i] = 1.0;
+    sh->strength[i] = 0.0; /* the fiber's */
   }
   if (fb->section_table[0] && (rc = sections_from_table(fb, sh, err, errlen)) != FL_OK)
     goto fail;

@@ -25,7 +25,7 @@ typedef struct {
   double *r_out;    /* outer radius, m */
   double *ratio;    /* inner radius ratio R'/R */
   double *modulus;  /* a node's Young's modulus, Pa (shear modulus in proportion); 0: the fiber's */
-  double *strength; /* max_stress factor against bond.failure.max_stress (1: the fiber's) */
+  double *strength; /* a node's max_stress, Pa; 0: the fiber's (bond.failure.max_stress) */
   int varies;       /* 1: a taper, a table or nodes (the sections are not all the fiber's) */
   int curved;       /* 1: arc or polyline */
 } fl_shape;

@@ -556,10 +556,12 @@ START_TEST(test_nodes_take_their_own_section_and_modulus)
 {
   char path[32];
   FILE *f = temp_file(path);
-  fprintf(f, "position,length,outer_radius,inner_radius_ratio,youngs_modulus,max_stress\n60,10,2.2,0,8e9,0\n");
+  fprintf(f, "position,length,outer_radius,inner_radius_ratio,youngs_modulus,max_stress\n60,10,2.2,0,8e9,3e7\n");
   fclose(f);
   fl_experiment e = fl_experiment_default();
   set(&e, "test.kind=tension");
+  set(&e, "bond.failure.criterion=bending_stress"); /* no bending in tension: it stays elastic */
+  set(&e, "bond.failure.max_stress=1e7");
   set(&e, "fiber.outer_radius=2e-3");
   set(&e, "fiber.inner_radius_ratio=0.8");
   set(&e, "fiber.youngs_modulus=5e9");
@@ -590,16 +592,24 @@ START_TEST(test_nodes_take_their_own_section_and_modulus)
     }
   fl_system_free(&sys);
   ck_assert_int_eq(nodes, 2); /* 10 mm of 5 mm segments, centred on a bond */
-  /* in a batch whose second specimen has twice the fiber's modulus (a calibration's
+  /* in a batch whose second specimen has twice the fiber's modulus and max_stress (a calibration's
    * perturbed run), the node keeps its own */
   fl_experiment e2 = e;
   e2.fiber.youngs_modulus *= 2.0;
   e2.fiber.shear_modulus *= 2.0;
+  e2.bond.failure.max_stress *= 2.0;
   const fl_experiment *pair[2] = {&e, &e2};
   ck_assert_int_eq(fl_build_many(pair, 2, &sys, &info), FL_OK);
+  /* the bending strength of a bond: its weaker side's max_stress times I / R, over the
+   * fiber's (on which the limits are taken); both sides on the node: 3 times the solid
+   * 2.2 mm section's I / R over the hollow 2 mm one's, against the specimen's own */
+  double z0 = (pow(2e-3, 4) - pow(1.6e-3, 4)) / 2e-3, zn = pow(2.2e-3, 3);
   for (int b = 0; b < sys.nbond; b++) {
     double s1 = 0.5 * L + (b - 0.5 * (nb - 1)) * h, k0 = sys.bond[b].s1.k_bend, k1 = sys.bond[sys.nbond + b].s1.k_bend;
-    ck_assert_double_eq_tol(k1 / k0, fabs(s1 - 0.06) <= 0.005 ? 1.0 : 2.0, 1e-12);
+    int on = fabs(s1 - 0.06) <= 0.005, both = on && fabs(s1 + h - 0.06) <= 0.005;
+    ck_assert_double_eq_tol(k1 / k0, (on ? 1.0 : 2.0), 1e-12);
+    ck_assert_double_eq_tol(sys.bstate[b].strength, (both ? 3.0 * zn / z0 : 1.0), 1e-12);
+    ck_assert_double_eq_tol(sys.bstate[sys.nbond + b].strength, (both ? 1.5 * zn / z0 : 1.0), 1e-12);
   }
   fl_system_free(&sys);
   double k = run_stiffness(&e, NULL);
