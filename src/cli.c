@@ -60,7 +60,8 @@ static void usage(FILE *f, const char *prog, enum fl_test_kind kind)
 {
   static const char *what[] = {"virtual 3-point bending test: force on the loading nose vs its displacement",
                                "virtual tensile test: grip force vs elongation",
-                               "virtual torsion test: grip torque vs twist angle"};
+                               "virtual torsion test: grip torque vs twist angle",
+                               "virtual cantilever test: tip load vs tip displacement, or the free vibration"};
   fprintf(f,
           "Usage: %s [OPTIONS] FILE.yaml\n"
           "fiberlab %s.\n\n"

@@ -238,6 +238,15 @@ FL_CLONES static int body_pass(fl_system *sys, int s, int advance, const grip_mo
         fl_contact_tools(sys->law + (size_t)s * sys->ntool, sys->tool, sys->ntool, sys->x[k], sys->q[k], sys->v[k],
                          sys->w[k], sys->half_length[i], sys->radius[i], sys->dt, sys->xi + k * sys->ntool, advance,
                          &f, &t, sys->tool_share + k * sys->ntool, overlap);
+      if (i == sys->pload.body) {
+        const fl_point_load *pl = &sys->pload;
+        fl_vec3 arm, p_ref = fl_add(sys->x_ref[i], fl_qrot(sys->q_ref[i], pl->arm));
+        double load = fl_point_load_value(pl, sys->x[k], sys->q[k], p_ref, &arm);
+        fl_vec3 fl = fl_scale(pl->dir, load);
+        f = fl_add(f, fl);
+        t = fl_add(t, fl_cross(arm, fl));
+        sys->pload_force[s] = load;
+      }
       sys->f[k] = f;
       sys->t[k] = t;
       put3(in, BI_X, m, sys->x[k]);

@@ -9,19 +9,36 @@
 
 #include "bond.h" /* enum fl_criterion, enum fl_post_failure */
 
-enum fl_test_kind { FL_TEST_BEND3PT = 0, FL_TEST_TENSION = 1, FL_TEST_TORSION = 2 };
+enum fl_test_kind { FL_TEST_BEND3PT = 0, FL_TEST_TENSION = 1, FL_TEST_TORSION = 2, FL_TEST_CANTILEVER = 3 };
+
+/* What drives a cantilever's tip: its displacement (through a stiff spring, so the tip
+ * turns and slides across the load freely) or a dead load. */
+enum fl_tip_control { FL_TIP_DISPLACEMENT = 0, FL_TIP_LOAD = 1 };
+
+/* A cantilever's test: the loading path to a curve (static), or that path to a
+ * deflection, then the release and the free vibration in time (vibration). */
+enum fl_test_mode { FL_MODE_STATIC = 0, FL_MODE_VIBRATION = 1 };
 
 /* 3-point rollers: fixed cylinders, with Coulomb friction test.friction at the
  * contacts, or cylinders free to turn about their axes, which take no tangential load. */
 enum fl_rollers { FL_ROLLERS_FIXED = 0, FL_ROLLERS_ROTATING = 1 };
 
 #define FL_MAX_CYCLES 64
-#define FL_MAX_KEYS 64
+#define FL_MAX_KEYS 112
 
 /* The cross-section a file describes: round (outer_radius, inner_radius_ratio) or
  * elliptic (semi-axes in the loading plane y and across it z), which the loader turns
  * into the round hollow section of the same I_z and area (fiberlab-model(7)). */
 enum fl_section_shape { FL_SECTION_CIRCLE = 0, FL_SECTION_ELLIPSE = 1 };
+
+/* The fiber's rest shape in the bending plane (fiberlab-experiment(5), SHAPE AND
+ * SECTIONS). */
+enum fl_shape_kind { FL_SHAPE_STRAIGHT = 0, FL_SHAPE_ARC = 1, FL_SHAPE_POLYLINE = 2 };
+
+/* The length unit of the shape and section files (fiber.table_unit). */
+enum fl_table_unit { FL_TABLE_M = 0, FL_TABLE_MM = 1, FL_TABLE_UM = 2 };
+
+#define FL_PATH_LEN 512 /* a file name a key holds, resolved against the experiment file */
 
 typedef struct {
   double length_m;           /* fiber length */
@@ -39,6 +56,14 @@ typedef struct {
   double poisson_ratio;      /* used when shear_modulus is not given */
   int shear_given;           /* 1 when the file gave shear_modulus */
   int poisson_given;         /* 1 when the file gave poisson_ratio */
+  int shape;                 /* enum fl_shape_kind */
+  double arc_radius_m;       /* arc: radius of the centreline (0: from arc_angle) */
+  double arc_angle_rad;      /* arc: angle the fiber subtends (0: from arc_radius; degrees in YAML) */
+  char polyline[FL_PATH_LEN]; /* polyline: CSV of x, y points of the centreline */
+  double outer_radius_end_m; /* taper: outer radius at the fiber's far end (0: no taper) */
+  char section_table[FL_PATH_LEN]; /* CSV of arc length, outer radius, inner radius ratio ("": none) */
+  char nodes[FL_PATH_LEN];   /* CSV of nodes: position, length, outer radius, ratio, modulus, max_stress */
+  int table_unit;            /* enum fl_table_unit: lengths in the three files */
 } fl_fiber_def;
 
 typedef struct {
@@ -89,6 +114,15 @@ typedef struct {
   double grip_length_m;
   double max_elongation_m;
   double max_twist_rad;       /* degrees in YAML */
+  /* cantilever */
+  double clamp_length_m;      /* clamped length at the fiber's start */
+  int tip_control;            /* enum fl_tip_control */
+  double max_tip_displacement_m; /* tip displacement at the end of the path, along -y */
+  double max_tip_load_n;      /* tip load at the end of the path, along -y, N */
+  int mode;                   /* enum fl_test_mode */
+  double ring_periods;        /* vibration: time recorded after the release, in periods of the
+                               * Euler-Bernoulli first mode */
+  int gravity_given;          /* 1 when the file gave test.gravity */
   /* loading rate: m/s (bend3pt, tension) or rad/s (torsion); <= 0 means auto */
   double speed;
   int ncycles;
@@ -135,6 +169,9 @@ static inline double fl_fiber_outer_fibre(const fl_fiber_def *f)
 
 fl_experiment fl_experiment_default(void);
 const char *fl_test_kind_name(enum fl_test_kind kind);
+/* The end of the test's loading path: max_displacement (m), max_elongation (m),
+ * max_twist (rad), or a cantilever's max_tip_displacement (m) or max_tip_load (N). */
+double fl_test_target(const fl_test_def *t);
 /* "auto", "explicit" or "static". */
 const char *fl_solver_name(enum fl_solver solver);
 

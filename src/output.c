@@ -51,20 +51,26 @@ FILE *fl_output_open_temp(const char *final, char *tmp, size_t len)
 
 static const char *x_name(enum fl_test_kind k)
 {
-  return k == FL_TEST_BEND3PT ? "displacement_m" : k == FL_TEST_TENSION ? "elongation_m" : "twist_rad";
+  return k == FL_TEST_BEND3PT     ? "displacement_m"
+         : k == FL_TEST_TENSION   ? "elongation_m"
+         : k == FL_TEST_TORSION   ? "twist_rad"
+                                  : "tip_displacement_m";
 }
 static const char *y_name(enum fl_test_kind k) { return k == FL_TEST_TORSION ? "torque_Nm" : "force_N"; }
 
 static int write_csv(FILE *f, const fl_output_opts *o, const fl_curve *c, const fl_result *r)
 {
   fprintf(f, "# fiberlab %s: %s\n", PACKAGE_VERSION, o->command);
+  /* the third column: the supports' force (bend3pt), the first mode's tip displacement
+   * (a cantilever's ring-down), or none */
+  int third = r->kind == FL_TEST_BEND3PT || r->vibration;
   fprintf(f, "specimen,time_s,%s,%s,%skinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds\n", x_name(r->kind),
-          y_name(r->kind), r->kind == FL_TEST_BEND3PT ? "support_force_N," : "");
+          y_name(r->kind), r->kind == FL_TEST_BEND3PT ? "support_force_N," : r->vibration ? "first_mode_tip_m," : "");
   for (int s = 0; s < c->nspec; s++)
     for (int p = 0; p < c->npoints; p++) {
       size_t i = (size_t)s * c->npoints + p;
       fprintf(f, "%d,%.10g,%.10g,%.10g,", s, c->time[i], c->x[i], c->y[i]);
-      if (r->kind == FL_TEST_BEND3PT)
+      if (third)
         fprintf(f, "%.10g,", c->support[i]);
       fprintf(f, "%.10g,%.10g,%d,%d\n", c->kinetic[i], c->strain[i], c->broken[i], c->yielded[i]);
     }
@@ -95,6 +101,10 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
   } else if (r->kind == FL_TEST_TENSION) {
     xl = "Elongation (mm)";
     yl = "Grip force (N)";
+    xs = "1e3";
+  } else if (r->kind == FL_TEST_CANTILEVER) {
+    xl = r->vibration ? "Time (s)" : "Tip displacement (mm)";
+    yl = r->vibration ? "Tip displacement (mm)" : "Tip load (N)";
     xs = "1e3";
   } else {
     xl = "Twist (deg)";
@@ -150,6 +160,11 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
     fprintf(f, "EOD\n");
   }
   fprintf(f, "nspec = %d\n", r->specimens);
+  if (r->vibration) { /* the ring-down: tip displacement against time */
+    fprintf(f, "plot for [s=0:nspec-1] fl_csv using (column(1) == s ? column(2) : NaN):(column(3)*1e3) "
+               "with lines lw 1.5 title (nspec == 1 ? 'fiberlab' : (nspec <= 10 ? sprintf('specimen %%d', s) : ''))\n");
+    return ferror(f) ? FL_EIO : FL_OK;
+  }
   fprintf(f, "plot for [s=0:nspec-1] fl_csv using (column(1) == s ? column(3)*%s : NaN):4 "
              "with lines lw 2 title (nspec == 1 ? 'fiberlab' : (nspec <= 10 ? sprintf('specimen %%d', s) : ''))%s\n",
           xs, envelope ? ", \\\n  $envelope using 1:2 with linespoints dt 2 lw 1.5 pt 6 lc rgb 'gray30' "
@@ -319,7 +334,8 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fl_yaml_key_str(y, "test", fl_test_kind_name(r->kind));
   fl_yaml_key_int(y, "specimens", r->specimens);
   fl_yaml_key_int(y, "segments", r->segments);
-  fl_yaml_key_num(y, r->kind == FL_TEST_BEND3PT ? "span" : "gauge_length", "%.8g", r->length);
+  fl_yaml_key_num(y, r->kind == FL_TEST_BEND3PT ? "span" : r->kind == FL_TEST_CANTILEVER ? "free_length" : "gauge_length",
+                  "%.8g", r->length);
   fl_yaml_key_num(y, "time_step", "%.6g", r->time_step);
   fl_yaml_key_num(y, "critical_time_step", "%.6g", r->critical_step);
   fl_yaml_key_int(y, "steps", r->steps);
@@ -341,13 +357,19 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fl_yaml_key_num(y, "kinetic_to_strain_energy", "%.4g", r->ke_ratio);
   figure(y, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));
   const char *peak = r->kind == FL_TEST_TORSION ? "peak_torque" : "peak_force";
-  const char *at = r->kind == FL_TEST_BEND3PT   ? "displacement_at_peak"
-                   : r->kind == FL_TEST_TENSION ? "elongation_at_peak"
-                                                : "twist_at_peak";
+  const char *at = r->kind == FL_TEST_BEND3PT      ? "displacement_at_peak"
+                   : r->kind == FL_TEST_TENSION    ? "elongation_at_peak"
+                   : r->kind == FL_TEST_CANTILEVER ? "tip_displacement_at_peak"
+                                                   : "twist_at_peak";
   figure(y, r, peak, offsetof(fl_specimen_result, peak));
   figure(y, r, at, offsetof(fl_specimen_result, x_at_peak));
   if (r->kind == FL_TEST_BEND3PT)
     figure(y, r, "force_at_max_displacement", offsetof(fl_specimen_result, y_at_max_x));
+  if (r->vibration) {
+    figure(y, r, "first_frequency", offsetof(fl_specimen_result, frequency));
+    figure(y, r, "logarithmic_decrement", offsetof(fl_specimen_result, log_decrement));
+    figure(y, r, "release_displacement", offsetof(fl_specimen_result, release_x));
+  }
   fl_yaml_key_str(y, "csv", p->csv);
   fl_yaml_key_str_or_null(y, "plot", p->plot);
   fl_yaml_map_end(y);

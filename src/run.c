@@ -11,16 +11,20 @@
 #include "gpu.h"
 #include "rng.h"
 #include "run.h"
+#include "shape.h"
 #include "static.h"
+#include "cantilever.h"
 
 #define PI 3.14159265358979323846
 
 /* ---- building ------------------------------------------------------------- */
 
-static fl_side_stiffness side_stiffness(const fl_experiment *exp, const fl_section *sec, double d)
+/* One side's stiffness: section sec, length d, the fiber's moduli times mod (a node's
+ * modulus over the fiber's; 1 elsewhere). */
+static fl_side_stiffness side_stiffness(const fl_experiment *exp, const fl_section *sec, double d, double mod)
 {
   fl_side_stiffness s;
-  double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus;
+  double E = mod * exp->fiber.youngs_modulus, G = mod * exp->fiber.shear_modulus;
   s.k_axial = exp->bond.force_stiffness_scale * E * sec->area / d;
   s.k_shear = exp->bond.force_stiffness_scale * G * sec->area / d;
   s.k_twist = exp->bond.torque_stiffness_scale * G * sec->polar / d;
@@ -96,7 +100,11 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
 int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b)
 {
   const fl_fiber_def *fa = &a->fiber, *fb = &b->fiber;
-  return fa->length_m == fb->length_m && fa->outer_radius_m == fb->outer_radius_m &&
+  return fa->length_m == fb->length_m && fa->outer_radius_m == fb->outer_radius_m && fa->shape == fb->shape &&
+         fa->arc_radius_m == fb->arc_radius_m && fa->arc_angle_rad == fb->arc_angle_rad &&
+         fa->outer_radius_end_m == fb->outer_radius_end_m && fa->table_unit == fb->table_unit &&
+         strcmp(fa->polyline, fb->polyline) == 0 && strcmp(fa->section_table, fb->section_table) == 0 &&
+         strcmp(fa->nodes, fb->nodes) == 0 &&
          fa->inner_radius_ratio == fb->inner_radius_ratio && fl_fiber_outer_fibre(fa) == fl_fiber_outer_fibre(fb) &&
          fa->segments == fb->segments &&
          fa->density == fb->density && memcmp(&a->test, &b->test, sizeof a->test) == 0 &&
@@ -123,6 +131,19 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
   if (t->kind == FL_TEST_BEND3PT) {
     nbody = fb->segments;
     ntool = 3;
+  } else if (t->kind == FL_TEST_CANTILEVER) {
+    /* the clamp holds the first bodies (half a segment or more of the clamp length
+     * makes a body); the rest hang free */
+    nbody = fb->segments;
+    ng = (int)floor(t->clamp_length_m / h + 0.5);
+    if (ng < 1)
+      ng = 1;
+    if (ng > nbody - 2)
+      return FL_EINPUT;
+    nfree = nbody - ng;
+    info->gauge = nfree * h;
+    info->free_bonds = nfree;
+    info->clamped = ng;
   } else {
     ng = (int)floor(t->grip_length_m / h + 0.5);
     if (ng < 1)
@@ -135,14 +156,25 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     info->gauge = m * h;
     info->free_bonds = m;
   }
-  int rc = fl_system_alloc(sys, nspec, nbody, nbody - 1, ntool);
+  /* the rest shape and sections along the fiber (shape.c); the loader read its files */
+  fl_shape sh;
+  char serr[1024];
+  const fl_failure_def *fd0 = &exp->bond.failure;
+  int rc = fl_shape_make(fb, nbody, h, fd0->criterion == FL_CRIT_BENDING_STRESS ? fd0->max_stress : 0.0, &sh, serr,
+                         sizeof serr);
   if (rc)
     return rc;
+  rc = fl_system_alloc(sys, nspec, nbody, nbody - 1, ntool);
+  if (rc) {
+    fl_shape_free(&sh);
+    return rc;
+  }
   for (int i = 0; i < nbody; i++) {
-    sys->x_ref[i] = fl_v3((i - 0.5 * (nbody - 1)) * h, 0, 0);
-    sys->q_ref[i] = fl_qid();
-    fl_system_set_segment(sys, i, R, Ri, h, fb->density);
-    sys->radius[i] = fl_fiber_outer_fibre(fb); /* contacts: an ellipse touches the tools with its semi-axis a */
+    sys->x_ref[i] = sh.x[i];
+    sys->q_ref[i] = sh.q[i];
+    fl_system_set_segment(sys, i, sh.r_out[i], sh.ratio[i] * sh.r_out[i], h, fb->density);
+    /* contacts: an ellipse touches the tools with its semi-axis a */
+    sys->radius[i] = sh.varies ? sh.r_out[i] : fl_fiber_outer_fibre(fb);
     if (t->kind != FL_TEST_BEND3PT)
       sys->motion[i] = i < ng ? FL_GRIP_FIXED : (i >= ng + nfree ? FL_GRIP_MOVING : FL_FREE);
   }
@@ -155,9 +187,21 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
       sys->limits[s] = sys->limits[s - 1];
       continue;
     }
-    fl_side_stiffness st = side_stiffness(exps[s], &sec, 0.5 * h);
-    for (int b = 0; b < nbody - 1; b++)
-      fl_system_bond_chain(sys, s, b, b, b + 1, &st, &st);
+    fl_side_stiffness st = side_stiffness(exps[s], &sec, 0.5 * h, 1.0);
+    for (int b = 0; b < nbody - 1; b++) {
+      if (!sh.varies && !sh.curved) {
+        fl_system_bond_chain(sys, s, b, b, b + 1, &st, &st);
+        continue;
+      }
+      /* each side its own section and modulus, over half the centre distance */
+      double d = sh.curved ? 0.5 * fl_norm(fl_sub(sh.x[b + 1], sh.x[b])) : 0.5 * h;
+      fl_section s1 = fl_section_hollow(sh.r_out[b], sh.ratio[b] * sh.r_out[b]),
+                 s2 = fl_section_hollow(sh.r_out[b + 1], sh.ratio[b + 1] * sh.r_out[b + 1]);
+      double E = exps[s]->fiber.youngs_modulus; /* a node keeps its own when a batch varies the fiber's */
+      fl_side_stiffness k1 = side_stiffness(exps[s], &s1, d, sh.modulus[b] > 0.0 ? sh.modulus[b] / E : 1.0),
+                        k2 = side_stiffness(exps[s], &s2, d, sh.modulus[b + 1] > 0.0 ? sh.modulus[b + 1] / E : 1.0);
+      fl_system_bond_chain(sys, s, b, b, b + 1, &k1, &k2);
+    }
     sys->limits[s] = bond_limits(exps[s], &sec);
   }
 
@@ -180,6 +224,11 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     fl_tool tl[3] = {{fl_v3(-xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
                      {fl_v3(xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
                      {fl_v3(0, Rc + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn}};
+    if (sh.curved || sh.varies) { /* under and over the segments there, as they lie */
+      tl[0].point = fl_shape_tool_place(&sh, sys->radius, -xs, rs, -1);
+      tl[1].point = fl_shape_tool_place(&sh, sys->radius, xs, rs, -1);
+      tl[2].point = fl_shape_tool_place(&sh, sys->radius, 0.0, rn, 1);
+    }
     info->contact_overlap_ref = 0.05 * Rc;
     for (int k = 0; k < 3; k++) {
       sys->tool[k] = tl[k];
@@ -196,6 +245,8 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     double om = (PI / info->span) * (PI / info->span) *
                 sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
     info->first_period = 2.0 * PI / om;
+  } else if (t->kind == FL_TEST_CANTILEVER) {
+    fl_cantilever_load(exp, info, sys);
   } else if (t->kind == FL_TEST_TENSION) {
     double c = sqrt(exp->bond.force_stiffness_scale * E / rho);
     info->first_period = 2.0 * info->gauge / c;
@@ -213,11 +264,25 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
       info->critical_step = c;
   }
   fl_system_reset(sys);
-  /* Per-bond strengths keyed by (seed, specimen, bond). */
+  /* Per-bond strengths keyed by (seed, specimen, bond); with a varying section, the
+   * limit of the weaker side in bending (its section modulus I / R and its node's
+   * max_stress against the fiber's, on which the limits are computed). */
   for (int s = 0; s < nspec; s++)
-    for (int b = 0; b < sys->nbond; b++)
+    for (int b = 0; b < sys->nbond; b++) {
+      double f = 1.0;
+      if (sh.varies && exps[s]->bond.failure.criterion == FL_CRIT_BENDING_STRESS) {
+        double z0 = sec.inertia / R;
+        f = HUGE_VAL;
+        for (int i = b; i <= b + 1; i++) {
+          double zi = fl_section_hollow(sh.r_out[i], sh.ratio[i] * sh.r_out[i]).inertia / sh.r_out[i];
+          double ms = exps[s]->bond.failure.max_stress; /* a node keeps its own when a batch varies it */
+          f = fmin(f, (sh.strength[i] > 0.0 ? sh.strength[i] / ms : 1.0) * zi / z0);
+        }
+      }
       sys->bstate[(size_t)s * sys->nbond + b].strength =
-          fl_rng_strength(exps[s]->sim.seed, (uint64_t)s, (uint64_t)b, exps[s]->bond.failure.strength_variation);
+          f * fl_rng_strength(exps[s]->sim.seed, (uint64_t)s, (uint64_t)b, exps[s]->bond.failure.strength_variation);
+    }
+  fl_shape_free(&sh);
   return FL_OK;
 }
 
@@ -386,7 +451,16 @@ double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s)
     return sys->tool_force[(size_t)s * sys->ntool + 2].y;
   if (kind == FL_TEST_TENSION)
     return -sys->grip_force[s].x;
+  if (kind == FL_TEST_CANTILEVER)
+    return sys->pload_force[s];
   return -sys->grip_torque[s].x;
+}
+
+/* The test's displacement column for specimen s: the path position measured from the
+ * first touch, or a cantilever's tip displacement. */
+static double run_x(const fl_system *sys, enum fl_test_kind kind, int s, double touch, double pos)
+{
+  return kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(sys, s) : travel(touch, pos);
 }
 
 /* The load on the other end of specimen s, from the loads of the last evaluation: the
@@ -401,7 +475,8 @@ static double reaction(const fl_system *sys, enum fl_test_kind kind, int s)
   double r = 0.0;
   for (int i = 0; i < sys->nbody; i++)
     if (sys->motion[i] == FL_GRIP_FIXED)
-      r += kind == FL_TEST_TENSION ? sys->f[base + i].x
+      r += kind == FL_TEST_CANTILEVER ? -sys->f[base + i].y /* the tip load pulls the clamp down */
+           : kind == FL_TEST_TENSION  ? sys->f[base + i].x
                                    : sys->t[base + i].x + fl_cross(sys->x[base + i], sys->f[base + i]).x;
   return r;
 }
@@ -494,6 +569,12 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     fl_system_free(&sys);
     return FL_EINPUT;
   }
+  if (hooks && hooks->gpu && sys.pload.body >= 0) {
+    snprintf(err, errlen, "test.kind: a %s test runs on the CPU only; allowed on the GPU: bend3pt | tension | torsion",
+             fl_test_kind_name(t->kind));
+    fl_system_free(&sys);
+    return FL_EINPUT;
+  }
   fl_gpu *gpu = NULL;
   if (hooks && hooks->gpu) {
 #ifdef HAVE_CUDA
@@ -509,8 +590,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
 #endif
   }
 
-  double target = t->kind == FL_TEST_BEND3PT ? t->max_displacement_m
-                  : t->kind == FL_TEST_TENSION ? t->max_elongation_m : t->max_twist_rad;
+  double target = fl_test_target(t);
   /* Quasi-static rule: loading at a constant rate from 0 to the maximum would take 20
    * periods of the test's lowest elastic mode; each leg starts and ends with a cosine
    * ramp of one period. */
@@ -575,11 +655,13 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   for (int s = 0; s < nspec; s++)
     touch[s] = t->kind == FL_TEST_BEND3PT ? -1.0 : 0.0;
   double t0 = now(), last_progress = -1.0;
-  double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION ? 0.0 : target));
+  double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION || t->kind == FL_TEST_CANTILEVER ? 0.0 : target));
   int leg_first_end = -1;
   double pos = 0.0;
   res->solver = solver;
   if (solver == FL_SOLVER_STATIC) {
+    if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION && np > 11)
+      curve->npoints = 11; /* the loading path is not recorded: a few rows will do */
     rc = run_static(exps, nspec, &sys, &info, hooks, curve, res, &leg_first_end, err, errlen);
     point = curve->npoints;
     if (rc)
@@ -590,6 +672,8 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     double tm = n * dt;
     int leg = 0;
     pos = path_pos(&p, tm, &leg);
+    if (t->kind == FL_TEST_CANTILEVER)
+      fl_cantilever_drive(&sys, t, pos);
     /* Record when this step's time reaches the next output time. */
     double t_out = point * p.total / (np - 1);
     if (point < np && tm + 0.5 * dt >= t_out) {
@@ -610,7 +694,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         if (t->kind == FL_TEST_BEND3PT)
           curve->support[r] = react;
         curve->time[r] = tm;
-        double xs = travel(touch[s], pos);
+        double xs = run_x(&sys, t->kind, s, touch[s], pos);
         curve->x[r] = xs;
         curve->y[r] = y;
         curve->kinetic[r] = fl_system_kinetic(&sys, s);
@@ -692,19 +776,11 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         touch[s] = pos; /* the nose's first touch: displacement counts from here */
       if (y > res->spec[s].peak || n == 0) {
         res->spec[s].peak = y;
-        res->spec[s].x_at_peak = travel(touch[s], pos);
+        res->spec[s].x_at_peak = run_x(&sys, t->kind, s, touch[s], pos);
       }
     }
-    if (rc == FL_OK && (n & 1023) == 0) {
-      for (int s = 0; s < nspec && rc == FL_OK; s++)
-        for (int i = 0; i < sys.nbody; i++)
-          if (fl_norm(sys.x[(size_t)s * sys.nbody + i]) > box) {
-            bs = s;
-            bb = i > 0 ? i - 1 : 0;
-            rc = FL_EUNSTABLE;
-            break;
-          }
-    }
+    if (rc == FL_OK && (n & 1023) == 0)
+      rc = fl_system_outside(&sys, box, &bs, &bb);
     if (rc) {
       snprintf(err, errlen,
                "unstable at step %ld (t = %.6g s), specimen %d, bond %d: a body %s; likely cause: time step too "
@@ -730,6 +806,15 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     hooks->progress(hooks->ctx, 1.0);
   curve->npoints = point;
 figures:
+  if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION) {
+    /* the loading path brought the tip to its deflection: release it, and the rows
+     * become the ring-down */
+    rc = fl_cantilever_ringdown(exps, nspec, &sys, &info, hooks, curve, res, err, errlen);
+    point = curve->npoints;
+    if (rc)
+      goto out;
+    leg_first_end = point;
+  }
   np = point;
   compact_rows(curve, exp->sim.output_points);
   res->steps = sys.step;
@@ -754,6 +839,8 @@ figures:
       sr->buckled += sys.bstate[(size_t)s * sys.nbond + b].buckled;
     res->bonds_broken += sr->broken;
     res->bonds_yielded += sr->yielded;
+    if (res->vibration)
+      continue; /* rows in free vibration: no quasi-static figure */
     int quasi_end = sr->failure_row >= 0 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
     for (int i = 0; i < quasi_end; i++) {
       size_t r = (size_t)s * np + i;

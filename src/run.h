@@ -21,6 +21,8 @@ typedef struct {
   double critical_step;  /* stability bound, s */
   double contact_overlap_ref; /* overlap the contact stiffness of the bound assumes, m */
   int centre_is_segment; /* bend3pt: a segment centre (not a bond) lies under the nose */
+  int clamped;           /* cantilever: bodies held by the clamp */
+  double tip_spring;     /* cantilever under displacement control: the driving spring, N/m */
   fl_section section;    /* of the fiber */
 } fl_build_info;
 
@@ -61,6 +63,11 @@ typedef struct {
   int broken;               /* broken bonds at the end */
   int yielded;              /* bonds that reached their limit or buckled */
   int buckled;              /* bonds that buckled */
+  /* cantilever vibration: the ring-down of the tip after the release */
+  double frequency;         /* first frequency, from the times of the tip's extremes, Hz */
+  double log_decrement;     /* logarithmic decrement per period, from their amplitudes */
+  double release_x;         /* tip displacement at the release, m */
+  int extremes;             /* extremes the two came from */
 } fl_specimen_result;
 
 typedef struct {
@@ -93,6 +100,7 @@ typedef struct {
   int events;             /* bonds that broke, buckled or first reached their limit */
   double residual_force;  /* largest force residual of a free body at an output row, over the load scale */
   double residual_torque; /* largest torque residual, over load scale times length (torsion: load scale) */
+  int vibration;          /* 1: a cantilever's ring-down (rows in time after the release) */
 } fl_result;
 
 void fl_result_free(fl_result *r);

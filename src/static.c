@@ -44,6 +44,7 @@
 #include "fl_defs.h"
 #include "integrate.h"
 #include "static.h"
+#include "cantilever.h"
 
 #define NDOF 6           /* unknowns per free body */
 #define HALF_BAND 11     /* |row - column| within the tridiagonal 6 x 6 blocks */
@@ -62,6 +63,7 @@
 typedef struct {
   fl_system *sys;         /* one specimen */
   enum fl_test_kind kind;
+  const fl_experiment *exp; /* its definition */
   int first, nf, n;       /* free bodies first .. first + nf - 1; n = 6 nf unknowns */
   double fs, ts;          /* force (N) and torque (N m) scales of the residual */
   double hx, hr;          /* difference steps: m, rad */
@@ -115,6 +117,10 @@ static void apply_position(workspace *w, double u)
 {
   fl_system *sys = w->sys;
   w->u = u;
+  if (w->kind == FL_TEST_CANTILEVER) {
+    fl_cantilever_drive(sys, &w->exp->test, u);
+    return;
+  }
   if (w->kind == FL_TEST_BEND3PT) {
     sys->tool[2].point.y = w->nose_y0 - u;
     sys->tool[2].vel = fl_v3(0.0, -(u - w->uc) / DT_PSEUDO, 0.0);
@@ -383,7 +389,7 @@ static int newton(workspace *w, int *iterations)
         w->lu_valid = 0;
         continue;
       }
-      return nrm <= TOL_STALL;
+      return nrm <= fmax(TOL_STALL, 4.0 * w->floor); /* the floor: as with MAX_NEWTON */
     }
     memcpy(w->r, w->rp, (size_t)w->n * sizeof *w->r);
     stalled = next > 0.5 * nrm ? stalled + 1 : 0;
@@ -600,8 +606,7 @@ typedef struct {
 
 static void path_make(path *p, const fl_test_def *t)
 {
-  double target = t->kind == FL_TEST_BEND3PT ? t->max_displacement_m
-                  : t->kind == FL_TEST_TENSION ? t->max_elongation_m : t->max_twist_rad;
+  double target = fl_test_target(t);
   p->n = t->ncycles > 0 ? t->ncycles : 1;
   double prev = 0.0;
   p->arc[0] = 0.0;
@@ -635,8 +640,10 @@ static double load_estimate(const fl_experiment *exp, const fl_build_info *info,
 {
   const fl_test_def *t = &exp->test;
   double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus, L = span_or_gauge;
-  double top = t->kind == FL_TEST_BEND3PT ? t->max_displacement_m
-               : t->kind == FL_TEST_TENSION ? t->max_elongation_m : t->max_twist_rad;
+  double top = fl_test_target(t);
+  if (t->kind == FL_TEST_CANTILEVER) /* Euler-Bernoulli's tip stiffness, or the load itself */
+    return t->tip_control == FL_TIP_LOAD ? top
+                                         : 3.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (L * L * L) * top;
   if (t->kind == FL_TEST_BEND3PT)
     return 48.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (L * L * L) * top;
   if (t->kind == FL_TEST_TENSION)
@@ -673,6 +680,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   memset(w, 0, sizeof *w);
   w->sys = one;
   w->kind = exp->test.kind;
+  w->exp = exp;
   int nb = one->nbody;
   w->first = -1;
   for (int i = 0; i < nb; i++)
@@ -871,9 +879,21 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     touch = touch_position(&w);
   }
   apply_position(&w, 0.0);
+  if (w.kind == FL_TEST_CANTILEVER && fl_norm(one.gravity) > 0.0) {
+    /* a cantilever under gravity: first its rest under its own weight */
+    if (!newton(&w, &it)) {
+      job->status = FL_EUNSTABLE;
+      snprintf(job->err, job->errlen,
+               "static solver: specimen %d: no equilibrium under its own weight; body %d has the largest residual",
+               job->s, worst_body(&w, w.r));
+      goto done;
+    }
+    commit(&w);
+    w.have_prev = 0;
+  }
   residual(&w, w.r);
   fl_system_loads_specimen(&one, 0, 0);
-  record(&w, job, 0.0, 0.0);
+  record(&w, job, 0.0, w.kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(&one, 0) : 0.0);
   sr->peak = job->curve->y[(size_t)job->s * job->np];
   sr->x_at_peak = 0.0;
 
@@ -955,7 +975,9 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
       loaded = 1;
     if (w.kind == FL_TEST_BEND3PT && !touched && w.u > touch)
       touched = 1;
-    double x = w.kind == FL_TEST_BEND3PT ? (touched ? w.u - touch : 0.0) : w.u;
+    double x = w.kind == FL_TEST_BEND3PT      ? (touched ? w.u - touch : 0.0)
+               : w.kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(&one, 0)
+                                              : w.u;
     if (y > sr->peak) {
       sr->peak = y;
       sr->x_at_peak = x;

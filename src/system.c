@@ -49,6 +49,8 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->strain_energy = calloc(ns, sizeof *sys->strain_energy);
   sys->overlap = calloc(ns, sizeof *sys->overlap);
   sys->nbroken = calloc(ns, sizeof *sys->nbroken);
+  sys->pload_force = calloc(ns, sizeof *sys->pload_force);
+  sys->pload.body = -1;
   sys->adj_start = calloc(nb + 1, sizeof *sys->adj_start);
   sys->adj_bond = calloc(2 * nbd + 1, sizeof *sys->adj_bond);
   sys->adj_side = calloc(2 * nbd + 1, sizeof *sys->adj_side);
@@ -62,7 +64,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   if (!sys->mass || !sys->inertia_axial || !sys->inertia_trans || !sys->half_length || !sys->radius ||
       !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
       !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
-      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->damping || !sys->limits || !sys->law ||
+      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->pload_force || !sys->damping || !sys->limits || !sys->law ||
       !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_force || !sys->bond_torque1 ||
       !sys->bond_torque2 || !sys->bond_energy || !sys->tool_share) {
     fl_system_free(sys);
@@ -80,7 +82,7 @@ void fl_system_free(fl_system *sys)
   void *p[] = {sys->mass, sys->inertia_axial, sys->inertia_trans, sys->half_length, sys->radius, sys->motion,
                sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
                sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
-               sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->damping, sys->limits, sys->law,
+               sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->pload_force, sys->damping, sys->limits, sys->law,
                sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_force, sys->bond_torque1,
                sys->bond_torque2, sys->bond_energy, sys->tool_share};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
@@ -123,7 +125,20 @@ int fl_system_extract(const fl_system *src, int s, fl_system *dst)
   dst->gravity = src->gravity;
   dst->overlap[0] = src->overlap[s];
   dst->nbroken[0] = src->nbroken[s];
+  dst->pload = src->pload;
+  dst->pload_force[0] = src->pload_force[s];
   return FL_OK;
+}
+
+double fl_system_pload_displacement(const fl_system *sys, int s)
+{
+  const fl_point_load *pl = &sys->pload;
+  if (pl->body < 0)
+    return 0.0;
+  size_t k = (size_t)s * sys->nbody + pl->body;
+  fl_vec3 p = fl_add(sys->x[k], fl_qrot(sys->q[k], pl->arm));
+  fl_vec3 p_ref = fl_add(sys->x_ref[pl->body], fl_qrot(sys->q_ref[pl->body], pl->arm));
+  return fl_dot(fl_sub(p, p_ref), pl->dir);
 }
 
 fl_section fl_section_hollow(double r_out, double r_in)
@@ -291,4 +306,16 @@ void fl_system_set_damping(fl_system *sys, int s, double a_damp, double stab)
     sys->damping[k].dt = sys->dt;
     sys->damping[k].decay = (stab > 0.0 && a_damp > 0.0) ? exp(-sys->dt / (a_damp * stab)) : 0.0;
   }
+}
+
+int fl_system_outside(const fl_system *sys, double box, int *bad_spec, int *bad_bond)
+{
+  for (int s = 0; s < sys->nspec; s++)
+    for (int i = 0; i < sys->nbody; i++)
+      if (fl_norm(sys->x[(size_t)s * sys->nbody + i]) > box) {
+        *bad_spec = s;
+        *bad_bond = i > 0 ? i - 1 : 0;
+        return FL_EUNSTABLE;
+      }
+  return FL_OK;
 }

@@ -12,6 +12,19 @@
 
 #define FL_MAX_TOOLS 4
 
+/* A point load on one body (the cantilever's tip): a dead force along dir, plus a
+ * spring along dir whose far end (the anchor) a test moves, acting at the body-fixed
+ * point arm.  The spring drives a displacement through the load a free end takes: its
+ * point of application moves freely across dir and turns freely. */
+typedef struct {
+  int body;      /* body it acts on, -1: none */
+  fl_vec3 arm;   /* point of application from the body's centre, body frame, m */
+  fl_vec3 dir;   /* unit direction of the load, world */
+  double force;  /* dead load along dir, N */
+  double spring; /* stiffness of the driving spring along dir, N/m (0: none) */
+  double anchor; /* the spring's far end along dir, from the point's position at rest, m */
+} fl_point_load;
+
 enum fl_motion {
   FL_FREE = 0,        /* integrated */
   FL_GRIP_FIXED = 1,  /* held still */
@@ -98,7 +111,27 @@ typedef struct {
   double *overlap;        /* largest tool contact overlap seen, per specimen, m */
   int *nbroken;           /* bonds broken or buckled so far, per specimen: the events that
                            * release stored energy and set the specimen ringing */
+
+  /* the point load (fl_point_load; body -1 when the test has none), the same for every
+   * specimen, and what it did in each */
+  fl_point_load pload;
+  double *pload_force;    /* load applied along pload.dir in the last evaluation, per specimen, N */
 } fl_system;
+
+/* The point P of body (x, q) a point load acts at, its displacement along dir from its
+ * rest position p_ref, and the load along dir: force + spring (anchor - that
+ * displacement). */
+static inline double fl_point_load_value(const fl_point_load *pl, fl_vec3 x, fl_quat q, fl_vec3 p_ref,
+                                         fl_vec3 *arm_world)
+{
+  *arm_world = fl_qrot(q, pl->arm);
+  double u = fl_dot(fl_sub(fl_add(x, *arm_world), p_ref), pl->dir);
+  return pl->force + pl->spring * (pl->anchor - u);
+}
+
+/* Displacement along pload.dir of the load's point in specimen s from its rest
+ * position, m (0 without a point load). */
+double fl_system_pload_displacement(const fl_system *sys, int s);
 
 int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool);
 void fl_system_free(fl_system *sys);
@@ -141,6 +174,10 @@ int fl_system_extract(const fl_system *src, int s, fl_system *dst);
 
 /* Broken and yielded bonds of specimen s. */
 void fl_system_count(const fl_system *sys, int s, int *broken, int *yielded);
+
+/* FL_EUNSTABLE with *bad_spec and *bad_bond (the bond before the body) set when a body
+ * of some specimen lies farther than box from the origin, else FL_OK. */
+int fl_system_outside(const fl_system *sys, double box, int *bad_spec, int *bad_bond);
 
 /* Kinetic energy of specimen s (free bodies), J. */
 double fl_system_kinetic(const fl_system *sys, int s);

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "experiment.h"
 #include "fl_defs.h"
+#include "shape.h"
 #include "yaml_emit.h"
 #include "yaml_input.h"
 
@@ -28,16 +30,20 @@ enum key_type {
   KT_SEED,
   KT_BOOL,
   KT_ENUM,
-  KT_CYCLES   /* a list of turning points */
+  KT_CYCLES,  /* a list of turning points */
+  KT_FILE     /* a file name, relative to the experiment file (char[FL_PATH_LEN]) */
 };
 
 /* Bit per test kind a key belongs to; 0 for keys outside the test block. */
 #define K_BEND (1 << FL_TEST_BEND3PT)
 #define K_TENS (1 << FL_TEST_TENSION)
 #define K_TORS (1 << FL_TEST_TORSION)
-#define K_ALL (K_BEND | K_TENS | K_TORS)
+#define K_CANT (1 << FL_TEST_CANTILEVER)
+#define K_ALL (K_BEND | K_TENS | K_TORS | K_CANT)
 
-static const char *const kind_names[] = {"bend3pt", "tension", "torsion", NULL};
+static const char *const kind_names[] = {"bend3pt", "tension", "torsion", "cantilever", NULL};
+static const char *const tip_control_names[] = {"displacement", "load", NULL};
+static const char *const mode_names[] = {"static", "vibration", NULL};
 static const char *const criterion_names[] = {"none", "bending_stress", "bending_angle", "axial_stress",
                                               "force_stress", "von_mises", NULL};
 static const char *const post_names[] = {"total_breakage", "constant_torque", "constant_force",
@@ -46,6 +52,8 @@ static const char *const buckling_names[] = {"none", "reversible", "damage", "pl
 static const char *const rollers_names[] = {"fixed", "rotating", NULL};
 static const char *const section_names[] = {"circle", "ellipse", NULL};
 static const char *const solver_names[] = {"auto", "explicit", "static", NULL};
+static const char *const shape_names[] = {"straight", "arc", "polyline", NULL};
+static const char *const table_unit_names[] = {"m", "mm", "um", NULL};
 
 typedef struct {
   const char *path;           /* dotted path */
@@ -75,6 +83,14 @@ static const key_def keys[] = {
     {"fiber.youngs_modulus", KT_REAL, OFF(fiber.youngs_modulus), 0, 1e13, 1, 0, "Pa", NULL, 0, -1},
     {"fiber.shear_modulus", KT_REAL, OFF(fiber.shear_modulus), 0, 1e13, 1, 0, "Pa", NULL, 0, OFF(fiber.shear_given)},
     {"fiber.poisson_ratio", KT_REAL, OFF(fiber.poisson_ratio), -1, 0.5, 1, 0, "", NULL, 0, OFF(fiber.poisson_given)},
+    {"fiber.shape", KT_ENUM, OFF(fiber.shape), 0, 0, 0, 0, "", shape_names, 0, -1},
+    {"fiber.arc_radius", KT_REAL, OFF(fiber.arc_radius_m), 0, 1e3, 1, 0, "m", NULL, 0, -1},
+    {"fiber.arc_angle", KT_DEG, OFF(fiber.arc_angle_rad), 0, 360, 1, 1, "deg", NULL, 0, -1},
+    {"fiber.polyline", KT_FILE, OFF(fiber.polyline), 0, 0, 0, 0, "", NULL, 0, -1},
+    {"fiber.outer_radius_end", KT_REAL, OFF(fiber.outer_radius_end_m), 0, 1, 1, 0, "m", NULL, 0, -1},
+    {"fiber.section_table", KT_FILE, OFF(fiber.section_table), 0, 0, 0, 0, "", NULL, 0, -1},
+    {"fiber.nodes", KT_FILE, OFF(fiber.nodes), 0, 0, 0, 0, "", NULL, 0, -1},
+    {"fiber.table_unit", KT_ENUM, OFF(fiber.table_unit), 0, 0, 0, 0, "", table_unit_names, 0, -1},
     {"bond", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
     {"bond.force_stiffness_scale", KT_REAL, OFF(bond.force_stiffness_scale), 0, 1e6, 0, 0, "", NULL, 0, -1},
     {"bond.torque_stiffness_scale", KT_REAL, OFF(bond.torque_stiffness_scale), 0, 1e6, 0, 0, "", NULL, 0, -1},
@@ -104,7 +120,7 @@ static const key_def keys[] = {
     {"test.friction", KT_REAL, OFF(test.friction), 0, 10, 0, 0, "", NULL, K_BEND, -1},
     {"test.rollers", KT_ENUM, OFF(test.rollers), 0, 0, 0, 0, "", rollers_names, K_BEND, -1},
     {"test.restitution", KT_REAL, OFF(test.restitution), 0, 1, 1, 0, "", NULL, K_BEND, -1},
-    {"test.gravity", KT_REAL, OFF(test.gravity), 0, 1000, 0, 0, "m/s^2", NULL, K_BEND, -1},
+    {"test.gravity", KT_REAL, OFF(test.gravity), 0, 1000, 0, 0, "m/s^2", NULL, K_BEND | K_CANT, OFF(test.gravity_given)},
     {"test.speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e3, 1, 0, "m/s", NULL, K_BEND | K_TENS, -1},
     {"test.max_displacement", KT_REAL, OFF(test.max_displacement_m), 0, 10, 1, 0, "m", NULL, K_BEND, -1},
     {"test.gauge_length", KT_REAL, OFF(test.gauge_length_m), 0, 1e3, 1, 0, "m", NULL, K_TENS | K_TORS, -1},
@@ -112,6 +128,12 @@ static const key_def keys[] = {
     {"test.max_elongation", KT_REAL, OFF(test.max_elongation_m), 0, 1e3, 1, 0, "m", NULL, K_TENS, -1},
     {"test.angular_speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e6, 1, 0, "rad/s", NULL, K_TORS, -1},
     {"test.max_twist", KT_DEG, OFF(test.max_twist_rad), 0, 36000, 1, 0, "deg", NULL, K_TORS, -1},
+    {"test.clamp_length", KT_REAL, OFF(test.clamp_length_m), 0, 1e3, 1, 0, "m", NULL, K_CANT, -1},
+    {"test.control", KT_ENUM, OFF(test.tip_control), 0, 0, 0, 0, "", tip_control_names, K_CANT, -1},
+    {"test.max_tip_displacement", KT_REAL, OFF(test.max_tip_displacement_m), 0, 1e3, 1, 0, "m", NULL, K_CANT, -1},
+    {"test.max_tip_load", KT_REAL, OFF(test.max_tip_load_n), 0, 1e9, 1, 0, "N", NULL, K_CANT, -1},
+    {"test.mode", KT_ENUM, OFF(test.mode), 0, 0, 0, 0, "", mode_names, K_CANT, -1},
+    {"test.ring_periods", KT_REAL, OFF(test.ring_periods), 0, 1e5, 1, 0, "", NULL, K_CANT, -1},
     {"test.cycles", KT_CYCLES, OFF(test.cycles), 0, 1e6, 0, 0, "", NULL, K_ALL, -1},
     {"simulation", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
     {"simulation.solver", KT_ENUM, OFF(sim.solver), 0, 0, 0, 0, "", solver_names, 0, -1},
@@ -157,6 +179,12 @@ fl_experiment fl_experiment_default(void)
   e.test.grip_length_m = 0.01;
   e.test.max_elongation_m = 1e-3;
   e.test.max_twist_rad = 10.0 * DEG;
+  e.test.clamp_length_m = 0.01;
+  e.test.tip_control = FL_TIP_DISPLACEMENT;
+  e.test.max_tip_displacement_m = 0.01;
+  e.test.max_tip_load_n = 0.1;
+  e.test.mode = FL_MODE_STATIC;
+  e.test.ring_periods = 20.0;
   e.test.speed = -1.0;
   e.sim.solver = FL_SOLVER_AUTO;
   e.sim.time_step = -1.0;
@@ -167,6 +195,21 @@ fl_experiment fl_experiment_default(void)
 }
 
 const char *fl_test_kind_name(enum fl_test_kind kind) { return kind_names[kind]; }
+
+double fl_test_target(const fl_test_def *t)
+{
+  switch (t->kind) {
+  case FL_TEST_BEND3PT:
+    return t->max_displacement_m;
+  case FL_TEST_TENSION:
+    return t->max_elongation_m;
+  case FL_TEST_TORSION:
+    return t->max_twist_rad;
+  case FL_TEST_CANTILEVER:
+    return t->tip_control == FL_TIP_LOAD ? t->max_tip_load_n : t->max_tip_displacement_m;
+  }
+  return 0.0;
+}
 const char *fl_solver_name(enum fl_solver solver) { return solver_names[solver]; }
 
 /* Where a value came from, for messages. */
@@ -343,6 +386,28 @@ static int set_scalar(const key_def *k, fl_experiment *exp, const char *text, co
       }
     allowed_names(k->names, buf, sizeof buf);
     return fail(err, errlen, o, "%s: '%s' is not allowed; allowed: %s", k->path, text, buf);
+  case KT_FILE: {
+    /* relative to the experiment file's directory; absolute where the file exists, so
+     * that a written experiment finds it from anywhere */
+    char joined[FL_PATH_LEN + 64];
+    const char *slash = o->file ? strrchr(o->file, '/') : NULL;
+    if (!*text)
+      return fail(err, errlen, o, "%s: empty; allowed: a CSV file name, relative to the experiment file", k->path);
+    if (text[0] == '/' || !slash)
+      snprintf(joined, sizeof joined, "%s", text);
+    else
+      snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - o->file), o->file, text);
+    char cwd[FL_PATH_LEN], use[2 * FL_PATH_LEN + 80];
+    if (joined[0] != '/' && getcwd(cwd, sizeof cwd))
+      snprintf(use, sizeof use, "%s/%s", cwd, joined);
+    else
+      snprintf(use, sizeof use, "%s", joined);
+    if (strlen(use) >= FL_PATH_LEN)
+      return fail(err, errlen, o, "%s: '%s' is too long; allowed: a file name under %d characters", k->path, text,
+                  FL_PATH_LEN);
+    snprintf((char *)exp + k->offset, FL_PATH_LEN, "%s", use);
+    return FL_OK;
+  }
   case KT_CYCLES:
     return fail(err, errlen, o, "%s: '%s' is not a list; allowed: a list of turning points, e.g. [1e-3, 0, 2e-3]",
                 k->path, text);
@@ -487,7 +552,7 @@ static int walk_mapping(walker *w, yaml_node_t *map, const char *prefix)
     }
     if (!kindp) {
       at(w, map);
-      return fail(w->err, w->errlen, &w->o, "test: missing key 'kind'; allowed: bend3pt | tension | torsion");
+      return fail(w->err, w->errlen, &w->o, "test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever");
     }
     int rc = walk_pair(w, yaml_document_get_node(w->doc, kindp->key), yaml_document_get_node(w->doc, kindp->value),
                        prefix);
@@ -559,7 +624,7 @@ int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t e
   walker w = {&doc, exp, o, err, errlen};
   rc = walk_mapping(&w, root, "");
   if (rc == FL_OK && !exp->test_given) {
-    fail(err, errlen, &o, "test: missing block; allowed: a test block with kind bend3pt | tension | torsion");
+    fail(err, errlen, &o, "test: missing block; allowed: a test block with kind bend3pt | tension | torsion | cantilever");
     rc = FL_EINPUT;
   }
 done:
@@ -690,7 +755,7 @@ int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf
                              n ? "\n" : "", where, bk->sample_length, exp->test.span_m);
     n++;
   }
-  if (exp->test.kind != FL_TEST_BEND3PT && used < len) {
+  if ((exp->test.kind == FL_TEST_TENSION || exp->test.kind == FL_TEST_TORSION) && used < len) {
     /* The grips hold whole segments: the gauge simulated is the whole number m of
      * segment lengths nearest to the one asked for (run.c).  Say so when they differ,
      * with the segment count nearest to the file's that makes them equal. */
@@ -853,6 +918,119 @@ static int finish_section(fl_experiment *exp, const char *path, char *err, size_
   return FL_OK;
 }
 
+/* The shape and section keys (fiberlab-experiment(5), SHAPE AND SECTIONS): each with its
+ * shape, one arc size, one way of varying the section, what the tests serve; then the
+ * files read and the shape built once, so that a bad file stops the program before it
+ * writes anything.  A polyline sets the fiber's length. */
+static int finish_shape(fl_experiment *exp, const char *path, char *err, size_t errlen)
+{
+  fl_fiber_def *fb = &exp->fiber;
+  origin o;
+  int arc = fb->shape == FL_SHAPE_ARC, poly = fb->shape == FL_SHAPE_POLYLINE;
+  static const char *const arc_keys[] = {"fiber.arc_radius", "fiber.arc_angle"};
+  for (int i = 0; i < 2; i++)
+    if (!arc && key_given(exp, arc_keys[i])) {
+      o = key_origin(exp, path, arc_keys[i]);
+      return fail(err, errlen, &o, "%s: given with shape %s; allowed: arc_radius or arc_angle with shape: arc",
+                  arc_keys[i], shape_names[fb->shape]);
+    }
+  if (arc && key_given(exp, arc_keys[0]) == key_given(exp, arc_keys[1])) {
+    o = key_origin(exp, path, key_given(exp, arc_keys[1]) ? arc_keys[1] : "fiber.shape");
+    return fail(err, errlen, &o, "fiber.shape: arc needs %s; allowed: one of arc_radius (m) and arc_angle (deg)",
+                key_given(exp, arc_keys[1]) ? "one size, and both are given" : "its size");
+  }
+  if (arc && !key_given(exp, arc_keys[0]))
+    fb->arc_radius_m = 0.0;
+  if (arc && !key_given(exp, arc_keys[1]))
+    fb->arc_angle_rad = 0.0;
+  if (poly != (fb->polyline[0] != '\0')) {
+    o = key_origin(exp, path, poly ? "fiber.shape" : "fiber.polyline");
+    return fail(err, errlen, &o, poly ? "fiber.polyline: missing, and shape polyline needs it; allowed: a CSV file "
+                                        "of x, y points of the centreline"
+                                      : "fiber.polyline: given with shape %s; allowed: a polyline with shape: polyline",
+                shape_names[fb->shape]);
+  }
+  if (poly && key_given(exp, "fiber.length")) {
+    o = key_origin(exp, path, "fiber.length");
+    return fail(err, errlen, &o, "fiber.length: given with shape polyline; allowed: no length (the polyline's arc "
+                "length is the fiber's)");
+  }
+  int nvary = (fb->outer_radius_end_m > 0.0) + (fb->section_table[0] != '\0');
+  if (nvary > 1) {
+    o = key_origin(exp, path, "fiber.section_table");
+    return fail(err, errlen, &o, "fiber.section_table: given with outer_radius_end; allowed: one of a taper "
+                "(outer_radius_end) and a section table");
+  }
+  int varies = nvary || fb->nodes[0];
+  static const char *const vary_keys[] = {"fiber.outer_radius_end", "fiber.section_table", "fiber.nodes"};
+  const char *vkey = fb->outer_radius_end_m > 0.0 ? vary_keys[0] : fb->section_table[0] ? vary_keys[1] : vary_keys[2];
+  if (varies && fb->section == FL_SECTION_ELLIPSE) {
+    o = key_origin(exp, path, vkey);
+    return fail(err, errlen, &o, "%s: given with section ellipse; allowed: a varying section of round sections "
+                "(section: circle)", vkey);
+  }
+  const fl_failure_def *fd = &exp->bond.failure;
+  if (varies && fd->criterion != FL_CRIT_NONE && fd->criterion != FL_CRIT_BENDING_STRESS &&
+      fd->criterion != FL_CRIT_BENDING_ANGLE) {
+    o = key_origin(exp, path, "bond.failure.criterion");
+    return fail(err, errlen, &o, "bond.failure.criterion: '%s' with a section varying along the fiber (%s); allowed "
+                "with a varying section: none | bending_stress | bending_angle", criterion_names[fd->criterion], vkey);
+  }
+  if (varies && exp->bond.buckling.type != FL_BUCKLING_NONE) {
+    o = key_origin(exp, path, "bond.buckling.type");
+    return fail(err, errlen, &o, "bond.buckling.type: '%s' with a section varying along the fiber (%s); allowed "
+                "with a varying section: none", buckling_names[exp->bond.buckling.type], vkey);
+  }
+  /* a curved fiber: 3-point bending, and a static cantilever (its clamp holds the
+   * first segments as they lie, its tip load acts at the free end); the grips of
+   * tension and torsion and the first mode of a ring-down take a straight axis */
+  int cant_static = exp->test.kind == FL_TEST_CANTILEVER && exp->test.mode == FL_MODE_STATIC;
+  if (fb->shape != FL_SHAPE_STRAIGHT && exp->test.kind != FL_TEST_BEND3PT && !cant_static) {
+    o = key_origin(exp, path, "fiber.shape");
+    return fail(err, errlen, &o, "fiber.shape: '%s' in a %s test; allowed in %s: straight (%s; a curved fiber goes "
+                "in bend3pt or a static cantilever)", shape_names[fb->shape], kind_names[exp->test.kind],
+                exp->test.kind == FL_TEST_CANTILEVER ? "a vibration cantilever" : kind_names[exp->test.kind],
+                exp->test.kind == FL_TEST_CANTILEVER ? "its first mode is a straight beam's"
+                                                     : "its grips pull and turn about one straight axis");
+  }
+  if (!fl_shape_nontrivial(fb))
+    return FL_OK;
+  int rc;
+  if (poly && (rc = fl_shape_polyline_length(fb, &fb->length_m, err, errlen)) != FL_OK)
+    return rc;
+  if (arc && fb->arc_radius_m > 0.0 && fb->length_m / fb->arc_radius_m >= 2.0 * PI) {
+    o = key_origin(exp, path, "fiber.arc_radius");
+    return fail(err, errlen, &o, "fiber.arc_radius: %g m closes a fiber of length %g m on itself (%.4g deg); "
+                "allowed: a radius above length / (2 pi) = %g m", fb->arc_radius_m, fb->length_m,
+                fb->length_m / fb->arc_radius_m / DEG, fb->length_m / (2.0 * PI));
+  }
+  fl_shape sh;
+  double ms = fd->criterion == FL_CRIT_BENDING_STRESS ? fd->max_stress : 0.0;
+  rc = fl_shape_make(fb, fb->segments, fb->length_m / fb->segments, ms, &sh, err, errlen);
+  if (rc == FL_EINPUT && arc) { /* the arc's message names its key */
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", err);
+    o = key_origin(exp, path, key_given(exp, arc_keys[0]) ? arc_keys[0] : arc_keys[1]);
+    return fail(err, errlen, &o, "%s", msg);
+  }
+  if (rc)
+    return rc;
+  if (sh.curved && exp->test.kind == FL_TEST_BEND3PT) { /* supports on the fiber */
+    double reach = 0.0;
+    for (int i = 0; i < sh.n; i++)
+      reach = fmax(reach, fabs(sh.x[i].x));
+    if (!(0.5 * exp->test.span_m < reach)) {
+      fl_shape_free(&sh);
+      o = key_origin(exp, path, "test.span");
+      return fail(err, errlen, &o, "test.span: %g m does not fit under the %s fiber, whose segment centres reach "
+                  "x = +-%g m; allowed: a span below %g m", exp->test.span_m, shape_names[fb->shape], reach,
+                  2.0 * reach);
+    }
+  }
+  fl_shape_free(&sh);
+  return FL_OK;
+}
+
 int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen)
 {
   origin o;
@@ -907,13 +1085,30 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
                   bk->min_force, bk->max_force);
     }
   }
+  if ((rc = finish_shape(exp, path, err, errlen)) != FL_OK)
+    return rc;
   int tors = t->kind == FL_TEST_TORSION;
   double unit = tors ? DEG : 1.0;
-  const char *maxkey = t->kind == FL_TEST_BEND3PT ? "test.max_displacement"
-                       : t->kind == FL_TEST_TENSION ? "test.max_elongation" : "test.max_twist";
-  double target = t->kind == FL_TEST_BEND3PT   ? t->max_displacement_m
-                  : t->kind == FL_TEST_TENSION ? t->max_elongation_m
-                                               : t->max_twist_rad;
+  const char *maxkey = t->kind == FL_TEST_BEND3PT    ? "test.max_displacement"
+                       : t->kind == FL_TEST_TENSION  ? "test.max_elongation"
+                       : t->kind == FL_TEST_TORSION  ? "test.max_twist"
+                       : t->tip_control == FL_TIP_LOAD ? "test.max_tip_load"
+                                                       : "test.max_tip_displacement";
+  double target = fl_test_target(t);
+  if (t->kind == FL_TEST_CANTILEVER) {
+    /* a cantilever hangs in the air: no gravity unless the file asks for it */
+    if (!t->gravity_given)
+      t->gravity = 0.0;
+    double h = fb->length_m / fb->segments;
+    int ng = (int)floor(t->clamp_length_m / h + 0.5);
+    if (ng < 1 || fb->segments - ng < 2) {
+      o = key_origin(exp, path, "test.clamp_length");
+      return fail(err, errlen, &o,
+                  "test.clamp_length: %g m clamps %d of the %d segments of %g m; allowed: at least half a segment, "
+                  "and at least 2 segments free: [%g, %g) m",
+                  t->clamp_length_m, ng, fb->segments, h, 0.5 * h, (fb->segments - 1.5) * h);
+    }
+  }
   if (t->ncycles > 0) {
     o = key_origin(exp, path, "test.cycles");
     double last = t->cycles[t->ncycles - 1];
@@ -930,7 +1125,7 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
     return fail(err, errlen, &o, "test.span: %g m is not shorter than fiber.length %g m; allowed: span < length",
                 t->span_m, fb->length_m);
   }
-  if (t->kind != FL_TEST_BEND3PT && t->gauge_length_m + 2.0 * t->grip_length_m > fb->length_m * (1.0 + 1e-9)) {
+  if ((t->kind == FL_TEST_TENSION || t->kind == FL_TEST_TORSION) && t->gauge_length_m + 2.0 * t->grip_length_m > fb->length_m * (1.0 + 1e-9)) {
     o = key_origin(exp, path, "test.gauge_length");
     return fail(err, errlen, &o,
                 "test.gauge_length: %g m plus two grip_length %g m exceeds fiber.length %g m; allowed: gauge_length + 2 grip_length <= length",
@@ -1028,6 +1223,9 @@ static void write_value(fl_yaml_out *y, const fl_experiment *exp, const key_def 
     fl_yaml_seq_end(y);
     break;
   }
+  case KT_FILE:
+    fl_yaml_str(y, base);
+    break;
   case KT_SECTION:
     break;
   }
@@ -1051,6 +1249,27 @@ static int write_key(const fl_experiment *exp, const key_def *k)
     return ell && exp->fiber.inner_semi_axis_y_m > 0.0;
   if (strcmp(p, "test.cycles") == 0)
     return exp->test.ncycles > 0;
+  /* the shape keys only where the fiber has them (a straight uniform fiber's file is
+   * written as it always was) */
+  const fl_fiber_def *fb = &exp->fiber;
+  if (strcmp(p, "fiber.shape") == 0)
+    return fb->shape != FL_SHAPE_STRAIGHT;
+  if (strcmp(p, "fiber.arc_radius") == 0)
+    return fb->shape == FL_SHAPE_ARC && fb->arc_radius_m > 0.0;
+  if (strcmp(p, "fiber.arc_angle") == 0)
+    return fb->shape == FL_SHAPE_ARC && !(fb->arc_radius_m > 0.0);
+  if (strcmp(p, "fiber.polyline") == 0)
+    return fb->shape == FL_SHAPE_POLYLINE;
+  if (strcmp(p, "fiber.length") == 0)
+    return fb->shape != FL_SHAPE_POLYLINE; /* the polyline's */
+  if (strcmp(p, "fiber.outer_radius_end") == 0)
+    return fb->outer_radius_end_m > 0.0;
+  if (strcmp(p, "fiber.section_table") == 0)
+    return fb->section_table[0] != '\0';
+  if (strcmp(p, "fiber.nodes") == 0)
+    return fb->nodes[0] != '\0';
+  if (strcmp(p, "fiber.table_unit") == 0)
+    return fb->table_unit != FL_TABLE_M && (fb->shape == FL_SHAPE_POLYLINE || fb->section_table[0] || fb->nodes[0]);
   if (strncmp(p, "bond.failure.", 13) == 0 && strcmp(p, "bond.failure.criterion") != 0)
     return exp->bond.failure.criterion != FL_CRIT_NONE;
   if (strncmp(p, "bond.buckling.", 14) == 0 && strcmp(p, "bond.buckling.type") != 0)

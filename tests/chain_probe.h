@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "run.h"
 #include "system.h"
 
 typedef struct {
@@ -34,6 +35,16 @@ static void chain_probe_sample(void *ctx, const fl_system *sys, int point, doubl
   p->defl[point] = 0.5 * (chain_axis_y(sys, -p->xs) + chain_axis_y(sys, p->xs)) - chain_axis_y(sys, 0.0);
   p->force[point] = sys->tool_force[2].y;
   p->n = point + 1;
+}
+
+/* The chain's stiffness from the probe's rows with 20-100 % of the last row's force
+ * (least squares), N/m. */
+static inline double chain_probe_stiffness(const chain_probe *p)
+{
+  int a = 0;
+  while (a < p->n && p->force[a] < 0.2 * p->force[p->n - 1])
+    a++;
+  return fl_fit_slope(p->defl, p->force, a, p->n);
 }
 
 #endif

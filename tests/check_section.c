@@ -142,10 +142,7 @@ static double chain_stiffness(const fl_experiment *e)
   char err[512];
   int rc = fl_run(e, 1, &h, &c, &r, err, sizeof err);
   ck_assert_msg(rc == FL_OK, "%s", err);
-  int a = 0;
-  while (a < p.n && p.force[a] < 0.2 * p.force[p.n - 1])
-    a++;
-  double k = fl_fit_slope(p.defl, p.force, a, p.n);
+  double k = chain_probe_stiffness(&p);
   free(p.defl);
   free(p.force);
   fl_curve_free(&c);

@@ -1,0 +1,288 @@
+/* cantilever.c: the cantilever test's tip load, its drive, and the ring-down after the
+ * release (fiber-cantilever(1)). */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cantilever.h"
+#include "fl_defs.h"
+
+#define PI 3.14159265358979323846
+
+void fl_cantilever_load(const fl_experiment *exp, fl_build_info *info, fl_system *sys)
+{
+  const fl_fiber_def *fb = &exp->fiber;
+  double ei = exp->bond.torque_stiffness_scale * fb->youngs_modulus * info->section.inertia;
+  double lf = info->gauge; /* free length: from the clamp's face to the tip */
+  sys->gravity = fl_v3(0.0, -exp->test.gravity, 0.0);
+  /* Euler-Bernoulli's first mode of the free length */
+  double om = FL_CANTILEVER_BETA1 * FL_CANTILEVER_BETA1 / (lf * lf) * sqrt(ei / (fb->density * info->section.area));
+  info->first_period = 2.0 * PI / om;
+  /* the load acts at the fiber's free end, the far end of the last body's bonded
+   * length, downwards */
+  fl_point_load *pl = &sys->pload;
+  pl->body = sys->nbody - 1;
+  pl->arm = fl_v3(0.5 * info->h, 0.0, 0.0);
+  pl->dir = fl_v3(0.0, -1.0, 0.0);
+  pl->force = 0.0;
+  pl->anchor = 0.0;
+  pl->spring = exp->test.tip_control == FL_TIP_DISPLACEMENT ? FL_TIP_SPRING_SCALE * 3.0 * ei / (lf * lf * lf) : 0.0;
+  info->tip_spring = pl->spring;
+}
+
+void fl_cantilever_drive(fl_system *sys, const fl_test_def *t, double pos)
+{
+  if (t->tip_control == FL_TIP_LOAD)
+    sys->pload.force = pos;
+  else
+    sys->pload.anchor = pos;
+}
+
+/* The Euler-Bernoulli first mode shape at xi = x / L in [0, 1]. */
+static double first_shape(double xi)
+{
+  double b = FL_CANTILEVER_BETA1 * xi;
+  return cosh(b) - cos(b) - FL_CANTILEVER_SIGMA1 * (sinh(b) - sin(b));
+}
+
+double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info, int s)
+{
+  /* The chain's hinges sit at the bonds, each standing for the beam half a segment
+   * either side, so its bending starts half a segment inside the clamp: the shape is
+   * taken over the effective length (m + 1/2) h from there. */
+  int ng = info->clamped, n = sys->nbody;
+  double h = info->h, le = (n - ng + 0.5) * h;
+  double x0 = sys->x_ref[ng - 1].x; /* half a segment inside the clamp's face */
+  double num = 0.0, den = 0.0;
+  size_t base = (size_t)s * sys->nbody;
+  for (int i = ng; i < n; i++) {
+    double phi = first_shape((sys->x_ref[i].x - x0) / le);
+    double defl = sys->x_ref[i].y - sys->x[base + i].y;
+    num += sys->mass[i] * phi * defl;
+    den += sys->mass[i] * phi * phi;
+  }
+  return den > 0.0 ? num / den * first_shape(1.0) : 0.0;
+}
+
+/* The extreme at the middle of three equally spaced samples, by the parabola through
+ * them: +1 a maximum, -1 a minimum (time and value into *te, *xe), 0 none. */
+static int extreme3(const double *t, const double *x, double *te, double *xe)
+{
+  double d1 = x[1] - x[0], d2 = x[2] - x[1];
+  int kind = d1 > 0.0 && d2 <= 0.0 ? 1 : (d1 < 0.0 && d2 >= 0.0 ? -1 : 0);
+  if (!kind)
+    return 0;
+  double a = 0.5 * (x[0] - 2.0 * x[1] + x[2]), b = 0.5 * (x[2] - x[0]);
+  double u = a != 0.0 ? -b / (2.0 * a) : 0.0;
+  u = fmax(-1.0, fmin(1.0, u));
+  *xe = x[1] + b * u + a * u * u;
+  *te = t[1] + u * 0.5 * (t[2] - t[0]);
+  return kind;
+}
+
+int fl_ringdown_extremes(const double *t, const double *x, int n, double *te, double *xe)
+{
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  for (int i = 0; i < n; i++) {
+    lo = fmin(lo, x[i]);
+    hi = fmax(hi, x[i]);
+  }
+  double noise = 1e-3 * (hi - lo);
+  int ne = 0, last = 0;
+  for (int i = 1; i + 1 < n; i++) {
+    double tm, v;
+    int kind = extreme3(t + i - 1, x + i - 1, &tm, &v);
+    if (!kind || kind == last || (ne > 0 && fabs(v - xe[ne - 1]) < noise))
+      continue;
+    te[ne] = tm;
+    xe[ne] = v;
+    ne++;
+    last = kind;
+  }
+  return ne;
+}
+
+int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out)
+{
+  memset(out, 0, sizeof *out);
+  if (ne < 3)
+    return FL_EINPUT;
+  /* the rest position: x0 = (p1 p2 - m^2) / (p1 + p2 - 2 m) for a maximum, minimum,
+   * maximum (or the reverse) of x0 + A r^k (-1)^k, averaged over the triples */
+  double x0 = 0.0;
+  int nt = 0;
+  for (int k = 0; k + 2 < ne; k++) {
+    double d = xe[k] + xe[k + 2] - 2.0 * xe[k + 1];
+    if (d != 0.0) {
+      x0 += (xe[k] * xe[k + 2] - xe[k + 1] * xe[k + 1]) / d;
+      nt++;
+    }
+  }
+  x0 = nt > 0 ? x0 / nt : 0.0;
+  double *idx = malloc((size_t)ne * sizeof *idx), *ia = malloc((size_t)ne * sizeof *ia),
+         *la = malloc((size_t)ne * sizeof *la);
+  if (!idx || !ia || !la) {
+    free(idx);
+    free(ia);
+    free(la);
+    return FL_ENOMEM;
+  }
+  int n = 0;
+  for (int k = 0; k < ne; k++) {
+    idx[k] = k;
+    double a = fabs(xe[k] - x0);
+    if (a > 0.0) {
+      ia[n] = k;
+      la[n] = log(a);
+      n++;
+    }
+  }
+  double half = fl_fit_slope(idx, te, 0, ne);  /* half a period per extreme */
+  double slope = fl_fit_slope(ia, la, 0, n);   /* log amplitude per extreme */
+  free(idx);
+  free(ia);
+  free(la);
+  out->frequency = half > 0.0 ? 0.5 / half : 0.0;
+  out->log_decrement = -2.0 * slope;
+  out->offset = x0;
+  out->extremes = ne;
+  return FL_OK;
+}
+
+/* The extremes of one specimen's first mode, found step by step. */
+typedef struct {
+  double t[3], x[3]; /* the last three samples */
+  int have;          /* samples held */
+  int last;          /* kind of the last extreme: +1 maximum, -1 minimum, 0 none yet */
+  double *te, *xe;   /* extremes found */
+  int ne, cap;
+} extreme_track;
+
+static int track(extreme_track *k, double t, double x)
+{
+  if (k->have == 3) {
+    memmove(k->t, k->t + 1, 2 * sizeof *k->t);
+    memmove(k->x, k->x + 1, 2 * sizeof *k->x);
+    k->have = 2;
+  }
+  k->t[k->have] = t;
+  k->x[k->have] = x;
+  k->have++;
+  double te, xe;
+  int kind = k->have == 3 ? extreme3(k->t, k->x, &te, &xe) : 0;
+  if (!kind || kind == k->last)
+    return FL_OK;
+  if (k->ne == k->cap) {
+    int cap = k->cap ? 2 * k->cap : 256;
+    double *a = realloc(k->te, (size_t)cap * sizeof *a);
+    if (!a)
+      return FL_ENOMEM;
+    k->te = a;
+    double *b = realloc(k->xe, (size_t)cap * sizeof *b);
+    if (!b)
+      return FL_ENOMEM;
+    k->xe = b;
+    k->cap = cap;
+  }
+  k->te[k->ne] = te;
+  k->xe[k->ne] = xe;
+  k->ne++;
+  k->last = kind;
+  return FL_OK;
+}
+
+int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
+                           const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen)
+{
+  const fl_experiment *exp = exps[0];
+  int np = exp->sim.output_points, rc = FL_OK;
+  double ring = exp->test.ring_periods * info->first_period, dt = sys->dt;
+  double steps_needed = ceil(ring / dt);
+  if (steps_needed > FL_MAX_STEPS) {
+    snprintf(err, errlen,
+             "test.ring_periods: the ring-down needs %.3g time steps of %.3g s; allowed: at most %.0e (fewer periods, "
+             "or fewer segments)",
+             steps_needed, dt, FL_MAX_STEPS);
+    return FL_ELIMIT;
+  }
+  long nsteps = (long)steps_needed;
+  extreme_track *tr = calloc((size_t)nspec, sizeof *tr);
+  if (!tr) {
+    snprintf(err, errlen, "out of memory for %d specimens", nspec);
+    return FL_ENOMEM;
+  }
+  res->vibration = 1;
+  for (int s = 0; s < nspec; s++)
+    res->spec[s].release_x = fl_system_pload_displacement(sys, s);
+  /* the release: no load and no spring on the tip from now on */
+  sys->pload.force = sys->pload.spring = sys->pload.anchor = 0.0;
+  fl_system_set_step(sys, dt);
+  for (int s = 0; s < nspec; s++)
+    fl_system_set_damping(sys, s, exps[s]->bond.damping, exps[s]->bond.damping_stabilization);
+  curve->npoints = np;
+  int point = 0;
+  double box = 10.0 * exp->fiber.length_m;
+  for (long n = 0; n <= nsteps; n++) {
+    double tm = n * dt;
+    for (int s = 0; s < nspec && rc == FL_OK; s++)
+      rc = track(&tr[s], tm, fl_cantilever_first_mode(sys, info, s));
+    if (rc) {
+      snprintf(err, errlen, "out of memory for the ring-down's extremes");
+      goto out;
+    }
+    if (point < np && tm + 0.5 * dt >= point * ring / (np - 1)) {
+      fl_system_loads(sys, 0);
+      for (int s = 0; s < nspec; s++) {
+        size_t r = (size_t)s * np + point;
+        curve->time[r] = tm;
+        curve->x[r] = fl_system_pload_displacement(sys, s);
+        curve->y[r] = sys->pload_force[s];
+        curve->support[r] = fl_cantilever_first_mode(sys, info, s);
+        curve->kinetic[r] = fl_system_kinetic(sys, s);
+        curve->strain[r] = sys->strain_energy[s];
+        fl_system_count(sys, s, &curve->broken[r], &curve->yielded[r]);
+      }
+      point++;
+    }
+    if (n == nsteps)
+      break;
+    int bs = 0, bb = 0;
+    rc = fl_system_step(sys, &bs, &bb);
+    if (rc == FL_OK && (n & 1023) == 0)
+      rc = fl_system_outside(sys, box, &bs, &bb);
+    if (rc) {
+      snprintf(err, errlen,
+               "unstable in the ring-down at step %ld (t = %.6g s after the release), specimen %d, bond %d: a body "
+               "left the finite numbers or the bounding box; likely cause: time step too large for the stiffness "
+               "or damping (lower simulation.safety or bond.damping, raise bond.damping_stabilization)",
+               n + 1, tm + dt, bs, bb);
+      goto out;
+    }
+    if (hooks && hooks->stop && *hooks->stop) {
+      snprintf(err, errlen, "interrupted in the ring-down at step %ld of %ld", n + 1, nsteps);
+      rc = FL_EINTERRUPT;
+      goto out;
+    }
+    if (hooks && hooks->progress && (n & 4095) == 0)
+      hooks->progress(hooks->ctx, (double)n / nsteps);
+  }
+  for (int s = 0; s < nspec; s++) {
+    fl_ringdown rd;
+    if (fl_ringdown_fit(tr[s].te, tr[s].xe, tr[s].ne, &rd) == FL_OK) {
+      res->spec[s].frequency = rd.frequency;
+      res->spec[s].log_decrement = rd.log_decrement;
+    }
+    res->spec[s].extremes = tr[s].ne;
+  }
+out:
+  curve->npoints = point;
+  for (int s = 0; s < nspec; s++) {
+    free(tr[s].te);
+    free(tr[s].xe);
+  }
+  free(tr);
+  return rc;
+}

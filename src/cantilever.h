@@ -1,0 +1,63 @@
+/* cantilever.h: the cantilever test (fiber-cantilever(1)): the load at its tip, the
+ * tip's drive along the loading path, and the free vibration after the release (the
+ * ring-down, its first frequency and logarithmic decrement). */
+#ifndef FL_CANTILEVER_H
+#define FL_CANTILEVER_H
+
+#include <stddef.h>
+
+#include "run.h"
+
+/* Stiffness of the spring that drives the tip under displacement control, in units of
+ * the Euler-Bernoulli tip stiffness 3 E I / L^3 of the free length. */
+#define FL_TIP_SPRING_SCALE 1000.0
+
+/* The first bending mode of a clamped-free Euler-Bernoulli beam: beta L and the
+ * ratio sigma of its shape cosh - cos - sigma (sinh - sin) (Blevins, Formulas for
+ * Natural Frequency and Mode Shape, 1979, table 8-1). */
+#define FL_CANTILEVER_BETA1 1.8751040687119611
+#define FL_CANTILEVER_SIGMA1 0.7340955137589726
+
+/* The builder's part (fl_build_many): gravity along -y, the tip load (a dead load, or
+ * the driving spring), the period of the first mode into info. */
+void fl_cantilever_load(const fl_experiment *exp, fl_build_info *info, fl_system *sys);
+
+/* Set the tip's drive for path position pos: the spring's anchor (m) under
+ * displacement control, the dead load (N) under load control. */
+void fl_cantilever_drive(fl_system *sys, const fl_test_def *t, double pos);
+
+/* The tip displacement of the first mode in specimen s: the free bodies' deflections
+ * (along -y) projected, mass-weighted, on the Euler-Bernoulli first mode shape, and
+ * scaled to the tip.  Higher modes, orthogonal to it, drop out. */
+double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info, int s);
+
+/* Release the tips (no load, no spring) and step the explicit engine for
+ * test.ring_periods periods of the first mode: the curve's rows become the ring-down
+ * (time from the release, tip displacement; support holds the first mode's tip
+ * displacement), and each specimen's frequency and logarithmic decrement come from the
+ * extremes of the first mode, found at every step.  FL_OK, FL_ELIMIT (too many steps),
+ * FL_EUNSTABLE, FL_EINTERRUPT, FL_ENOMEM, with a message in err. */
+int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
+                           const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen);
+
+/* What a ring-down's extremes give. */
+typedef struct {
+  double frequency;     /* damped frequency, Hz */
+  double log_decrement; /* ln of the ratio of amplitudes one period apart */
+  double offset;        /* the rest position the signal rings about */
+  int extremes;         /* extremes used */
+} fl_ringdown;
+
+/* Extremes of samples x at times t (n of them, equally spaced), each refined by the
+ * parabola through its three samples, alternating maxima and minima (a turn smaller
+ * than 1e-3 of the largest swing is noise and skipped): into te, xe (room for n).
+ * Returns how many. */
+int fl_ringdown_extremes(const double *t, const double *x, int n, double *te, double *xe);
+
+/* From ne >= 3 alternating extremes: the rest position by Aitken's formula on each
+ * three in a row (exact for a damped sinusoid), the half period by least squares of
+ * the extremes' times on their index, the decrement by least squares of the logarithm
+ * of their amplitudes.  FL_OK, or FL_EINPUT with fewer than 3. */
+int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out);
+
+#endif

@@ -1,0 +1,403 @@
+/* check_tests.c: the virtual tests beyond 3-point bending, tension and torsion, against
+ * beam theory written down here: the cantilever (its tip stiffness, its large
+ * deflection, its free vibration). */
+#include <config.h>
+
+#include <check.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_poly.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cantilever.h"
+#include "check_limits.h"
+#include "experiment.h"
+#include "fl_defs.h"
+#include "run.h"
+
+#define PI 3.14159265358979323846
+
+/* ---- the specimen ------------------------------------------------------------ */
+
+/* A cantilever of m free segments of h = 3 mm, one more in the clamp, solid round of
+ * radius R, E = 5 GPa, G = E / 2.6; no gravity. */
+static fl_experiment cantilever(int m, double R)
+{
+  fl_experiment e = fl_experiment_default();
+  double h = 3e-3;
+  e.test.kind = FL_TEST_CANTILEVER;
+  e.fiber.segments = m + 1;
+  e.fiber.length_m = (m + 1) * h;
+  e.fiber.outer_radius_m = R;
+  e.fiber.density = 1000.0;
+  e.fiber.youngs_modulus = 5e9;
+  e.fiber.shear_modulus = 5e9 / 2.6;
+  e.fiber.shear_given = 1;
+  e.test.clamp_length_m = h;
+  e.test.gravity = 0.0;
+  e.sim.output_points = 11;
+  char err[512];
+  ck_assert_msg(fl_experiment_finish(&e, "(test)", err, sizeof err) == FL_OK, "%s", err);
+  return e;
+}
+
+static double ei_of(const fl_experiment *e)
+{
+  double R = e->fiber.outer_radius_m, Ri = e->fiber.inner_radius_ratio * R;
+  return e->bond.torque_stiffness_scale * e->fiber.youngs_modulus * PI * (pow(R, 4) - pow(Ri, 4)) / 4.0;
+}
+
+static double ga_of(const fl_experiment *e)
+{
+  double R = e->fiber.outer_radius_m, Ri = e->fiber.inner_radius_ratio * R;
+  return e->bond.force_stiffness_scale * e->fiber.shear_modulus * PI * (R * R - Ri * Ri);
+}
+
+static void run_ok(const fl_experiment *e, fl_curve *c, fl_result *r)
+{
+  char err[1024];
+  int rc = fl_run(e, 1, NULL, c, r, err, sizeof err);
+  ck_assert_msg(rc == FL_OK, "run failed: %s", err);
+}
+
+/* ---- the tip stiffness of the discrete chain ---------------------------------- */
+
+/* The chain clamped at bond 0 (the clamp's face) with m free rigid segments of length
+ * h: bond j (j = 0 .. m-1) lies j h from the face, the tip (the fiber's end) m h.  A
+ * tip load P, small, puts the moment M_j = P (m - j) h on bond j and the shear force P
+ * on every bond.  Bond j is a bending spring kb = E I / h (two halves of E I / (h/2) in
+ * series) and a shear spring ks = G A / h; its bending turns everything beyond it by
+ * M_j / kb, which moves the tip by (m - j) h times that, and its shear slides the rest
+ * by P / ks.  So
+ *
+ *   delta / P = (h^3 / E I) sum_{k=1..m} k^2 + m h / (G A)
+ *             = (h^3 / E I) m (m + 1) (2 m + 1) / 6 + m h / (G A),
+ *
+ * which is 3 E I / L^3 with L = m h only as m grows: sum k^2 = (m + 1/2)^3 / 3 - m / 12
+ * - 1/24, the chain bends like a continuous beam of length (m + 1/2) h, starting half a
+ * segment inside the clamp (its first hinge stands for the beam half a segment either
+ * side of the face). */
+static double chain_tip_stiffness(const fl_experiment *e, int m)
+{
+  double h = e->fiber.length_m / e->fiber.segments;
+  double c = h * h * h / ei_of(e) * m * (m + 1.0) * (2.0 * m + 1.0) / 6.0 + m * h / ga_of(e);
+  return 1.0 / c;
+}
+
+/* Tip stiffness from a static run to a tip displacement of 1e-4 of the free length,
+ * and from an explicit run for the shortest chain (slower), within 0.5 %. */
+START_TEST(cantilever_tip_stiffness_is_the_chains)
+{
+  static const int ms[] = {8, 16, 32, 64};
+  fprintf(stderr, "cantilever tip stiffness, static solver (R = 1 mm, h = 3 mm):\n");
+  fprintf(stderr, "   m   model (N/m)   chain (N/m)   3EI/L^3 (N/m)   model/chain - 1\n");
+  for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
+    int m = ms[k];
+    fl_experiment e = cantilever(m, 1e-3);
+    e.test.max_tip_displacement_m = 1e-4 * m * 3e-3;
+    fl_curve c;
+    fl_result r;
+    run_ok(&e, &c, &r);
+    ck_assert_int_eq(r.solver, FL_SOLVER_STATIC);
+    double k_model = r.spec[0].initial_stiffness, k_chain = chain_tip_stiffness(&e, m);
+    double L = m * 3e-3, k_eb = 3.0 * ei_of(&e) / (L * L * L);
+    fprintf(stderr, "  %2d   %.6g   %.6g   %.6g   %+.2e\n", m, k_model, k_chain, k_eb, k_model / k_chain - 1.0);
+    ck_assert_msg(fabs(k_model / k_chain - 1.0) < 0.005, "m = %d: tip stiffness %g N/m, the chain's %g N/m", m,
+                  k_model, k_chain);
+    fl_curve_free(&c);
+    fl_result_free(&r);
+  }
+  /* the explicit engine, the shortest chain, a thick fiber (a short run) */
+  fl_experiment e = cantilever(8, 2e-3);
+  e.sim.solver = FL_SOLVER_EXPLICIT;
+  e.test.max_tip_displacement_m = 1e-4 * 8 * 3e-3;
+  e.sim.output_points = 41;
+  fl_curve c;
+  fl_result r;
+  run_ok(&e, &c, &r);
+  ck_assert_int_eq(r.solver, FL_SOLVER_EXPLICIT);
+  double k_model = r.spec[0].initial_stiffness, k_chain = chain_tip_stiffness(&e, 8);
+  fprintf(stderr, "  explicit, m = 8, R = 2 mm: %.6g N/m, chain %.6g N/m, %+.2e\n", k_model, k_chain,
+          k_model / k_chain - 1.0);
+  ck_assert_msg(fabs(k_model / k_chain - 1.0) < 0.005, "explicit: tip stiffness %g N/m, the chain's %g N/m", k_model,
+                k_chain);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+END_TEST
+
+/* ---- the elastica ---------------------------------------------------------------- */
+
+/* The clamped elastica under a dead tip load across its axis (Bisshopp and Drucker,
+ * Quart. Appl. Math. 3 (1945) 272), in arc length s of [0, 1] and alpha = P L^2 / E I:
+ * theta' = kappa, kappa' = -alpha cos theta, y' = sin theta, with theta(0) = 0 and
+ * kappa(1) = 0 (no moment at the tip).  Shooting on kappa(0) with classical RK4 over
+ * 4000 steps and bisection: kappa(1) is -alpha int cos < 0 at kappa(0) = 0 and
+ * alpha (1 - int cos) >= 0 at kappa(0) = alpha.  Returns the tip deflection over L. */
+static void elastica_rhs(double alpha, const double *u, double *du)
+{
+  du[0] = u[1];
+  du[1] = -alpha * cos(u[0]);
+  du[2] = sin(u[0]);
+}
+
+static void elastica_shoot(double alpha, double k0, double *k1, double *y1)
+{
+  const int n = 4000;
+  double ds = 1.0 / n, u[3] = {0.0, k0, 0.0};
+  for (int i = 0; i < n; i++) {
+    double a[3], b[3], c[3], d[3], t[3];
+    elastica_rhs(alpha, u, a);
+    for (int j = 0; j < 3; j++)
+      t[j] = u[j] + 0.5 * ds * a[j];
+    elastica_rhs(alpha, t, b);
+    for (int j = 0; j < 3; j++)
+      t[j] = u[j] + 0.5 * ds * b[j];
+    elastica_rhs(alpha, t, c);
+    for (int j = 0; j < 3; j++)
+      t[j] = u[j] + ds * c[j];
+    elastica_rhs(alpha, t, d);
+    for (int j = 0; j < 3; j++)
+      u[j] += ds / 6.0 * (a[j] + 2.0 * b[j] + 2.0 * c[j] + d[j]);
+  }
+  *k1 = u[1];
+  *y1 = u[2];
+}
+
+static double elastica_deflection(double alpha)
+{
+  double lo = 0.0, hi = alpha, k1, y1 = 0.0;
+  for (int it = 0; it < 100; it++) {
+    double mid = 0.5 * (lo + hi);
+    elastica_shoot(alpha, mid, &k1, &y1);
+    if (k1 < 0.0)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return y1;
+}
+
+/* The reference reproduces Bisshopp and Drucker's table (delta / L = 0.30172 at
+ * alpha = 1, 0.49346 at 2, 0.81061 at 10) within 1e-4. */
+START_TEST(elastica_reference_matches_bisshopp_drucker)
+{
+  ck_assert_msg(fabs(elastica_deflection(1.0) - 0.30172) < 1e-4, "alpha 1: %.6f", elastica_deflection(1.0));
+  ck_assert_msg(fabs(elastica_deflection(2.0) - 0.49346) < 1e-4, "alpha 2: %.6f", elastica_deflection(2.0));
+  ck_assert_msg(fabs(elastica_deflection(10.0) - 0.81061) < 1e-4, "alpha 10: %.6f", elastica_deflection(10.0));
+}
+END_TEST
+
+/* A slender cantilever (m = 32, R = 0.5 mm: shear adds 2e-4 of the deflection) under
+ * a tip load to alpha = P Le^2 / E I = 10, Le = (m + 1/2) h the chain's bending length
+ * (chain_tip_stiffness above): the tip deflection at every row against the
+ * elastica's, within 1 %. */
+START_TEST(cantilever_large_deflection_is_the_elastica)
+{
+  int m = 32;
+  fl_experiment e = cantilever(m, 0.5e-3);
+  double h = 3e-3, le = (m + 0.5) * h, ei = ei_of(&e);
+  e.test.tip_control = FL_TIP_LOAD;
+  e.test.max_tip_load_n = 10.0 * ei / (le * le);
+  fl_curve c;
+  fl_result r;
+  run_ok(&e, &c, &r);
+  ck_assert_int_eq(r.solver, FL_SOLVER_STATIC);
+  ck_assert_int_eq(c.npoints, 11);
+  fprintf(stderr, "cantilever large deflection, m = 32 (static solver):\n  alpha   model delta/Le   elastica   model/elastica - 1\n");
+  for (int i = 1; i < c.npoints; i++) {
+    double alpha = c.y[i] * le * le / ei, model = c.x[i] / le, ref = elastica_deflection(alpha);
+    fprintf(stderr, "  %5.2f   %.5f   %.5f   %+.2e\n", alpha, model, ref, model / ref - 1.0);
+    ck_assert_msg(fabs(model / ref - 1.0) < 0.01, "alpha %g: delta / Le %g, elastica %g", alpha, model, ref);
+  }
+  ck_assert_msg(fabs(c.y[c.npoints - 1] * le * le / ei - 10.0) < 1e-9, "the run stopped short of alpha 10");
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+END_TEST
+
+
+/* ---- free vibration ------------------------------------------------------------- */
+
+/* The chain's lowest bending frequency, in the plane: each free body i has a deflection
+ * y_i and a turn t_i, mass m and transverse inertia It (fl_system_set_segment).  The
+ * bond between bodies a and b = a + 1, at their midpoint, stretches its shear spring
+ * ks = G A / h by (y_b - h/2 t_b) - (y_a + h/2 t_a) and its bending spring kb = E I / h
+ * by t_b - t_a; the clamped body has y = t = 0.  K = sum of B^T k B over the bonds, M
+ * diagonal, and omega^2 the smallest eigenvalue of K phi = omega^2 M phi (GSL's
+ * generalised symmetric solver).  Returns Hz. */
+static double chain_first_frequency(const fl_experiment *e, int m)
+{
+  double h = e->fiber.length_m / e->fiber.segments, R = e->fiber.outer_radius_m, Ri = e->fiber.inner_radius_ratio * R;
+  double A = PI * (R * R - Ri * Ri), mass = e->fiber.density * A * h;
+  double it = mass * (3.0 * (R * R + Ri * Ri) + h * h) / 12.0;
+  double ks = ga_of(e) / h, kb = ei_of(e) / h;
+  int n = 2 * m;
+  gsl_matrix *K = gsl_matrix_calloc(n, n), *M = gsl_matrix_calloc(n, n);
+  for (int i = 0; i < m; i++) {
+    gsl_matrix_set(M, 2 * i, 2 * i, mass);
+    gsl_matrix_set(M, 2 * i + 1, 2 * i + 1, it);
+  }
+  for (int b = 0; b < m; b++) { /* bond b between free body b - 1 (the clamp for b = 0) and b */
+    int a = b - 1;
+    double bs[4] = {-1.0, -0.5 * h, 1.0, -0.5 * h}, bt[4] = {0.0, -1.0, 0.0, 1.0};
+    int dof[4] = {2 * a, 2 * a + 1, 2 * b, 2 * b + 1};
+    for (int p = 0; p < 4; p++)
+      for (int q = 0; q < 4; q++) {
+        if (dof[p] < 0 || dof[q] < 0)
+          continue;
+        double v = ks * bs[p] * bs[q] + kb * bt[p] * bt[q];
+        gsl_matrix_set(K, dof[p], dof[q], gsl_matrix_get(K, dof[p], dof[q]) + v);
+      }
+  }
+  gsl_vector *ev = gsl_vector_alloc(n);
+  gsl_eigen_gensymm_workspace *ws = gsl_eigen_gensymm_alloc(n);
+  ck_assert_int_eq(gsl_eigen_gensymm(K, M, ev, ws), GSL_SUCCESS);
+  double lo = HUGE_VAL;
+  for (int i = 0; i < n; i++)
+    lo = fmin(lo, gsl_vector_get(ev, i));
+  gsl_eigen_gensymm_free(ws);
+  gsl_vector_free(ev);
+  gsl_matrix_free(K);
+  gsl_matrix_free(M);
+  return sqrt(lo) / (2.0 * PI);
+}
+
+/* What the damping law predicts for a mode of undamped angular frequency w0 (MODEL.md
+ * section 5): every bond's dashpot is a_damp times its stiffness, in series with a
+ * spring of its stiffness over s, so the mode's coordinate x carries the elastic force
+ * -K x and a damping force F with a s dF/dt = -F - a K dx/dt.  With x, F ~ exp(lambda t):
+ *   (lambda^2 + w0^2) (1 + a s lambda) + a w0^2 lambda = 0, that is
+ *   a s lambda^3 + lambda^2 + a (1 + s) w0^2 lambda + w0^2 = 0.
+ * Its complex pair -sigma +- i wd rings at wd with the logarithmic decrement
+ * 2 pi sigma / wd. */
+static void damped_mode(double w0, double a, double s, double *fd, double *decrement)
+{
+  double c[4] = {w0 * w0, a * (1.0 + s) * w0 * w0, 1.0, a * s}, z[6];
+  int deg = a * s > 0.0 ? 3 : 2;
+  gsl_poly_complex_workspace *ws = gsl_poly_complex_workspace_alloc(deg + 1);
+  ck_assert_int_eq(gsl_poly_complex_solve(c, deg + 1, ws, z), GSL_SUCCESS);
+  gsl_poly_complex_workspace_free(ws);
+  *fd = *decrement = 0.0;
+  for (int i = 0; i < deg; i++)
+    if (z[2 * i + 1] > 0.0) {
+      *fd = z[2 * i + 1] / (2.0 * PI);
+      *decrement = 2.0 * PI * -z[2 * i] / z[2 * i + 1];
+    }
+  ck_assert_msg(*fd > 0.0, "no oscillating root");
+}
+
+/* A stubby cantilever (m = 20, R = 3 mm: a short explicit run) deflected by 1 mm,
+ * released and rung for ring periods, with bond damping a (s) and stabilisation s. */
+static fl_experiment ringing(double a, double s, double periods)
+{
+  fl_experiment e = cantilever(20, 3e-3);
+  e.test.mode = FL_MODE_VIBRATION;
+  e.test.max_tip_displacement_m = 1e-3;
+  e.test.ring_periods = periods;
+  e.bond.damping = a;
+  e.bond.damping_stabilization = s;
+  e.sim.output_points = (int)(50 * periods) + 1; /* 50 rows a period */
+  return e;
+}
+
+/* The mean distance of extremes [k0, k1) of the first mode from its rest position. */
+static double mean_amplitude(const double *xe, int k0, int k1, double x0)
+{
+  double sum = 0.0;
+  for (int k = k0; k < k1; k++)
+    sum += fabs(xe[k] - x0);
+  return sum / (k1 - k0);
+}
+
+/* Undamped: the first frequency is the chain's within 1 %, and over 100 periods the
+ * first mode's amplitude (from the CSV's rows) stays within 0.1 %: the integrator
+ * neither feeds nor drains it. */
+START_TEST(vibration_undamped_rings_at_the_chains_frequency_for_100_periods)
+{
+  /* 106 periods of Euler-Bernoulli's estimate hold 100 of this stubby chain's own,
+   * 5 % slower (shear, rotary inertia, the bending length (m + 1/2) h) */
+  fl_experiment e = ringing(0.0, 1.0, 106.0);
+  e.sim.safety = 0.5; /* no damping: the bound is the spring's own */
+  fl_curve c;
+  fl_result r;
+  run_ok(&e, &c, &r);
+  ck_assert_int_eq(r.vibration, 1);
+  double f_chain = chain_first_frequency(&e, 20), f = r.spec[0].frequency;
+  fprintf(stderr, "vibration, undamped, m = 20: %.6g Hz, the chain's %.6g Hz (%+.2e); log decrement %.2e\n", f,
+          f_chain, f / f_chain - 1.0, r.spec[0].log_decrement);
+  ck_assert_msg(fabs(f / f_chain - 1.0) < 0.01, "first frequency %g Hz, the chain's %g Hz", f, f_chain);
+  ck_assert_msg(fabs(r.spec[0].release_x - 1e-3) < 1e-5, "released at %g m", r.spec[0].release_x);
+  double *te = malloc(c.npoints * sizeof *te), *xe = malloc(c.npoints * sizeof *xe);
+  int ne = fl_ringdown_extremes(c.time, c.support, c.npoints, te, xe);
+  ck_assert_msg(ne >= 199 && c.time[c.npoints - 1] * f >= 100.0, "%d extremes in %g periods", ne,
+                c.time[c.npoints - 1] * f);
+  fl_ringdown rd;
+  ck_assert_int_eq(fl_ringdown_fit(te, xe, ne, &rd), FL_OK);
+  double first = mean_amplitude(xe, 0, 10, rd.offset), last = mean_amplitude(xe, ne - 10, ne, rd.offset);
+  fprintf(stderr, "  first mode's amplitude: periods 1-5 %.8g m, the last 5 %.8g m (%+.2e)\n", first, last,
+          last / first - 1.0);
+  ck_assert_msg(fabs(last / first - 1.0) < 1e-3, "amplitude %g m at the start, %g m after 100 periods", first, last);
+  free(te);
+  free(xe);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+END_TEST
+
+/* Damped, with and without the Maxwell spring: the logarithmic decrement within 3 % of
+ * damped_mode's for the chain's first mode, the damped frequency within 1 %. */
+START_TEST(vibration_decrement_is_the_damping_laws)
+{
+  static const double stab[] = {0.0, 1.0};
+  for (int k = 0; k < 2; k++) {
+    fl_experiment e = ringing(0.0, stab[k], 20.0);
+    double w0 = 2.0 * PI * chain_first_frequency(&e, 20);
+    e.bond.damping = 0.04 / w0; /* a damping ratio near 2 % */
+    fl_curve c;
+    fl_result r;
+    run_ok(&e, &c, &r);
+    double fd, dec;
+    damped_mode(w0, e.bond.damping, stab[k], &fd, &dec);
+    double f = r.spec[0].frequency, d = r.spec[0].log_decrement;
+    fprintf(stderr, "vibration, a_damp %.4g s, s = %g: %.6g Hz (theory %.6g, %+.2e), decrement %.5f (theory %.5f, %+.2e)\n",
+            e.bond.damping, stab[k], f, fd, f / fd - 1.0, d, dec, d / dec - 1.0);
+    ck_assert_msg(fabs(f / fd - 1.0) < 0.01, "s %g: frequency %g Hz, predicted %g Hz", stab[k], f, fd);
+    ck_assert_msg(fabs(d / dec - 1.0) < 0.03, "s %g: decrement %g, predicted %g", stab[k], d, dec);
+    fl_curve_free(&c);
+    fl_result_free(&r);
+  }
+}
+END_TEST
+
+static Suite *suite(void)
+{
+  Suite *s = suite_create("tests");
+  TCase *tc = tcase_create("cantilever");
+  fl_limits_set(tc, "cantilever", 800); /* reference times: about ten times what it takes */
+  tcase_add_test(tc, cantilever_tip_stiffness_is_the_chains);
+  tcase_add_test(tc, elastica_reference_matches_bisshopp_drucker);
+  tcase_add_test(tc, cantilever_large_deflection_is_the_elastica);
+  suite_add_tcase(s, tc);
+  TCase *tv = tcase_create("vibration");
+  fl_limits_set(tv, "vibration", 2000); /* reference times: about ten times what it takes */
+  tcase_add_test(tv, vibration_undamped_rings_at_the_chains_frequency_for_100_periods);
+  tcase_add_test(tv, vibration_decrement_is_the_damping_laws);
+  suite_add_tcase(s, tv);
+  return s;
+}
+
+int main(void)
+{
+  gsl_set_error_handler_off();
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
