@@ -370,6 +370,18 @@ START_TEST(vibration_decrement_is_the_damping_laws)
             e.bond.damping, stab[k], f, fd, f / fd - 1.0, d, dec, d / dec - 1.0);
     ck_assert_msg(fabs(f / fd - 1.0) < 0.01, "s %g: frequency %g Hz, predicted %g Hz", stab[k], f, fd);
     ck_assert_msg(fabs(d / dec - 1.0) < 0.03, "s %g: decrement %g, predicted %g", stab[k], d, dec);
+    /* the CSV's tip displacement, higher modes and all, read as fiber-calibrate reads a
+     * measured ring-down, gives the same within the same bounds */
+    double *te = malloc(c.npoints * sizeof *te), *xe = malloc(c.npoints * sizeof *xe);
+    fl_ringdown rd;
+    ck_assert_int_eq(fl_ringdown_fit(te, xe, fl_ringdown_extremes(c.time, c.x, c.npoints, te, xe), &rd), FL_OK);
+    fprintf(stderr, "  read off the tip displacement: %.6g Hz (%+.2e), decrement %.5f (%+.2e)\n", rd.frequency,
+            rd.frequency / fd - 1.0, rd.log_decrement, rd.log_decrement / dec - 1.0);
+    ck_assert_msg(fabs(rd.frequency / fd - 1.0) < 0.01, "tip signal: frequency %g Hz, predicted %g Hz", rd.frequency, fd);
+    ck_assert_msg(fabs(rd.log_decrement / dec - 1.0) < 0.03, "tip signal: decrement %g, predicted %g", rd.log_decrement,
+                  dec);
+    free(te);
+    free(xe);
     fl_curve_free(&c);
     fl_result_free(&r);
   }
