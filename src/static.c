@@ -916,8 +916,9 @@ int fl_static_auto(const fl_experiment *exp, int gpu)
 {
   if (gpu || exp->test.speed > 0.0)
     return 0;
-  /* the cantilever is elastic and smooth along its path: checked against beam theory
-   * and the explicit engine (tests/check_tests) */
+  /* the cantilever and the pinned column are elastic and smooth along their paths:
+   * checked against beam theory (tests/check_tests) and the explicit engine
+   * (tests/static_check on experiments/) */
   if (exp->test.kind == FL_TEST_CANTILEVER || exp->test.kind == FL_TEST_COMPRESSION)
     return 1;
   /* Not yet: tension and torsion pass tests/static_check against the explicit engine,

@@ -389,6 +389,48 @@ START_TEST(vibration_decrement_is_the_damping_laws)
 END_TEST
 
 
+
+/* Under gravity the fiber sags and rings about its sag: the first frequency stays the
+ * chain's within 1 % (its weight's geometric stiffness, 1e-5 of the bending stiffness
+ * here, is left out of the chain's), and the rest position the ring-down's extremes
+ * give is the static sag under gravity alone (the static solver, no tip load) within
+ * 5 % of it.  A strong gravity, 1000 m/s^2, makes the sag 16 % of the release
+ * deflection, well above the higher modes' ripple on the extremes. */
+START_TEST(vibration_under_gravity_rings_about_the_sag)
+{
+  fl_experiment e = ringing(0.0, 1.0, 10.0);
+  e.test.gravity = 1000.0;
+  e.sim.safety = 0.5;
+  fl_curve c;
+  fl_result r;
+  run_ok(&e, &c, &r);
+  double f_chain = chain_first_frequency(&e, 20), f = r.spec[0].frequency;
+  /* the sag: the static solver under gravity alone (a tip displacement of nothing
+   * but the spring's slack) */
+  fl_experiment g = e;
+  g.test.mode = FL_MODE_STATIC;
+  g.test.tip_control = FL_TIP_LOAD;
+  g.test.max_tip_load_n = 1e-12;
+  fl_curve cg;
+  fl_result rg;
+  run_ok(&g, &cg, &rg);
+  double sag = cg.x[0];
+  double *te = malloc(c.npoints * sizeof *te), *xe = malloc(c.npoints * sizeof *xe);
+  fl_ringdown rd;
+  ck_assert_int_eq(fl_ringdown_fit(te, xe, fl_ringdown_extremes(c.time, c.x, c.npoints, te, xe), &rd), FL_OK);
+  fprintf(stderr, "vibration under gravity: %.6g Hz, the chain's %.6g Hz (%+.2e); rings about %.6g m, static sag %.6g m\n",
+          f, f_chain, f / f_chain - 1.0, rd.offset, sag);
+  ck_assert_msg(fabs(f / f_chain - 1.0) < 0.01, "first frequency %g Hz, the chain's %g Hz", f, f_chain);
+  ck_assert_msg(sag > 0.0 && fabs(rd.offset / sag - 1.0) < 0.05, "rest %g m, sag %g m", rd.offset, sag);
+  free(te);
+  free(xe);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  fl_curve_free(&cg);
+  fl_result_free(&rg);
+}
+END_TEST
+
 /* ---- four-point bending ------------------------------------------------------------ */
 
 /* The chain's bending angle of the bond between bodies i and i + 1, from their
@@ -598,6 +640,7 @@ static Suite *suite(void)
   fl_limits_set(tv, "vibration", 2000); /* reference times: about ten times what it takes */
   tcase_add_test(tv, vibration_undamped_rings_at_the_chains_frequency_for_100_periods);
   tcase_add_test(tv, vibration_decrement_is_the_damping_laws);
+  tcase_add_test(tv, vibration_under_gravity_rings_about_the_sag);
   suite_add_tcase(s, tv);
   return s;
 }
