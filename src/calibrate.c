@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fit.h"
+#include "cantilever.h"
 #include "fit_global.h"
 #include "fl_defs.h"
 #include "output.h" /* gnuplot and atomic-output helpers */
@@ -525,11 +526,18 @@ static int item_experiment(cal_state *st, int d, const double *theta, fl_experim
     return rc;
   if (it->kind == FL_FIT_CURVE) {
     double target = X_MARGIN * it->x_max;
-    if (it->test == FL_TEST_BEND3PT)
+    if (fl_test_bends(it->test))
       e->test.max_displacement_m = target;
     else if (it->test == FL_TEST_TENSION)
       e->test.max_elongation_m = target;
-    else
+    else if (it->test == FL_TEST_COMPRESSION)
+      e->test.max_shortening_m = target;
+    else if (it->test == FL_TEST_CANTILEVER) {
+      /* under displacement control the tip follows the spring's far end closely; under
+       * load control the experiment's own max_tip_load stays */
+      if (e->test.tip_control == FL_TIP_DISPLACEMENT)
+        e->test.max_tip_displacement_m = target;
+    } else
       e->test.max_twist_rad = target;
   }
   return FL_OK;
@@ -626,6 +634,69 @@ out:
   return rc;
 }
 
+/* Run nspec specimens of item d's experiment e (counted), with a message naming the
+ * experiment on failure. */
+static int run_item(cal_state *st, int d, const fl_experiment *e, int nspec, fl_curve *c, fl_result *r)
+{
+  fl_run_hooks h = hooks_of(st);
+  char msg[1536];
+  int rc = fl_run(e, nspec, &h, c, r, msg, sizeof msg);
+  st->simulations += nspec;
+  st->batches++;
+  if (rc)
+    snprintf(st->err, sizeof st->err, "%s: %s", st->fit->data[d].exp_path, msg);
+  return rc;
+}
+
+/* Run ring-down item d at theta: the simulated first frequency (Hz) and logarithmic
+ * decrement, and, when ytip is not NULL, the simulated tip displacement at the
+ * measured times (beyond the simulated ones: the last). */
+static int run_ringdown(cal_state *st, int d, const double *theta, double *freq, double *dec, double *ytip)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  fl_experiment e;
+  int rc = item_experiment(st, d, theta, &e);
+  if (rc)
+    return rc;
+  /* long enough for the measured record: ring_periods counts Euler-Bernoulli's
+   * periods, a little shorter than the chain's; a record the experiment falls short of
+   * gets a longer ring-down (at fewer rows a period) */
+  double tmax = it->data.x[it->data.n - 1];
+  if (tmax * it->ring_frequency * 1.05 > e.test.ring_periods)
+    e.test.ring_periods = tmax * it->ring_frequency * 1.05;
+  fl_curve c;
+  fl_result r;
+  rc = run_item(st, d, &e, 1, &c, &r);
+  if (rc == FL_OK) {
+    /* the simulated tip displacement read as the measured one is (the same rows per
+     * period, the same estimator), not the summary's first-mode figures */
+    double *te = malloc((size_t)c.npoints * sizeof *te), *xe = malloc((size_t)c.npoints * sizeof *xe);
+    fl_ringdown rd;
+    memset(&rd, 0, sizeof rd);
+    int nw = 0; /* the rows over the measured record's time */
+    while (nw < c.npoints && c.time[nw] <= tmax * (1.0 + 1e-9))
+      nw++;
+    if (te && xe) {
+      int ne = fl_ringdown_extremes(c.time, c.x, nw, te, xe);
+      fl_ringdown_fit(te, xe, ne, &rd);
+    }
+    free(te);
+    free(xe);
+    *freq = rd.frequency;
+    *dec = rd.log_decrement;
+    for (int i = 0; ytip && i < it->data.n; i++)
+      if (!interpolate(c.time, c.x, c.npoints, it->data.x[i], &ytip[i]))
+        ytip[i] = c.x[c.npoints - 1];
+    if (!(*freq > 0.0)) {
+      snprintf(st->err, sizeof st->err, "%s: the simulated ring-down has no first frequency", it->exp_path);
+      rc = FL_EUNSTABLE;
+    }
+  }
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  return rc;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
@@ -643,14 +714,8 @@ static int run_peaks(cal_state *st, int d, const double *theta, double *mean, do
     return rc;
   fl_curve c;
   fl_result r;
-  fl_run_hooks h = hooks_of(st);
-  char msg[1536];
-  rc = fl_run(&e, it->specimens, &h, &c, &r, msg, sizeof msg);
-  st->simulations += it->specimens;
-  st->batches++;
-  if (rc) {
-    snprintf(st->err, sizeof st->err, "%s: %s", it->exp_path, msg);
-  } else {
+  rc = run_item(st, d, &e, it->specimens, &c, &r);
+  if (rc == FL_OK) {
     double s = 0, s2 = 0;
     int n = it->specimens;
     for (int k = 0; k < n; k++)
@@ -694,6 +759,16 @@ static int item_residuals(cal_state *st, int d, const double *theta, double *f)
       return rc;
     f[0] = it->weight * (m - ii->mean) / ii->se_mean;
     f[1] = it->weight * (s / m - ii->sd / ii->mean) / ii->se_cv;
+    return FL_OK;
+  }
+  if (it->kind == FL_FIT_RINGDOWN) {
+    /* relative misfits of the frequency and the decrement */
+    double fr, dec;
+    int rc = run_ringdown(st, d, theta, &fr, &dec, NULL);
+    if (rc)
+      return rc;
+    f[0] = it->weight * (fr / it->ring_frequency - 1.0);
+    f[1] = it->weight * (dec / it->ring_decrement - 1.0);
     return FL_OK;
   }
   const double *t[1] = {theta};
@@ -821,7 +896,7 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
   for (int d = 0; d < fit->ndata && rc == FL_OK; d++) {
     const fl_fit_data *it = &fit->data[d];
     const item_info *ii = &st->item[d];
-    int rows = it->kind == FL_FIT_PEAKS ? 2 : it->data.n;
+    int rows = it->kind != FL_FIT_CURVE ? 2 : it->data.n;
     for (int j = 0; j < p; j++) {
       double uj = gsl_vector_get(u, (size_t)j);
       h[j] = it->kind == FL_FIT_PEAKS ? 0.05 : fit->solver.fd_step * fmax(fabs(uj), 1e-2);
@@ -1345,7 +1420,18 @@ static int report_curves(cal_state *st, const gsl_vector *u, const gsl_vector *f
     if (!cc->x || !cc->measured || !cc->fitted)
       return FL_ENOMEM;
     double ymax = 0;
-    if (it->kind == FL_FIT_CURVE) {
+    if (it->kind == FL_FIT_RINGDOWN) {
+      /* the measured ring-down against the simulated one at the fitted values */
+      double fr, dec;
+      int rc = run_ringdown(st, d, theta, &fr, &dec, cc->fitted);
+      if (rc)
+        return rc;
+      for (int i = 0; i < n; i++) {
+        cc->x[i] = it->data.x[i];
+        cc->measured[i] = it->data.y[i];
+        ymax = fmax(ymax, fabs(it->data.y[i]));
+      }
+    } else if (it->kind == FL_FIT_CURVE) {
       ymax = ii->ymax;
       for (int i = 0; i < n; i++) {
         cc->x[i] = it->data.x[i];
@@ -1409,7 +1495,7 @@ static int uncertainties(cal_state *st, const gsl_vector *u, const gsl_matrix *J
 {
   int p = st->p, n = st->n, undetermined = -1, curves = 0;
   for (int d = 0; d < st->fit->ndata; d++)
-    curves += st->fit->data[d].kind == FL_FIT_CURVE;
+    curves += st->fit->data[d].kind != FL_FIT_PEAKS;
   gsl_matrix *cov = gsl_matrix_alloc((size_t)p, (size_t)p);
   double chi2;
   gsl_blas_ddot(f, f, &chi2);
@@ -1773,7 +1859,9 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     item_info *ii = &st.item[d];
     const fl_measured *m = &it->data;
     ii->row0 = row;
-    if (it->kind == FL_FIT_CURVE) {
+    if (it->kind == FL_FIT_RINGDOWN) {
+      row += 2;
+    } else if (it->kind == FL_FIT_CURVE) {
       for (int i = 0; i < m->n; i++)
         if (fabs(m->y[i]) > ii->ymax)
           ii->ymax = fabs(m->y[i]);
@@ -2100,7 +2188,11 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
   for (int d = 0; d < nd; d++) {
     const fl_fit_data *it = &fit->data[d];
     const char *xl, *yl, *xs;
-    if (it->kind == FL_FIT_PEAKS) {
+    if (it->kind == FL_FIT_RINGDOWN) {
+      xl = "Time (ms)";
+      yl = "Tip displacement (m)";
+      xs = "1e3";
+    } else if (it->kind == FL_FIT_PEAKS) {
       xl = "Cumulative probability";
       yl = it->test == FL_TEST_TORSION ? "Peak torque (N m)" : "Peak force (N)";
       xs = "1";

@@ -85,22 +85,27 @@ static int extreme3(const double *t, const double *x, double *te, double *xe)
 
 int fl_ringdown_extremes(const double *t, const double *x, int n, double *te, double *xe)
 {
-  double lo = HUGE_VAL, hi = -HUGE_VAL;
-  for (int i = 0; i < n; i++) {
-    lo = fmin(lo, x[i]);
-    hi = fmax(hi, x[i]);
-  }
-  double noise = 1e-3 * (hi - lo);
-  int ne = 0, last = 0;
-  for (int i = 1; i + 1 < n; i++) {
-    double tm, v;
-    int kind = extreme3(t + i - 1, x + i - 1, &tm, &v);
-    if (!kind || kind == last || (ne > 0 && fabs(v - xe[ne - 1]) < noise))
+  /* The level the signal rings about, roughly: its mean.  Between two crossings of it
+   * lies one extreme of the first mode, the sample farthest from it; the higher modes'
+   * ripples, far smaller, neither cross the level nor win there.  The pieces before the
+   * first crossing and after the last are left out (their extreme may be the record's
+   * end). */
+  double level = 0.0;
+  for (int i = 0; i < n; i++)
+    level += x[i] / n;
+  int ne = 0, start = -1;
+  for (int i = 1; i < n; i++) {
+    if ((x[i - 1] - level) * (x[i] - level) > 0.0 || x[i] == level)
       continue;
-    te[ne] = tm;
-    xe[ne] = v;
-    ne++;
-    last = kind;
+    if (start >= 0) {
+      int best = start;
+      for (int k = start; k < i; k++)
+        if (fabs(x[k] - level) > fabs(x[best] - level))
+          best = k;
+      if (best > 0 && best + 1 < n && extreme3(t + best - 1, x + best - 1, &te[ne], &xe[ne]))
+        ne++;
+    }
+    start = i;
   }
   return ne;
 }

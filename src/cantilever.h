@@ -48,10 +48,11 @@ typedef struct {
   int extremes;         /* extremes used */
 } fl_ringdown;
 
-/* Extremes of samples x at times t (n of them, equally spaced), each refined by the
- * parabola through its three samples, alternating maxima and minima (a turn smaller
- * than 1e-3 of the largest swing is noise and skipped): into te, xe (room for n).
- * Returns how many. */
+/* Extremes of samples x at times t (n of them, equally spaced): between two
+ * consecutive crossings of the signal's mean, the sample farthest from it, refined by
+ * the parabola through it and its neighbours; so the ripples of higher modes on a
+ * ring-down give no extremes of their own.  Into te, xe (room for n); returns how
+ * many. */
 int fl_ringdown_extremes(const double *t, const double *x, int n, double *te, double *xe);
 
 /* From ne >= 3 alternating extremes: the rest position by Aitken's formula on each

@@ -61,7 +61,9 @@ static void usage(FILE *f, const char *prog, enum fl_test_kind kind)
   static const char *what[] = {"virtual 3-point bending test: force on the loading nose vs its displacement",
                                "virtual tensile test: grip force vs elongation",
                                "virtual torsion test: grip torque vs twist angle",
-                               "virtual cantilever test: tip load vs tip displacement, or the free vibration"};
+                               "virtual cantilever test: tip load vs tip displacement, or the free vibration",
+                               "virtual 4-point bending test: force on the two noses vs their displacement",
+                               "virtual compression test of a pinned fiber: grip force vs shortening, past buckling"};
   fprintf(f,
           "Usage: %s [OPTIONS] FILE.yaml\n"
           "fiberlab %s.\n\n"

@@ -9,7 +9,18 @@
 
 #include "bond.h" /* enum fl_criterion, enum fl_post_failure */
 
-enum fl_test_kind { FL_TEST_BEND3PT = 0, FL_TEST_TENSION = 1, FL_TEST_TORSION = 2, FL_TEST_CANTILEVER = 3 };
+enum fl_test_kind {
+  FL_TEST_BEND3PT = 0,
+  FL_TEST_TENSION = 1,
+  FL_TEST_TORSION = 2,
+  FL_TEST_CANTILEVER = 3,
+  FL_TEST_BEND4PT = 4,
+  FL_TEST_COMPRESSION = 5
+};
+
+/* 1 for the tests that bend a fiber on two supports under one or two noses (tools 0
+ * and 1 the supports, 2 and on the noses, which move down together). */
+static inline int fl_test_bends(enum fl_test_kind k) { return k == FL_TEST_BEND3PT || k == FL_TEST_BEND4PT; }
 
 /* What drives a cantilever's tip: its displacement (through a stiff spring, so the tip
  * turns and slides across the load freely) or a dead load. */
@@ -100,6 +111,7 @@ typedef struct {
   enum fl_test_kind kind;
   /* bend3pt */
   double span_m;
+  double loading_span_m;      /* bend4pt: distance between the two noses */
   double support_radius_m;
   double nose_radius_m;
   double tool_youngs_modulus; /* Pa */
@@ -110,6 +122,9 @@ typedef struct {
   double gravity;             /* m/s^2, along -y (bend3pt: the specimen rests on the supports) */
   double max_displacement_m;
   /* tension and torsion */
+  /* compression */
+  double max_shortening_m;    /* the moving grip's largest travel towards the other */
+  double imperfection;        /* the rest shape's bow at midspan over the pinned length */
   double gauge_length_m;
   double grip_length_m;
   double max_elongation_m;

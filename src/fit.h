@@ -30,7 +30,9 @@
 /* What a data item holds. */
 enum fl_fit_data_kind {
   FL_FIT_CURVE = 0, /* a load-displacement (or torque-twist) curve */
-  FL_FIT_PEAKS = 1  /* the peak loads of several specimens (strength statistics) */
+  FL_FIT_PEAKS = 1, /* the peak loads of several specimens (strength statistics) */
+  FL_FIT_RINGDOWN = 2 /* a cantilever's tip displacement in time after a release: its first
+                       * frequency and logarithmic decrement */
 };
 
 /* One measured curve, or one set of peak loads, and the experiment that simulates it. */
@@ -52,6 +54,9 @@ typedef struct {
   char x_unit[16];              /* its name: "mm", "deg" ... */
   double *row_weight;           /* curves: weight of each kept row by its region (NULL: all 1) */
   int specimens;                /* peaks: specimens simulated per evaluation */
+  double ring_frequency;        /* ring-down: measured first frequency, Hz */
+  double ring_decrement;        /* ring-down: measured logarithmic decrement */
+  int ring_extremes;            /* ring-down: extremes they came from */
 } fl_fit_data;
 
 /* One free parameter, in the experiment file's units (degrees for angles). */

@@ -29,7 +29,7 @@ static const fl_unit units[] = {
     {"mm", FL_Q_LENGTH, 1e-3},   {"um", FL_Q_LENGTH, 1e-6},  {"m", FL_Q_LENGTH, 1.0},
     {"deg", FL_Q_ANGLE, DEG},    {"rad", FL_Q_ANGLE, 1.0},   {"N", FL_Q_FORCE, 1.0},
     {"kN", FL_Q_FORCE, 1e3},     {"N mm", FL_Q_TORQUE, 1e-3}, {"N m", FL_Q_TORQUE, 1.0},
-    {"in lb", FL_Q_TORQUE, IN_LB},
+    {"in lb", FL_Q_TORQUE, IN_LB}, {"s", FL_Q_TIME, 1.0},     {"ms", FL_Q_TIME, 1e-3},
 };
 #define NUNITS (sizeof units / sizeof units[0])
 

@@ -51,9 +51,10 @@ FILE *fl_output_open_temp(const char *final, char *tmp, size_t len)
 
 static const char *x_name(enum fl_test_kind k)
 {
-  return k == FL_TEST_BEND3PT     ? "displacement_m"
+  return fl_test_bends(k)         ? "displacement_m"
          : k == FL_TEST_TENSION   ? "elongation_m"
          : k == FL_TEST_TORSION   ? "twist_rad"
+         : k == FL_TEST_COMPRESSION ? "shortening_m"
                                   : "tip_displacement_m";
 }
 static const char *y_name(enum fl_test_kind k) { return k == FL_TEST_TORSION ? "torque_Nm" : "force_N"; }
@@ -63,16 +64,21 @@ static int write_csv(FILE *f, const fl_output_opts *o, const fl_curve *c, const 
   fprintf(f, "# fiberlab %s: %s\n", PACKAGE_VERSION, o->command);
   /* the third column: the supports' force (bend3pt), the first mode's tip displacement
    * (a cantilever's ring-down), or none */
-  int third = r->kind == FL_TEST_BEND3PT || r->vibration;
-  fprintf(f, "specimen,time_s,%s,%s,%skinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds\n", x_name(r->kind),
-          y_name(r->kind), r->kind == FL_TEST_BEND3PT ? "support_force_N," : r->vibration ? "first_mode_tip_m," : "");
+  int third = fl_test_bends(r->kind) || r->vibration;
+  int mid = r->kind == FL_TEST_BEND4PT || r->kind == FL_TEST_COMPRESSION; /* a last column: the midspan deflection */
+  fprintf(f, "specimen,time_s,%s,%s,%skinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds%s\n", x_name(r->kind),
+          y_name(r->kind), fl_test_bends(r->kind) ? "support_force_N," : r->vibration ? "first_mode_tip_m," : "",
+          r->kind == FL_TEST_BEND4PT ? ",midspan_deflection_m" : mid ? ",midspan_lateral_m" : "");
   for (int s = 0; s < c->nspec; s++)
     for (int p = 0; p < c->npoints; p++) {
       size_t i = (size_t)s * c->npoints + p;
       fprintf(f, "%d,%.10g,%.10g,%.10g,", s, c->time[i], c->x[i], c->y[i]);
       if (third)
         fprintf(f, "%.10g,", c->support[i]);
-      fprintf(f, "%.10g,%.10g,%d,%d\n", c->kinetic[i], c->strain[i], c->broken[i], c->yielded[i]);
+      fprintf(f, "%.10g,%.10g,%d,%d", c->kinetic[i], c->strain[i], c->broken[i], c->yielded[i]);
+      if (mid)
+        fprintf(f, ",%.10g", c->midspan[i]);
+      fputc('\n', f);
     }
   return ferror(f) ? FL_EIO : FL_OK;
 }
@@ -94,13 +100,17 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
 {
   const char *xl, *yl, *xs;
   double xscale = r->kind == FL_TEST_TORSION ? 180.0 / 3.14159265358979323846 : 1e3;
-  if (r->kind == FL_TEST_BEND3PT) {
+  if (fl_test_bends(r->kind)) {
     xl = "Nose displacement (mm)";
-    yl = "Force on the nose (N)";
+    yl = r->kind == FL_TEST_BEND4PT ? "Force on the two noses (N)" : "Force on the nose (N)";
     xs = "1e3";
   } else if (r->kind == FL_TEST_TENSION) {
     xl = "Elongation (mm)";
     yl = "Grip force (N)";
+    xs = "1e3";
+  } else if (r->kind == FL_TEST_COMPRESSION) {
+    xl = "Shortening (mm)";
+    yl = "Grip force, compression positive (N)";
     xs = "1e3";
   } else if (r->kind == FL_TEST_CANTILEVER) {
     xl = r->vibration ? "Time (s)" : "Tip displacement (mm)";
@@ -334,7 +344,7 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fl_yaml_key_str(y, "test", fl_test_kind_name(r->kind));
   fl_yaml_key_int(y, "specimens", r->specimens);
   fl_yaml_key_int(y, "segments", r->segments);
-  fl_yaml_key_num(y, r->kind == FL_TEST_BEND3PT ? "span" : r->kind == FL_TEST_CANTILEVER ? "free_length" : "gauge_length",
+  fl_yaml_key_num(y, fl_test_bends(r->kind) ? "span" : r->kind == FL_TEST_CANTILEVER ? "free_length" : r->kind == FL_TEST_COMPRESSION ? "pinned_length" : "gauge_length",
                   "%.8g", r->length);
   fl_yaml_key_num(y, "time_step", "%.6g", r->time_step);
   fl_yaml_key_num(y, "critical_time_step", "%.6g", r->critical_step);
@@ -357,13 +367,14 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fl_yaml_key_num(y, "kinetic_to_strain_energy", "%.4g", r->ke_ratio);
   figure(y, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));
   const char *peak = r->kind == FL_TEST_TORSION ? "peak_torque" : "peak_force";
-  const char *at = r->kind == FL_TEST_BEND3PT      ? "displacement_at_peak"
+  const char *at = fl_test_bends(r->kind)         ? "displacement_at_peak"
                    : r->kind == FL_TEST_TENSION    ? "elongation_at_peak"
                    : r->kind == FL_TEST_CANTILEVER ? "tip_displacement_at_peak"
+                   : r->kind == FL_TEST_COMPRESSION ? "shortening_at_peak"
                                                    : "twist_at_peak";
   figure(y, r, peak, offsetof(fl_specimen_result, peak));
   figure(y, r, at, offsetof(fl_specimen_result, x_at_peak));
-  if (r->kind == FL_TEST_BEND3PT)
+  if (fl_test_bends(r->kind))
     figure(y, r, "force_at_max_displacement", offsetof(fl_specimen_result, y_at_max_x));
   if (r->vibration) {
     figure(y, r, "first_frequency", offsetof(fl_specimen_result, frequency));

@@ -14,6 +14,7 @@
 #include "shape.h"
 #include "static.h"
 #include "cantilever.h"
+#include "compression.h"
 
 #define PI 3.14159265358979323846
 
@@ -128,9 +129,16 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     if (!fl_experiment_batchable(exp, exps[s]))
       return FL_EINPUT;
 
-  if (t->kind == FL_TEST_BEND3PT) {
+  if (fl_test_bends(t->kind)) {
     nbody = fb->segments;
-    ntool = 3;
+    ntool = t->kind == FL_TEST_BEND4PT ? 4 : 3;
+  } else if (t->kind == FL_TEST_COMPRESSION) {
+    /* a grip segment at each end, pinned to the fiber (fl_compression_shape) */
+    nbody = fb->segments;
+    ng = 1;
+    nfree = nbody - 2;
+    info->gauge = nfree * h; /* between the two hinges */
+    info->free_bonds = nbody - 1;
   } else if (t->kind == FL_TEST_CANTILEVER) {
     /* the clamp holds the first bodies (half a segment or more of the clamp length
      * makes a body); the rest hang free */
@@ -175,7 +183,7 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     fl_system_set_segment(sys, i, sh.r_out[i], sh.ratio[i] * sh.r_out[i], h, fb->density);
     /* contacts: an ellipse touches the tools with its semi-axis a */
     sys->radius[i] = sh.varies ? sh.r_out[i] : fl_fiber_outer_fibre(fb);
-    if (t->kind != FL_TEST_BEND3PT)
+    if (!fl_test_bends(t->kind))
       sys->motion[i] = i < ng ? FL_GRIP_FIXED : (i >= ng + nfree ? FL_GRIP_MOVING : FL_FREE);
   }
   /* Bonds and limits per specimen: specimens of a batch may differ in their bond
@@ -188,18 +196,23 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
       continue;
     }
     fl_side_stiffness st = side_stiffness(exps[s], &sec, 0.5 * h, 1.0);
+    if (t->kind == FL_TEST_COMPRESSION)
+      fl_compression_shape(exp, sys, h);
     for (int b = 0; b < nbody - 1; b++) {
-      if (!sh.varies && !sh.curved) {
-        fl_system_bond_chain(sys, s, b, b, b + 1, &st, &st);
-        continue;
+      fl_side_stiffness k1 = st, k2 = st;
+      if (sh.varies || sh.curved) {
+        /* each side its own section and modulus, over half the centre distance */
+        double d = sh.curved ? 0.5 * fl_norm(fl_sub(sh.x[b + 1], sh.x[b])) : 0.5 * h;
+        fl_section s1 = fl_section_hollow(sh.r_out[b], sh.ratio[b] * sh.r_out[b]),
+                   s2 = fl_section_hollow(sh.r_out[b + 1], sh.ratio[b + 1] * sh.r_out[b + 1]);
+        double E = exps[s]->fiber.youngs_modulus; /* a node keeps its own when a batch varies the fiber's */
+        k1 = side_stiffness(exps[s], &s1, d, sh.modulus[b] > 0.0 ? sh.modulus[b] / E : 1.0);
+        k2 = side_stiffness(exps[s], &s2, d, sh.modulus[b + 1] > 0.0 ? sh.modulus[b + 1] / E : 1.0);
       }
-      /* each side its own section and modulus, over half the centre distance */
-      double d = sh.curved ? 0.5 * fl_norm(fl_sub(sh.x[b + 1], sh.x[b])) : 0.5 * h;
-      fl_section s1 = fl_section_hollow(sh.r_out[b], sh.ratio[b] * sh.r_out[b]),
-                 s2 = fl_section_hollow(sh.r_out[b + 1], sh.ratio[b + 1] * sh.r_out[b + 1]);
-      double E = exps[s]->fiber.youngs_modulus; /* a node keeps its own when a batch varies the fiber's */
-      fl_side_stiffness k1 = side_stiffness(exps[s], &s1, d, sh.modulus[b] > 0.0 ? sh.modulus[b] / E : 1.0),
-                        k2 = side_stiffness(exps[s], &s2, d, sh.modulus[b + 1] > 0.0 ? sh.modulus[b + 1] / E : 1.0);
+      if (t->kind == FL_TEST_COMPRESSION && (b == 0 || b == nbody - 2)) {
+        k1.k_bend *= FL_HINGE_BEND; /* the pins: the end bonds do not bend back */
+        k2.k_bend *= FL_HINGE_BEND;
+      }
       fl_system_bond_chain(sys, s, b, b, b + 1, &k1, &k2);
     }
     sys->limits[s] = bond_limits(exps[s], &sec);
@@ -207,7 +220,7 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
 
   double E = fb->youngs_modulus, G = fb->shear_modulus, rho = fb->density;
   double kc = 0.0;
-  if (t->kind == FL_TEST_BEND3PT) {
+  if (fl_test_bends(t->kind)) {
     /* Supports at exactly +-span/2, wherever that falls along a segment: the rollers
      * are cylinders touching the segments' surfaces, so a support between two bond
      * points is in contact with one segment, and one at a bond point with both. */
@@ -221,19 +234,24 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
         info->free_bonds++;
     info->centre_is_segment = nbody % 2 == 1;
     double rs = t->support_radius_m, rn = t->nose_radius_m, Rc = fl_fiber_outer_fibre(fb); /* touched radius */
-    fl_tool tl[3] = {{fl_v3(-xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
+    /* bend4pt: the two noses at exactly +-loading_span/2, the same way */
+    double xn = t->kind == FL_TEST_BEND4PT ? 0.5 * t->loading_span_m : 0.0;
+    fl_tool tl[4] = {{fl_v3(-xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
                      {fl_v3(xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
-                     {fl_v3(0, Rc + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn}};
+                     {fl_v3(-xn, Rc + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn},
+                     {fl_v3(xn, Rc + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn}};
     if (sh.curved || sh.varies) { /* under and over the segments there, as they lie */
       tl[0].point = fl_shape_tool_place(&sh, sys->radius, -xs, rs, -1);
       tl[1].point = fl_shape_tool_place(&sh, sys->radius, xs, rs, -1);
-      tl[2].point = fl_shape_tool_place(&sh, sys->radius, 0.0, rn, 1);
+      tl[2].point = fl_shape_tool_place(&sh, sys->radius, -xn, rn, 1);
+      if (ntool > 3)
+        tl[3].point = fl_shape_tool_place(&sh, sys->radius, xn, rn, 1);
     }
     info->contact_overlap_ref = 0.05 * Rc;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < ntool; k++) {
       sys->tool[k] = tl[k];
       for (int s = 0; s < nspec; s++) {
-        fl_contact_law *law = &sys->law[(size_t)s * 3 + k];
+        fl_contact_law *law = &sys->law[(size_t)s * ntool + k];
         *law = tool_law(exps[s], sys->mass[0], tl[k].radius);
         /* Contact stiffness at an overlap of 5 % of the radius, the stiffest tool. */
         double kk = 2.0 * law->e_star * sqrt(law->r_star * info->contact_overlap_ref);
@@ -247,6 +265,11 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
     info->first_period = 2.0 * PI / om;
   } else if (t->kind == FL_TEST_CANTILEVER) {
     fl_cantilever_load(exp, info, sys);
+  } else if (t->kind == FL_TEST_COMPRESSION) {
+    /* the pinned column's first bending mode, unloaded */
+    double om = (PI / info->gauge) * (PI / info->gauge) *
+                sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
+    info->first_period = 2.0 * PI / om;
   } else if (t->kind == FL_TEST_TENSION) {
     double c = sqrt(exp->bond.force_stiffness_scale * E / rho);
     info->first_period = 2.0 * info->gauge / c;
@@ -366,6 +389,7 @@ void fl_curve_free(fl_curve *c)
   free(c->x);
   free(c->y);
   free(c->support);
+  free(c->midspan);
   free(c->kinetic);
   free(c->strain);
   free(c->broken);
@@ -429,8 +453,8 @@ static void compact_rows(fl_curve *curve, int planned)
   int np = curve->npoints, nspec = curve->nspec;
   if (np == planned)
     return;
-  double *cols[] = {curve->time, curve->x, curve->y, curve->support, curve->kinetic, curve->strain};
-  for (int c = 0; c < 6; c++)
+  double *cols[] = {curve->time, curve->x, curve->y, curve->support, curve->kinetic, curve->strain, curve->midspan};
+  for (int c = 0; c < 7; c++)
     for (int s = 0; s < nspec; s++)
       memmove(cols[c] + (size_t)s * np, cols[c] + (size_t)s * planned, (size_t)np * sizeof(double));
   for (int s = 0; s < nspec; s++) {
@@ -447,13 +471,36 @@ static double travel(double touch, double pos) { return touch < 0.0 ? 0.0 : pos 
 /* The measured load (run.h). */
 double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s)
 {
-  if (kind == FL_TEST_BEND3PT)
-    return sys->tool_force[(size_t)s * sys->ntool + 2].y;
+  if (fl_test_bends(kind)) { /* the noses, tools 2 on */
+    double f = 0.0;
+    for (int k = 2; k < sys->ntool; k++)
+      f += sys->tool_force[(size_t)s * sys->ntool + k].y;
+    return f;
+  }
   if (kind == FL_TEST_TENSION)
     return -sys->grip_force[s].x;
   if (kind == FL_TEST_CANTILEVER)
     return sys->pload_force[s];
+  if (kind == FL_TEST_COMPRESSION) /* the fiber pushes the moving grip back along +x */
+    return sys->grip_force[s].x;
   return -sys->grip_torque[s].x;
+}
+
+/* y of specimen s's axis at x = xa, on the segment whose reference centre lies
+ * nearest. */
+static double axis_y(const fl_system *sys, int s, double xa)
+{
+  int best = 0;
+  for (int i = 1; i < sys->nbody; i++)
+    if (fabs(sys->x_ref[i].x - xa) < fabs(sys->x_ref[best].x - xa))
+      best = i;
+  size_t k = (size_t)s * sys->nbody + best;
+  return fl_add(sys->x[k], fl_qrot(sys->q[k], fl_v3(xa - sys->x_ref[best].x, 0, 0))).y;
+}
+
+double fl_run_midspan_deflection(const fl_system *sys, int s, double span)
+{
+  return 0.5 * (axis_y(sys, s, -0.5 * span) + axis_y(sys, s, 0.5 * span)) - axis_y(sys, s, 0.0);
 }
 
 /* The test's displacement column for specimen s: the path position measured from the
@@ -469,13 +516,14 @@ static double run_x(const fl_system *sys, enum fl_test_kind kind, int s, double 
  * balance. */
 static double reaction(const fl_system *sys, enum fl_test_kind kind, int s)
 {
-  if (kind == FL_TEST_BEND3PT) /* the specimen pushes the supports down */
+  if (fl_test_bends(kind)) /* the specimen pushes the supports down */
     return -(sys->tool_force[(size_t)s * sys->ntool].y + sys->tool_force[(size_t)s * sys->ntool + 1].y);
   size_t base = (size_t)s * sys->nbody;
   double r = 0.0;
   for (int i = 0; i < sys->nbody; i++)
     if (sys->motion[i] == FL_GRIP_FIXED)
-      r += kind == FL_TEST_CANTILEVER ? -sys->f[base + i].y /* the tip load pulls the clamp down */
+      r += kind == FL_TEST_CANTILEVER    ? -sys->f[base + i].y /* the tip load pulls the clamp down */
+           : kind == FL_TEST_COMPRESSION ? -sys->f[base + i].x /* the fiber pushes the fixed grip along -x */
            : kind == FL_TEST_TENSION  ? sys->f[base + i].x
                                    : sys->t[base + i].x + fl_cross(sys->x[base + i], sys->f[base + i]).x;
   return r;
@@ -617,6 +665,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   curve->x = calloc(nrow, sizeof(double));
   curve->y = calloc(nrow, sizeof(double));
   curve->support = calloc(nrow, sizeof(double));
+  curve->midspan = calloc(nrow, sizeof(double));
   curve->kinetic = calloc(nrow, sizeof(double));
   curve->strain = calloc(nrow, sizeof(double));
   curve->broken = calloc(nrow, sizeof(int));
@@ -626,7 +675,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   double *work = calloc((size_t)nspec, sizeof(double));
   double *event_time = malloc((size_t)nspec * sizeof(double)); /* first break or buckle, s */
   double *touch = malloc((size_t)nspec * sizeof(double));      /* bend3pt: nose position at first touch */
-  if (!curve->time || !curve->x || !curve->y || !curve->support || !curve->kinetic || !curve->strain ||
+  if (!curve->time || !curve->x || !curve->y || !curve->support || !curve->midspan || !curve->kinetic || !curve->strain ||
       !curve->broken || !curve->yielded || !res->spec || !work || !event_time || !touch) {
     rc = FL_ENOMEM;
     snprintf(err, errlen, "out of memory for %zu curve rows", nrow);
@@ -638,7 +687,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   res->segments = sys.nbody;
   res->time_step = dt;
   res->critical_step = info.critical_step;
-  res->length = t->kind == FL_TEST_BEND3PT ? info.span : info.gauge;
+  res->length = fl_test_bends(t->kind) ? info.span : info.gauge;
   res->speed = speed;
   res->centre_is_segment = info.centre_is_segment;
   res->overlap_ref = info.contact_overlap_ref;
@@ -653,7 +702,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   /* tension and torsion measure from the start; bend3pt from the nose's first touch,
    * which comes after the specimen has settled on the supports under its weight */
   for (int s = 0; s < nspec; s++)
-    touch[s] = t->kind == FL_TEST_BEND3PT ? -1.0 : 0.0;
+    touch[s] = fl_test_bends(t->kind) ? -1.0 : 0.0;
   double t0 = now(), last_progress = -1.0;
   double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION || t->kind == FL_TEST_CANTILEVER ? 0.0 : target));
   int leg_first_end = -1;
@@ -691,8 +740,12 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         size_t r = (size_t)s * np + point;
         double y = fl_run_measured(&sys, t->kind, s);
         double react = reaction(&sys, t->kind, s);
-        if (t->kind == FL_TEST_BEND3PT)
+        if (fl_test_bends(t->kind))
           curve->support[r] = react;
+        if (t->kind == FL_TEST_BEND4PT)
+          curve->midspan[r] = fl_run_midspan_deflection(&sys, s, info.span);
+        if (t->kind == FL_TEST_COMPRESSION)
+          curve->midspan[r] = fl_compression_lateral(&sys, s);
         curve->time[r] = tm;
         double xs = run_x(&sys, t->kind, s, touch[s], pos);
         curve->x[r] = xs;
@@ -742,10 +795,13 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
       break;
     /* Tool and grip rates that reach the next prescribed position exactly. */
     double rate = (path_pos(&p, tm + dt, NULL) - pos) / dt;
-    if (t->kind == FL_TEST_BEND3PT)
-      sys.tool[2].vel = fl_v3(0, -rate, 0);
+    if (fl_test_bends(t->kind))
+      for (int k = 2; k < sys.ntool; k++)
+        sys.tool[k].vel = fl_v3(0, -rate, 0);
     else if (t->kind == FL_TEST_TENSION)
       sys.grip_speed = rate;
+    else if (t->kind == FL_TEST_COMPRESSION)
+      sys.grip_speed = -rate;
     else
       sys.grip_omega = rate;
     int bs = 0, bb = 0;
@@ -772,7 +828,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         continue;
       }
       double y = fl_run_measured(&sys, t->kind, s);
-      if (t->kind == FL_TEST_BEND3PT && touch[s] < 0.0 && y > 0.0)
+      if (fl_test_bends(t->kind) && touch[s] < 0.0 && y > 0.0)
         touch[s] = pos; /* the nose's first touch: displacement counts from here */
       if (y > res->spec[s].peak || n == 0) {
         res->spec[s].peak = y;
@@ -906,7 +962,7 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
   size_t o = (size_t)k * (size_t)c->npoints;
   int np = c->npoints;
   const double *x = c->x + o, *y = c->y + o;
-  const double *sup = kind == FL_TEST_BEND3PT && c->support ? c->support + o : NULL;
+  const double *sup = fl_test_bends(kind) && c->support ? c->support + o : NULL;
   double top = 0.0;
   for (int i = 0; i < np; i++)
     top = fmax(top, fabs(y[i]));

@@ -45,6 +45,7 @@ typedef struct {
   double *x;        /* displacement (m), elongation (m) or twist (rad) */
   double *y;        /* force on the nose or grip (N) or torque (N m) */
   double *support;  /* bend3pt: force on the supports, N */
+  double *midspan;  /* bend4pt: the fiber's axis at midspan below its axis over the supports, m */
   double *kinetic;  /* J */
   double *strain;   /* J */
   int *broken;      /* broken bonds */
@@ -135,6 +136,10 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
  * on the nose (the specimen pushes it up, N), grip force along the fiber (tension
  * positive, N) or grip torque about it (N m). */
 double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s);
+
+/* The deflection of specimen s's axis at midspan below the mean of its axis over the
+ * supports at +-span/2 (each point on the segment that lies there), m. */
+double fl_run_midspan_deflection(const fl_system *sys, int s, double span);
 
 /* Slope of y on x by least squares over rows [a, b). */
 double fl_fit_slope(const double *x, const double *y, int a, int b);

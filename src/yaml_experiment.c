@@ -39,9 +39,11 @@ enum key_type {
 #define K_TENS (1 << FL_TEST_TENSION)
 #define K_TORS (1 << FL_TEST_TORSION)
 #define K_CANT (1 << FL_TEST_CANTILEVER)
-#define K_ALL (K_BEND | K_TENS | K_TORS | K_CANT)
+#define K_B4 (1 << FL_TEST_BEND4PT)
+#define K_COMP (1 << FL_TEST_COMPRESSION)
+#define K_ALL (K_BEND | K_TENS | K_TORS | K_CANT | K_B4 | K_COMP)
 
-static const char *const kind_names[] = {"bend3pt", "tension", "torsion", "cantilever", NULL};
+static const char *const kind_names[] = {"bend3pt", "tension", "torsion", "cantilever", "bend4pt", "compression", NULL};
 static const char *const tip_control_names[] = {"displacement", "load", NULL};
 static const char *const mode_names[] = {"static", "vibration", NULL};
 static const char *const criterion_names[] = {"none", "bending_stress", "bending_angle", "axial_stress",
@@ -112,22 +114,25 @@ static const key_def keys[] = {
     {"bond.buckling.slope_after_min_force", KT_REAL, OFF(bond.buckling.slope_after_min_force), -1e15, 1e15, 0, 0, "N/m", NULL, 0, OFF(bond.buckling.values_given)},
     {"test", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, OFF(test_given)},
     {"test.kind", KT_ENUM, OFF(test.kind), 0, 0, 0, 0, "", kind_names, K_ALL, -1},
-    {"test.span", KT_REAL, OFF(test.span_m), 0, 1e3, 1, 0, "m", NULL, K_BEND, -1},
-    {"test.support_radius", KT_REAL, OFF(test.support_radius_m), 0, 10, 1, 0, "m", NULL, K_BEND, -1},
-    {"test.nose_radius", KT_REAL, OFF(test.nose_radius_m), 0, 10, 1, 0, "m", NULL, K_BEND, -1},
-    {"test.tool_youngs_modulus", KT_REAL, OFF(test.tool_youngs_modulus), 0, 1e13, 1, 0, "Pa", NULL, K_BEND, -1},
-    {"test.tool_poisson_ratio", KT_REAL, OFF(test.tool_poisson_ratio), -1, 0.5, 1, 0, "", NULL, K_BEND, -1},
-    {"test.friction", KT_REAL, OFF(test.friction), 0, 10, 0, 0, "", NULL, K_BEND, -1},
-    {"test.rollers", KT_ENUM, OFF(test.rollers), 0, 0, 0, 0, "", rollers_names, K_BEND, -1},
-    {"test.restitution", KT_REAL, OFF(test.restitution), 0, 1, 1, 0, "", NULL, K_BEND, -1},
-    {"test.gravity", KT_REAL, OFF(test.gravity), 0, 1000, 0, 0, "m/s^2", NULL, K_BEND | K_CANT, OFF(test.gravity_given)},
-    {"test.speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e3, 1, 0, "m/s", NULL, K_BEND | K_TENS, -1},
-    {"test.max_displacement", KT_REAL, OFF(test.max_displacement_m), 0, 10, 1, 0, "m", NULL, K_BEND, -1},
+    {"test.span", KT_REAL, OFF(test.span_m), 0, 1e3, 1, 0, "m", NULL, K_BEND | K_B4, -1},
+    {"test.loading_span", KT_REAL, OFF(test.loading_span_m), 0, 1e3, 1, 0, "m", NULL, K_B4, -1},
+    {"test.support_radius", KT_REAL, OFF(test.support_radius_m), 0, 10, 1, 0, "m", NULL, K_BEND | K_B4, -1},
+    {"test.nose_radius", KT_REAL, OFF(test.nose_radius_m), 0, 10, 1, 0, "m", NULL, K_BEND | K_B4, -1},
+    {"test.tool_youngs_modulus", KT_REAL, OFF(test.tool_youngs_modulus), 0, 1e13, 1, 0, "Pa", NULL, K_BEND | K_B4, -1},
+    {"test.tool_poisson_ratio", KT_REAL, OFF(test.tool_poisson_ratio), -1, 0.5, 1, 0, "", NULL, K_BEND | K_B4, -1},
+    {"test.friction", KT_REAL, OFF(test.friction), 0, 10, 0, 0, "", NULL, K_BEND | K_B4, -1},
+    {"test.rollers", KT_ENUM, OFF(test.rollers), 0, 0, 0, 0, "", rollers_names, K_BEND | K_B4, -1},
+    {"test.restitution", KT_REAL, OFF(test.restitution), 0, 1, 1, 0, "", NULL, K_BEND | K_B4, -1},
+    {"test.gravity", KT_REAL, OFF(test.gravity), 0, 1000, 0, 0, "m/s^2", NULL, K_BEND | K_B4 | K_CANT, OFF(test.gravity_given)},
+    {"test.speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e3, 1, 0, "m/s", NULL, K_BEND | K_B4 | K_TENS | K_COMP, -1},
+    {"test.max_displacement", KT_REAL, OFF(test.max_displacement_m), 0, 10, 1, 0, "m", NULL, K_BEND | K_B4, -1},
     {"test.gauge_length", KT_REAL, OFF(test.gauge_length_m), 0, 1e3, 1, 0, "m", NULL, K_TENS | K_TORS, -1},
     {"test.grip_length", KT_REAL, OFF(test.grip_length_m), 0, 1e3, 1, 0, "m", NULL, K_TENS | K_TORS, -1},
     {"test.max_elongation", KT_REAL, OFF(test.max_elongation_m), 0, 1e3, 1, 0, "m", NULL, K_TENS, -1},
     {"test.angular_speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e6, 1, 0, "rad/s", NULL, K_TORS, -1},
     {"test.max_twist", KT_DEG, OFF(test.max_twist_rad), 0, 36000, 1, 0, "deg", NULL, K_TORS, -1},
+    {"test.max_shortening", KT_REAL, OFF(test.max_shortening_m), 0, 1e3, 1, 0, "m", NULL, K_COMP, -1},
+    {"test.imperfection", KT_REAL, OFF(test.imperfection), 0, 0.1, 0, 0, "", NULL, K_COMP, -1},
     {"test.clamp_length", KT_REAL, OFF(test.clamp_length_m), 0, 1e3, 1, 0, "m", NULL, K_CANT, -1},
     {"test.control", KT_ENUM, OFF(test.tip_control), 0, 0, 0, 0, "", tip_control_names, K_CANT, -1},
     {"test.max_tip_displacement", KT_REAL, OFF(test.max_tip_displacement_m), 0, 1e3, 1, 0, "m", NULL, K_CANT, -1},
@@ -167,6 +172,7 @@ fl_experiment fl_experiment_default(void)
   e.bond.buckling.type = FL_BUCKLING_NONE;
   e.test.kind = FL_TEST_BEND3PT;
   e.test.span_m = 0.1;
+  e.test.loading_span_m = 0.04;
   e.test.support_radius_m = 5e-3;
   e.test.nose_radius_m = 5e-3;
   e.test.tool_youngs_modulus = 2.1e11;
@@ -179,6 +185,8 @@ fl_experiment fl_experiment_default(void)
   e.test.grip_length_m = 0.01;
   e.test.max_elongation_m = 1e-3;
   e.test.max_twist_rad = 10.0 * DEG;
+  e.test.max_shortening_m = 1e-3;
+  e.test.imperfection = 1e-3;
   e.test.clamp_length_m = 0.01;
   e.test.tip_control = FL_TIP_DISPLACEMENT;
   e.test.max_tip_displacement_m = 0.01;
@@ -200,11 +208,14 @@ double fl_test_target(const fl_test_def *t)
 {
   switch (t->kind) {
   case FL_TEST_BEND3PT:
+  case FL_TEST_BEND4PT:
     return t->max_displacement_m;
   case FL_TEST_TENSION:
     return t->max_elongation_m;
   case FL_TEST_TORSION:
     return t->max_twist_rad;
+  case FL_TEST_COMPRESSION:
+    return t->max_shortening_m;
   case FL_TEST_CANTILEVER:
     return t->tip_control == FL_TIP_LOAD ? t->max_tip_load_n : t->max_tip_displacement_m;
   }
@@ -552,7 +563,7 @@ static int walk_mapping(walker *w, yaml_node_t *map, const char *prefix)
     }
     if (!kindp) {
       at(w, map);
-      return fail(w->err, w->errlen, &w->o, "test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever");
+      return fail(w->err, w->errlen, &w->o, "test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever | bend4pt | compression");
     }
     int rc = walk_pair(w, yaml_document_get_node(w->doc, kindp->key), yaml_document_get_node(w->doc, kindp->value),
                        prefix);
@@ -624,7 +635,7 @@ int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t e
   walker w = {&doc, exp, o, err, errlen};
   rc = walk_mapping(&w, root, "");
   if (rc == FL_OK && !exp->test_given) {
-    fail(err, errlen, &o, "test: missing block; allowed: a test block with kind bend3pt | tension | torsion | cantilever");
+    fail(err, errlen, &o, "test: missing block; allowed: a test block with kind bend3pt | tension | torsion | cantilever | bend4pt | compression");
     rc = FL_EINPUT;
   }
 done:
@@ -1089,9 +1100,10 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
     return rc;
   int tors = t->kind == FL_TEST_TORSION;
   double unit = tors ? DEG : 1.0;
-  const char *maxkey = t->kind == FL_TEST_BEND3PT    ? "test.max_displacement"
+  const char *maxkey = fl_test_bends(t->kind)        ? "test.max_displacement"
                        : t->kind == FL_TEST_TENSION  ? "test.max_elongation"
                        : t->kind == FL_TEST_TORSION  ? "test.max_twist"
+                       : t->kind == FL_TEST_COMPRESSION ? "test.max_shortening"
                        : t->tip_control == FL_TIP_LOAD ? "test.max_tip_load"
                                                        : "test.max_tip_displacement";
   double target = fl_test_target(t);
@@ -1120,7 +1132,18 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
         return fail(err, errlen, &o, "test.cycles: turning point %d (%g) exceeds %s %g; allowed: values up to the maximum",
                     i + 1, t->cycles[i] / unit, maxkey + 5, target / unit);
   }
-  if (t->kind == FL_TEST_BEND3PT && t->span_m >= fb->length_m) {
+  if (t->kind == FL_TEST_COMPRESSION && fb->segments < 4) {
+    o = key_origin(exp, path, "fiber.segments");
+    return fail(err, errlen, &o,
+                "fiber.segments: %d for a compression test; allowed: at least 4 (a grip segment at each end, 2 free)",
+                fb->segments);
+  }
+  if (t->kind == FL_TEST_BEND4PT && t->loading_span_m >= t->span_m) {
+    o = key_origin(exp, path, "test.loading_span");
+    return fail(err, errlen, &o, "test.loading_span: %g m is not shorter than test.span %g m; allowed: loading_span < span",
+                t->loading_span_m, t->span_m);
+  }
+  if (fl_test_bends(t->kind) && t->span_m >= fb->length_m) {
     o = key_origin(exp, path, "test.span");
     return fail(err, errlen, &o, "test.span: %g m is not shorter than fiber.length %g m; allowed: span < length",
                 t->span_m, fb->length_m);

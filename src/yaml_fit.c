@@ -16,6 +16,7 @@
 #include "fit.h"
 #include "fl_defs.h"
 #include "measured.h"
+#include "cantilever.h"
 #include "yaml_input.h"
 
 const fl_fit_method fl_fit_methods[] = {
@@ -27,7 +28,8 @@ const fl_fit_method fl_fit_methods[] = {
     {NULL, NULL},
 };
 
-static const char *const test_names[] = {"bend3pt", "tension", "torsion", NULL};
+/* in the order of enum fl_test_kind */
+static const char *const test_names[] = {"bend3pt", "tension", "torsion", "cantilever", "bend4pt", "compression", NULL};
 
 /* Allowed keys of each block, for lookups and messages. */
 static const char *const top_keys[] = {"experiment", "data", "free", "solver", NULL};
@@ -566,7 +568,7 @@ static int load_item(loader *L, yaml_node_t *item, int index)
   yaml_node_t *v = get(L, item, "test", NULL), *vtest = v;
   int kind;
   if (!v)
-    return fail_at(L, item, "%s: missing key 'test'; allowed: bend3pt | tension | torsion", what);
+    return fail_at(L, item, "%s: missing key 'test'; allowed: bend3pt | tension | torsion | cantilever | bend4pt | compression", what);
   snprintf(key, sizeof key, "%s.test", what);
   if (get_enum(L, v, key, test_names, &kind))
     return FL_EINPUT;
@@ -589,6 +591,9 @@ static int load_item(loader *L, yaml_node_t *item, int index)
     return fail_at(L, vtest, "%s: '%s' is not the test of its experiment %s (%s); allowed: %s", key,
                    test_names[d->test], d->exp_path, test_names[d->exp.test.kind], test_names[d->exp.test.kind]);
   }
+  /* a cantilever's free vibration: the file is its ring-down */
+  if (d->kind == FL_FIT_CURVE && d->test == FL_TEST_CANTILEVER && d->exp.test.mode == FL_MODE_VIBRATION)
+    d->kind = FL_FIT_RINGDOWN;
   if (d->kind == FL_FIT_CURVE && d->exp.test.ncycles > 0)
     return fail_at(L, vtest, "%s.test: the experiment %s loads in cycles (test.cycles); allowed: a monotonic loading "
                    "for a fitted curve", what, d->exp_path);
@@ -662,8 +667,8 @@ static int load_item(loader *L, yaml_node_t *item, int index)
   int cnum[2] = {0, 0};
   double to_si[2] = {1.0, 1.0};
   enum fl_quantity q[2];
-  q[0] = d->test == FL_TEST_TORSION ? FL_Q_ANGLE : FL_Q_LENGTH;
-  q[1] = d->test == FL_TEST_TORSION ? FL_Q_TORQUE : FL_Q_FORCE;
+  q[0] = d->kind == FL_FIT_RINGDOWN ? FL_Q_TIME : d->test == FL_TEST_TORSION ? FL_Q_ANGLE : FL_Q_LENGTH;
+  q[1] = d->kind == FL_FIT_RINGDOWN ? FL_Q_LENGTH : d->test == FL_TEST_TORSION ? FL_Q_TORQUE : FL_Q_FORCE;
   yaml_node_t *cnode[2] = {NULL, NULL};
   const char *const *ck = d->kind == FL_FIT_PEAKS ? y_keys : xy_keys;
   int first = d->kind == FL_FIT_PEAKS ? 1 : 0;
@@ -693,7 +698,7 @@ static int load_item(loader *L, yaml_node_t *item, int index)
         return FL_EINPUT;
   }
   d->x_unit_si = to_si[0];
-  snprintf(d->x_unit, sizeof d->x_unit, "%s", d->test == FL_TEST_TORSION ? "rad" : "m");
+  snprintf(d->x_unit, sizeof d->x_unit, "%s", d->kind == FL_FIT_RINGDOWN ? "s" : d->test == FL_TEST_TORSION ? "rad" : "m");
   if (vc && (v = get(L, vc, "x", NULL)) && scalar(v))
     snprintf(d->x_unit, sizeof d->x_unit, "%s", scalar(v));
   /* the table */
@@ -730,6 +735,28 @@ static int load_item(loader *L, yaml_node_t *item, int index)
     if (!(mean > 0) || !(var > 0))
       return fail_at(L, vf, "%s: '%s' has peaks with mean %g and no spread; allowed: positive peaks that differ", key,
                      t, mean);
+    return FL_OK;
+  }
+  if (d->kind == FL_FIT_RINGDOWN) {
+    /* what the fit compares: the first frequency and the decrement of the ring-down's
+     * extremes (fl_ringdown_fit), as the simulation's summary measures them */
+    double *te = malloc((size_t)(m->n + 1) * sizeof *te), *xe = malloc((size_t)(m->n + 1) * sizeof *xe);
+    if (!te || !xe) {
+      free(te);
+      free(xe);
+      return fail_at(L, vf, "%s: out of memory", key);
+    }
+    fl_ringdown rd;
+    int ne = fl_ringdown_extremes(m->x, m->y, m->n, te, xe);
+    int ok = ne >= 6 && fl_ringdown_fit(te, xe, ne, &rd) == FL_OK && rd.frequency > 0.0 && rd.log_decrement > 0.0;
+    free(te);
+    free(xe);
+    if (!ok)
+      return fail_at(L, vf, "%s: '%s' has %d extremes%s; allowed: a ring-down in time of at least 3 periods, "
+                     "decaying", key, t, ne, ne >= 6 ? " and does not decay" : "");
+    d->ring_frequency = rd.frequency;
+    d->ring_decrement = rd.log_decrement;
+    d->ring_extremes = ne;
     return FL_OK;
   }
   return keep_rows(L, d, what, vf, key, t, vxmin, vxmax, nreg, reg_lo, reg_hi, reg_w);
@@ -903,7 +930,7 @@ int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fi
       rc = r;
       goto done;
     }
-    fit->npoints += fit->data[i].kind == FL_FIT_PEAKS ? 2 : fit->data[i].data.n;
+    fit->npoints += fit->data[i].kind != FL_FIT_CURVE ? 2 : fit->data[i].data.n;
   }
   if (check_free_against(&L, vfree))
     goto done;

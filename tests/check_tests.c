@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cantilever.h"
+#include "chain_probe.h"
 #include "check_limits.h"
 #include "experiment.h"
 #include "fl_defs.h"
@@ -369,6 +370,249 @@ START_TEST(vibration_decrement_is_the_damping_laws)
             e.bond.damping, stab[k], f, fd, f / fd - 1.0, d, dec, d / dec - 1.0);
     ck_assert_msg(fabs(f / fd - 1.0) < 0.01, "s %g: frequency %g Hz, predicted %g Hz", stab[k], f, fd);
     ck_assert_msg(fabs(d / dec - 1.0) < 0.03, "s %g: decrement %g, predicted %g", stab[k], d, dec);
+    /* the CSV's tip displacement, higher modes and all, read as fiber-calibrate reads a
+     * measured ring-down, gives the same within the same bounds */
+    double *te = malloc(c.npoints * sizeof *te), *xe = malloc(c.npoints * sizeof *xe);
+    fl_ringdown rd;
+    ck_assert_int_eq(fl_ringdown_fit(te, xe, fl_ringdown_extremes(c.time, c.x, c.npoints, te, xe), &rd), FL_OK);
+    fprintf(stderr, "  read off the tip displacement: %.6g Hz (%+.2e), decrement %.5f (%+.2e)\n", rd.frequency,
+            rd.frequency / fd - 1.0, rd.log_decrement, rd.log_decrement / dec - 1.0);
+    ck_assert_msg(fabs(rd.frequency / fd - 1.0) < 0.01, "tip signal: frequency %g Hz, predicted %g Hz", rd.frequency, fd);
+    ck_assert_msg(fabs(rd.log_decrement / dec - 1.0) < 0.03, "tip signal: decrement %g, predicted %g", rd.log_decrement,
+                  dec);
+    free(te);
+    free(xe);
+    fl_curve_free(&c);
+    fl_result_free(&r);
+  }
+}
+END_TEST
+
+
+
+/* Under gravity the fiber sags and rings about its sag: the first frequency stays the
+ * chain's within 1 % (its weight's geometric stiffness, 1e-5 of the bending stiffness
+ * here, is left out of the chain's), and the rest position the ring-down's extremes
+ * give is the static sag under gravity alone (the static solver, no tip load) within
+ * 5 % of it.  A strong gravity, 1000 m/s^2, makes the sag 16 % of the release
+ * deflection, well above the higher modes' ripple on the extremes. */
+START_TEST(vibration_under_gravity_rings_about_the_sag)
+{
+  fl_experiment e = ringing(0.0, 1.0, 10.0);
+  e.test.gravity = 1000.0;
+  e.sim.safety = 0.5;
+  fl_curve c;
+  fl_result r;
+  run_ok(&e, &c, &r);
+  double f_chain = chain_first_frequency(&e, 20), f = r.spec[0].frequency;
+  /* the sag: the static solver under gravity alone (a tip displacement of nothing
+   * but the spring's slack) */
+  fl_experiment g = e;
+  g.test.mode = FL_MODE_STATIC;
+  g.test.tip_control = FL_TIP_LOAD;
+  g.test.max_tip_load_n = 1e-12;
+  fl_curve cg;
+  fl_result rg;
+  run_ok(&g, &cg, &rg);
+  double sag = cg.x[0];
+  double *te = malloc(c.npoints * sizeof *te), *xe = malloc(c.npoints * sizeof *xe);
+  fl_ringdown rd;
+  ck_assert_int_eq(fl_ringdown_fit(te, xe, fl_ringdown_extremes(c.time, c.x, c.npoints, te, xe), &rd), FL_OK);
+  fprintf(stderr, "vibration under gravity: %.6g Hz, the chain's %.6g Hz (%+.2e); rings about %.6g m, static sag %.6g m\n",
+          f, f_chain, f / f_chain - 1.0, rd.offset, sag);
+  ck_assert_msg(fabs(f / f_chain - 1.0) < 0.01, "first frequency %g Hz, the chain's %g Hz", f, f_chain);
+  ck_assert_msg(sag > 0.0 && fabs(rd.offset / sag - 1.0) < 0.05, "rest %g m, sag %g m", rd.offset, sag);
+  free(te);
+  free(xe);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  fl_curve_free(&cg);
+  fl_result_free(&rg);
+}
+END_TEST
+
+/* ---- four-point bending ------------------------------------------------------------ */
+
+/* The chain's bending angle of the bond between bodies i and i + 1, from their
+ * orientations, rad. */
+static double bond_angle(const fl_system *sys, int i)
+{
+  fl_quat d = fl_qmul(sys->q[i + 1], fl_qconj(sys->q[i]));
+  return 2.0 * atan2(fl_norm(fl_qvec(d)), fabs(d.w));
+}
+
+typedef struct {
+  chain_probe probe; /* deflection at the noses against the supports, and the force */
+  double xn;         /* nose position, m */
+  double kb;         /* bond bending stiffness, N m */
+  double *moment_min, *moment_max; /* per row: the extremes of the bond moments between the noses, N m */
+} bend4_probe;
+
+static void bend4_sample(void *ctx, const fl_system *sys, int point, double x)
+{
+  (void)x;
+  bend4_probe *p = ctx;
+  p->probe.defl[point] = 0.5 * (chain_axis_y(sys, -p->probe.xs) + chain_axis_y(sys, p->probe.xs)) -
+                         0.5 * (chain_axis_y(sys, -p->xn) + chain_axis_y(sys, p->xn));
+  p->probe.force[point] = fl_run_measured(sys, FL_TEST_BEND4PT, 0);
+  p->probe.n = point + 1;
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  for (int i = 0; i + 1 < sys->nbody; i++) {
+    double xb = 0.5 * (sys->x_ref[i].x + sys->x_ref[i + 1].x);
+    if (fabs(xb) < p->xn) {
+      double m = p->kb * bond_angle(sys, i);
+      lo = fmin(lo, m);
+      hi = fmax(hi, m);
+    }
+  }
+  p->moment_min[point] = lo;
+  p->moment_max[point] = hi;
+}
+
+/* The chain on two supports at +-S/2 under two noses at +-a/2, each F/2, all four
+ * between bond points (so each touches one segment, at that x): a bond at x carries
+ * the moment (F/2)(S/2 - |x|) and the shear F/2 outside the noses, and the moment
+ * (F/2) c, c = (S - a)/2, and no shear between them.  By virtual work with the same
+ * loads, the deflection delta of the nose points against the support points
+ * (conjugate to F) is
+ *   delta / F = sum over the bonds between the supports of (M_b/F)^2 / kb + (V_b/F)^2 / ks,
+ * kb = E I / h, ks = G A / h. */
+static double chain_bend4_stiffness(const fl_experiment *e)
+{
+  int n = e->fiber.segments;
+  double h = e->fiber.length_m / n, S2 = 0.5 * e->test.span_m, a2 = 0.5 * e->test.loading_span_m;
+  double kb = ei_of(e) / h, ks = ga_of(e) / h, c = 0.0;
+  for (int k = 1; k < n; k++) {
+    double x = fabs(k * h - 0.5 * e->fiber.length_m);
+    if (x >= S2)
+      continue;
+    double m = x < a2 ? 0.5 * (S2 - a2) : 0.5 * (S2 - x), v = x < a2 ? 0.0 : 0.5;
+    c += m * m / kb + v * v / ks;
+  }
+  return 1.0 / c;
+}
+
+/* Frictionless rollers, no gravity: the chain's own stiffness (its deflection at the
+ * noses against the supports, so the Hertz indentation does not enter) within 1 % of
+ * the discrete form, and between the noses the bond moments equal within 0.5 % and
+ * equal to (F/2) c within 1 %. */
+START_TEST(bend4pt_stiffness_and_constant_moment)
+{
+  fl_experiment e = fl_experiment_default();
+  e.test.kind = FL_TEST_BEND4PT;
+  e.fiber.length_m = 0.12;
+  e.fiber.segments = 48; /* h = 2.5 mm: span 39 h, loading span 15 h, all mid-segment */
+  e.fiber.outer_radius_m = 1e-3;
+  e.fiber.youngs_modulus = 5e9;
+  e.fiber.shear_modulus = 5e9 / 2.6;
+  e.fiber.shear_given = 1;
+  e.test.span_m = 0.0975;
+  e.test.loading_span_m = 0.0375;
+  e.test.rollers = FL_ROLLERS_ROTATING;
+  e.test.gravity = 0.0;
+  e.test.support_radius_m = e.test.nose_radius_m = 2e-3;
+  e.test.max_displacement_m = 2e-4;
+  e.sim.solver = FL_SOLVER_EXPLICIT;
+  e.sim.output_points = 21;
+  char err[1024];
+  ck_assert_msg(fl_experiment_finish(&e, "(test)", err, sizeof err) == FL_OK, "%s", err);
+  double defl[21], force[21], mmin[21], mmax[21];
+  bend4_probe p = {{0, 0.5 * e.test.span_m, defl, force}, 0.5 * e.test.loading_span_m, ei_of(&e) / 2.5e-3, mmin, mmax};
+  fl_run_hooks hooks = {NULL, bend4_sample, &p, NULL, 1, 0};
+  fl_curve c;
+  fl_result r;
+  ck_assert_msg(fl_run(&e, 1, &hooks, &c, &r, err, sizeof err) == FL_OK, "%s", err);
+  ck_assert_int_eq(p.probe.n, 21);
+  /* the slope over the loaded rows (past 10 % of the largest force) */
+  int a = 0;
+  while (a < p.probe.n && force[a] < 0.1 * force[p.probe.n - 1])
+    a++;
+  double k_model = fl_fit_slope(defl, force, a, p.probe.n), k_chain = chain_bend4_stiffness(&e);
+  double S = e.test.span_m, aa = e.test.loading_span_m, cc = 0.5 * (S - aa);
+  double k_eb = 12.0 * ei_of(&e) / (cc * cc * (3.0 * S - 4.0 * cc));
+  fprintf(stderr, "4-point bending: chain stiffness %.6g N/m, discrete form %.6g N/m (%+.2e), Euler-Bernoulli %.6g N/m\n",
+          k_model, k_chain, k_model / k_chain - 1.0, k_eb);
+  ck_assert_msg(fabs(k_model / k_chain - 1.0) < 0.01, "stiffness %g N/m, the chain's %g N/m", k_model, k_chain);
+  int last = p.probe.n - 1;
+  double spread = (mmax[last] - mmin[last]) / mmax[last], m_theory = 0.5 * force[last] * cc;
+  fprintf(stderr, "  moments between the noses: %.6g .. %.6g N m (spread %.2e), (F/2) c = %.6g N m (%+.2e)\n",
+          mmin[last], mmax[last], spread, m_theory, mmax[last] / m_theory - 1.0);
+  ck_assert_msg(spread < 0.005, "bond moments between the noses from %g to %g N m", mmin[last], mmax[last]);
+  ck_assert_msg(fabs(mmax[last] / m_theory - 1.0) < 0.01, "moment %g N m, (F/2) c %g N m", mmax[last], m_theory);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+END_TEST
+
+
+/* ---- compression and buckling --------------------------------------------------------- */
+
+/* The pinned chain: N rigid links of length h between the two hinges (the bonds next to
+ * the grips, which do not bend), joined at N - 1 joints by bending springs
+ * kb = E I / h.  Joint j (j = 0 .. N, the hinges 0 and N) moves w_j across the axis;
+ * link j turns by (w_j - w_{j-1}) / h, so joint j bends by
+ * (w_{j+1} - 2 w_j + w_{j-1}) / h and carries the moment -kb times that.  Under the
+ * axial load P the moment at joint j is P w_j (the hinges carry no moment, so no
+ * lateral reaction), and
+ *   -kb (w_{j+1} - 2 w_j + w_{j-1}) / h = P w_j.
+ * w_j = sin(k pi j / N) solves it with P = (4 kb / h) sin^2(k pi / (2 N)); the lowest,
+ *   P_cr = 4 E I / h^2 sin^2(pi / (2 N)),
+ * tends to Euler's pi^2 E I / (N h)^2 as N grows.  (The shear springs lower it by
+ * Engesser's factor 1 / (1 + P / (G A)), 1e-4 here, and the axial springs shorten the
+ * column by P / (E A) of its length, 1e-6: both left out.) */
+static double chain_euler_load(const fl_experiment *e, int N)
+{
+  double h = e->fiber.length_m / e->fiber.segments, s = sin(PI / (2.0 * N));
+  return 4.0 * ei_of(e) / (h * h) * s * s;
+}
+
+/* A slender column of N free links of 2.5 mm (R = 0.5 mm), bowed by 1e-3 of its pinned
+ * length, shortened by 2e-3 of it (the bow grows thirtyfold): the buckling load from
+ * Southwell's plot (the midspan deflection delta grown since rest against delta / P
+ * is a line of slope P_cr, for an imperfection in the first mode's shape; R. V.
+ * Southwell, Proc. R. Soc. A 135 (1932) 601) within 1 % of the chain's, for N from
+ * 16 to 64; the force never exceeds it by more than 1 %. */
+START_TEST(compression_buckles_at_the_chains_euler_load)
+{
+  static const int Ns[] = {16, 32, 64};
+  fprintf(stderr, "compression, pinned chain (static solver):\n   N   Southwell (N)   chain P_cr (N)   Euler (N)   Southwell/chain - 1\n");
+  for (size_t k = 0; k < sizeof Ns / sizeof Ns[0]; k++) {
+    int N = Ns[k];
+    fl_experiment e = fl_experiment_default();
+    e.test.kind = FL_TEST_COMPRESSION;
+    e.fiber.segments = N + 2;
+    e.fiber.length_m = (N + 2) * 2.5e-3;
+    e.fiber.outer_radius_m = 0.5e-3;
+    e.fiber.youngs_modulus = 5e9;
+    e.fiber.shear_modulus = 5e9 / 2.6;
+    e.fiber.shear_given = 1;
+    e.test.imperfection = 1e-3;
+    e.test.max_shortening_m = 2e-3 * N * 2.5e-3;
+    e.sim.output_points = 41;
+    char err[1024];
+    ck_assert_msg(fl_experiment_finish(&e, "(test)", err, sizeof err) == FL_OK, "%s", err);
+    fl_curve c;
+    fl_result r;
+    run_ok(&e, &c, &r);
+    ck_assert_int_eq(r.solver, FL_SOLVER_STATIC);
+    double lp = N * 2.5e-3, a0 = 1e-3 * lp, pcr = chain_euler_load(&e, N);
+    double *u = malloc(c.npoints * sizeof *u), *d = malloc(c.npoints * sizeof *d);
+    int n = 0;
+    for (int i = 0; i < c.npoints; i++) {
+      double delta = fabs(c.midspan[i]);
+      ck_assert_msg(c.y[i] < 1.01 * pcr, "N %d: force %g N over the buckling load %g N", N, c.y[i], pcr);
+      if (delta >= 2.0 * a0) {
+        u[n] = delta / c.y[i];
+        d[n] = delta;
+        n++;
+      }
+    }
+    ck_assert_msg(n >= 10 && fabs(c.midspan[c.npoints - 1]) > 10.0 * a0, "N %d: the column did not buckle", N);
+    double ps = fl_fit_slope(u, d, 0, n), eu = PI * PI * ei_of(&e) / (lp * lp);
+    fprintf(stderr, "  %2d   %.6g   %.6g   %.6g   %+.2e\n", N, ps, pcr, eu, ps / pcr - 1.0);
+    ck_assert_msg(fabs(ps / pcr - 1.0) < 0.01, "N %d: Southwell's buckling load %g N, the chain's %g N", N, ps, pcr);
+    free(u);
+    free(d);
     fl_curve_free(&c);
     fl_result_free(&r);
   }
@@ -384,16 +628,26 @@ static Suite *suite(void)
   tcase_add_test(tc, elastica_reference_matches_bisshopp_drucker);
   tcase_add_test(tc, cantilever_large_deflection_is_the_elastica);
   suite_add_tcase(s, tc);
+  TCase *tb = tcase_create("bend4pt");
+  fl_limits_set(tb, "bend4pt", 800);
+  tcase_add_test(tb, bend4pt_stiffness_and_constant_moment);
+  suite_add_tcase(s, tb);
+  TCase *tc4 = tcase_create("compression");
+  fl_limits_set(tc4, "compression", 800);
+  tcase_add_test(tc4, compression_buckles_at_the_chains_euler_load);
+  suite_add_tcase(s, tc4);
   TCase *tv = tcase_create("vibration");
   fl_limits_set(tv, "vibration", 2000); /* reference times: about ten times what it takes */
   tcase_add_test(tv, vibration_undamped_rings_at_the_chains_frequency_for_100_periods);
   tcase_add_test(tv, vibration_decrement_is_the_damping_laws);
+  tcase_add_test(tv, vibration_under_gravity_rings_about_the_sag);
   suite_add_tcase(s, tv);
   return s;
 }
 
 int main(void)
 {
+  (void)chain_probe_sample; /* the 3-point probe; 4-point bending samples its own */
   gsl_set_error_handler_off();
   SRunner *sr = srunner_create(suite());
   srunner_run_all(sr, CK_NORMAL);

@@ -49,8 +49,8 @@ check fiber-bend3pt "fiber-bend3pt: bad/out-of-range.yaml:2:13: fiber.segments: 
 check fiber-bend3pt "fiber-bend3pt: bad/ratio-open-bound.yaml:2:23: fiber.inner_radius_ratio: '1.0' is out of range; allowed: a number in [0, 1)" bad/ratio-open-bound.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/bad-enum.yaml:3:16: bond.failure.criterion: 'tresca' is not allowed; allowed: none | bending_stress | bending_angle | axial_stress | force_stress | von_mises" bad/bad-enum.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/bool.yaml:2:20: simulation.force_time_step: 'maybe' is not a boolean; allowed: true | false" bad/bool.yaml
-check fiber-bend3pt "fiber-bend3pt: bad/missing-kind.yaml:2:3: test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever" bad/missing-kind.yaml
-check fiber-bend3pt "fiber-bend3pt: bad/missing-test.yaml:1:1: test: missing block; allowed: a test block with kind bend3pt | tension | torsion | cantilever" bad/missing-test.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/missing-kind.yaml:2:3: test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever | bend4pt | compression" bad/missing-kind.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/missing-test.yaml:1:1: test: missing block; allowed: a test block with kind bend3pt | tension | torsion | cantilever | bend4pt | compression" bad/missing-test.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/syntax.yaml:3:12: not valid YAML: mapping values are not allowed in this context" bad/syntax.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/empty.yaml:1:1: the file is empty; allowed: a block with fiber, bond, test and simulation" bad/empty.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/top-level-list.yaml:1:1: the top level is a list; allowed: a block with fiber, bond, test and simulation" bad/top-level-list.yaml
@@ -62,6 +62,8 @@ check fiber-bend3pt "fiber-bend3pt: bad/span-too-long.yaml:5:9: test.span: 0.12 
 check fiber-cantilever "fiber-cantilever: bad/cantilever-clamp-too-long.yaml:6:17: test.clamp_length: 0.09 m clamps 9 of the 10 segments of 0.01 m; allowed: at least half a segment, and at least 2 segments free: [0.005, 0.085) m" bad/cantilever-clamp-too-long.yaml
 check fiber-cantilever "fiber-cantilever: bad/cantilever-bad-control.yaml:5:12: test.control: 'force' is not allowed; allowed: displacement | load" bad/cantilever-bad-control.yaml
 check fiber-cantilever "fiber-cantilever: bad/cantilever-span.yaml:5:3: test.span: unknown key for a cantilever test; allowed: kind, gravity, clamp_length, control, max_tip_displacement, max_tip_load, mode, ring_periods, cycles" bad/cantilever-span.yaml
+check fiber-bend4pt "fiber-bend4pt: bad/bend4pt-loading-span.yaml:6:17: test.loading_span: 0.1 m is not shorter than test.span 0.1 m; allowed: loading_span < span" bad/bend4pt-loading-span.yaml
+check fiber-compression "fiber-compression: bad/compression-imperfection.yaml:5:17: test.imperfection: '0.5' is out of range; allowed: a number in [0, 0.1]" bad/compression-imperfection.yaml
 check fiber-tension "fiber-tension: bad/grips-too-long.yaml:5:17: test.gauge_length: 0.09 m plus two grip_length 0.01 m exceeds fiber.length 0.1 m; allowed: gauge_length + 2 grip_length <= length" bad/grips-too-long.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/cycles-end.yaml:4:11: test.cycles: the last turning point 0.0015 is not max_displacement 0.002; allowed: a list ending at the maximum" bad/cycles-end.yaml
 check fiber-torsion "fiber-torsion: bad/negative-cycle.yaml:4:15: test.cycles: item 2 '-1' is negative; allowed: turning points >= 0" bad/negative-cycle.yaml
