@@ -164,6 +164,7 @@ static int campaign_main(const cli_args *a)
   int status = 1;
   if (rc) {
     fprintf(stderr, "%s: %s; the checkpoints in %s.checkpoint.d are kept, no report written\n", prog, err, prefix);
+    status = rc == FL_EINPUT ? 2 : 1; /* a checkpoint of other settings, a start the experiment refuses */
     goto out;
   }
   if (interrupted || stop_flag) {
