@@ -60,40 +60,40 @@ int fl_dem_sheet_make(const fl_experiment *exp, fl_dem_sheet *sh)
   sh->density_fiberlab = fb->density;
   sh->segment_mass = fb->density * PI * R * R * (1.0 - ratio * ratio) * h;
   sh->density_dem = fb->density * (1.0 - ratio * ratio) * h / (h + 4.0 * R / 3.0);
-  add(sh, "Force Stiffness Scaling Factor", "None", "[0.0, inf)", "bond.force_stiffness_scale", b->force_stiffness_scale,
+  add(sh, "Force Stiffness Scaling Factor", "None", "[0.0 to inf)", "bond.force_stiffness_scale", b->force_stiffness_scale,
       NULL);
-  add(sh, "Torque Stiffness Scaling Factor", "None", "[0.0, inf)", "bond.torque_stiffness_scale",
+  add(sh, "Torque Stiffness Scaling Factor", "None", "[0.0 to inf)", "bond.torque_stiffness_scale",
       b->torque_stiffness_scale, NULL);
-  add(sh, "Damping coefficient", "s", "[0.0, inf)", "bond.damping", b->damping, NULL);
-  add(sh, "Damping stabilization parameter", "None", "[0.0, inf)", "bond.damping_stabilization",
+  add(sh, "Damping coefficient", "s", "[0.0 to inf)", "bond.damping", b->damping, NULL);
+  add(sh, "Damping stabilization parameter", "None", "[0.0 to inf)", "bond.damping_stabilization",
       b->damping_stabilization, NULL);
-  add(sh, "Inner radius - Outer radius ratio", "None", "[0.0, 1.0)", "fiber.inner_radius_ratio", ratio, NULL);
+  add(sh, "Inner radius - Outer radius ratio", "None", "[0.0 to 1.0)", "fiber.inner_radius_ratio", ratio, NULL);
   add(sh, "Failure start criterion", "", "option", "bond.failure.criterion", 0,
       criterion_dialog[b->failure.criterion]);
   int crit = b->failure.criterion != FL_CRIT_NONE;
-  add(sh, "Maximum stress", "Pa", "[0.0, inf)", "bond.failure.max_stress", crit ? b->failure.max_stress : 0.0, NULL);
-  add(sh, "Strength variation", "None", "[0.0, inf)", "bond.failure.strength_variation",
+  add(sh, "Maximum stress", "Pa", "[0.0 to inf)", "bond.failure.max_stress", crit ? b->failure.max_stress : 0.0, NULL);
+  add(sh, "Strength variation", "None", "[0.0 to inf)", "bond.failure.strength_variation",
       b->failure.strength_variation, NULL);
   add(sh, "Post-failure behavior", "", "option", "bond.failure.post_failure", 0,
       crit ? post_dialog[b->failure.post_failure] : "(ignored: criterion None)");
   int buck = b->buckling.type != FL_BUCKLING_NONE;
   add(sh, "Buckling type", "", "option", "bond.buckling.type", 0, buckling_dialog[b->buckling.type]);
-  add(sh, "Sample length", "m", "(0.0, inf)", "bond.buckling.sample_length", b->buckling.sample_length,
+  add(sh, "Sample length", "m", "(0.0 to inf)", "bond.buckling.sample_length", b->buckling.sample_length,
       buck ? NULL : "(not used)");
-  add(sh, "Maximum force", "N", "(0.0, inf)", "bond.buckling.max_force", b->buckling.max_force,
+  add(sh, "Maximum force", "N", "(0.0 to inf)", "bond.buckling.max_force", b->buckling.max_force,
       buck ? NULL : "(not used)");
-  add(sh, "Minimum force", "N", "[0.0, Maximum force]", "bond.buckling.min_force", b->buckling.min_force,
+  add(sh, "Minimum force", "N", "[0.0 to Maximum force]", "bond.buckling.min_force", b->buckling.min_force,
       buck ? NULL : "(not used)");
   /* the description gives this field's unit as N; it is a displacement, in m */
-  add(sh, "Displacement at minimum force", "m (the dialog says N)", "(0.0, inf)",
+  add(sh, "Displacement at minimum force", "m (the dialog says N)", "(0.0 to inf)",
       "bond.buckling.displacement_at_min_force", b->buckling.displacement_at_min_force, buck ? NULL : "(not used)");
-  add(sh, "Slope after minimum force", "N/m", "(-inf, inf)", "bond.buckling.slope_after_min_force",
+  add(sh, "Slope after minimum force", "N/m", "(-inf to inf)", "bond.buckling.slope_after_min_force",
       b->buckling.slope_after_min_force, buck ? NULL : "(not used)");
   add(sh, "Particle radius (sphero-cylinder)", "m", "", "fiber.outer_radius", R, NULL);
   add(sh, "Particle cylinder length (centre spacing)", "m", "", "fiber.length / fiber.segments", h, NULL);
   add(sh, "Particle total length (with both caps)", "m", "", "", h + 2.0 * R, NULL);
   add(sh, "Particle density to enter (solid sphero-cylinder)", "kg/m^3", "", "", sh->density_dem, NULL);
-  add(sh, "Segment mass (both)", "kg", "", "", sh->segment_mass, NULL);
+  add(sh, "Segment mass (fiberlab and DEM package alike)", "kg", "", "", sh->segment_mass, NULL);
   return FL_OK;
 }
 
@@ -129,35 +129,4 @@ int fl_dem_sheet_write_csv(FILE *f, const fl_dem_sheet *sh)
     fputc('\n', f);
   }
   return ferror(f) ? FL_EIO : FL_OK;
-}
-
-int fl_dem_sheet_files(const fl_experiment *exp, const char *prefix, char *txt, char *csv, char *err, size_t errlen)
-{
-  fl_dem_sheet sh;
-  char ttxt[FL_DEM_PATH + 32] = "", tcsv[FL_DEM_PATH + 32] = "", src[FL_DEM_PATH];
-  fl_dem_sheet_make(exp, &sh);
-  snprintf(txt, FL_DEM_PATH, "%s-dem.txt", prefix);
-  snprintf(csv, FL_DEM_PATH, "%s-dem.csv", prefix);
-  snprintf(src, sizeof src, "%s.yaml", prefix);
-  FILE *f = fl_output_open_temp(txt, ttxt, sizeof ttxt);
-  int ok = f && !fl_dem_sheet_write_text(f, &sh, src);
-  if (f && fclose(f))
-    ok = 0;
-  f = ok ? fl_output_open_temp(csv, tcsv, sizeof tcsv) : NULL;
-  ok = ok && f && !fl_dem_sheet_write_csv(f, &sh);
-  if (f && fclose(f))
-    ok = 0;
-  mode_t mask = umask(0);
-  umask(mask);
-  if (ok && (chmod(ttxt, 0666 & ~mask) || chmod(tcsv, 0666 & ~mask) || rename(ttxt, txt) || rename(tcsv, csv)))
-    ok = 0;
-  if (!ok) {
-    snprintf(err, errlen, "cannot write the parameter sheet %s: %s", txt, strerror(errno));
-    if (*ttxt)
-      unlink(ttxt);
-    if (*tcsv)
-      unlink(tcsv);
-    return FL_EIO;
-  }
-  return FL_OK;
 }

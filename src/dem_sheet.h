@@ -44,9 +44,4 @@ int fl_dem_sheet_make(const fl_experiment *exp, fl_dem_sheet *sh);
  * CSV (name,unit,range,value,fiberlab_key). */
 int fl_dem_sheet_write_text(FILE *f, const fl_dem_sheet *sh, const char *source);
 int fl_dem_sheet_write_csv(FILE *f, const fl_dem_sheet *sh);
-/* Write PREFIX-dem.txt and PREFIX-dem.csv beside a calibrated experiment PREFIX.yaml,
- * atomically; paths get their names (each FL_DEM_PATH bytes). */
-#define FL_DEM_PATH 4200
-int fl_dem_sheet_files(const fl_experiment *exp, const char *prefix, char *txt, char *csv, char *err, size_t errlen);
-
 #endif

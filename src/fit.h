@@ -258,10 +258,13 @@ typedef struct {
   char csv[FL_FIT_PATH];
   char gp[FL_FIT_PATH];
   char plot[FL_FIT_PATH];
+  char dem_txt[FL_FIT_PATH + 16]; /* PREFIX-dem.txt: the parameter sheet for the DEM package (dem_sheet.h) */
+  char dem_csv[FL_FIT_PATH + 16]; /* PREFIX-dem.csv: the same as CSV */
 } fl_calibration_paths;
 
-/* Write the calibrated experiment, the curves CSV, the gnuplot script and the plot,
- * each to a temporary name first, all renamed once all succeeded. */
+/* Write the calibrated experiment, the curves CSV, the gnuplot script, the plot and the
+ * parameter sheet for the DEM package, each to a temporary name first, all renamed once
+ * all succeeded. */
 int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
                          fl_calibration_paths *paths, char *err, size_t errlen);
 /* The summary, one YAML document (fiber-calibrate(1)), written through the libyaml
