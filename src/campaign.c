@@ -13,6 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <yaml.h>
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
 
 #include "campaign.h"
 #include "fl_defs.h"
@@ -570,6 +573,8 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
   }
   for (int i = 0; i < c->nspec; i++) {
     fl_campaign_result *r = &res[i];
+    if (o->ranks > 1 && i % o->ranks != o->rank)
+      continue; /* another rank's */
     if (o->cal.stop && *o->cal.stop) {
       *interrupted = 1;
       return FL_OK;
@@ -632,12 +637,68 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
     }
     if (o->progress && log) {
       static const char *const names[] = {"converged", "max_iterations", "failed"};
-      double el = now() - t0, left = el / (i + 1) * (c->nspec - i - 1);
-      fprintf(log, "%s: specimen %d/%d %s: %s, R^2 %.4f, %d iterations, %ld simulations%s, %.1f s (%.1f s elapsed, "
-              "about %.0f s left)\n", prog, i + 1, c->nspec, c->spec[i].id, names[r->status], r->r_squared,
+      int mine = o->ranks > 1 ? (i - o->rank) / o->ranks + 1 : i + 1; /* rows this rank has done */
+      int total = o->ranks > 1 ? (c->nspec - 1 - o->rank) / o->ranks + 1 : c->nspec;
+      double el = now() - t0, left = el / mine * (total - mine);
+      char who[48] = "";
+      if (o->ranks > 1)
+        snprintf(who, sizeof who, " (rank %d of %d)", o->rank, o->ranks);
+      fprintf(log, "%s: specimen %d/%d %s%s: %s, R^2 %.4f, %d iterations, %ld simulations%s, %.1f s (%.1f s elapsed, "
+              "about %.0f s left)\n", prog, i + 1, c->nspec, c->spec[i].id, who, names[r->status], r->r_squared,
               r->iterations, r->simulations, replayed ? " (replayed)" : "", r->wall_time, el, left);
       fflush(log);
     }
   }
+  return FL_OK;
+}
+
+int fl_campaign_gather(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int rc,
+                       int interrupted, int *rc_any, int *interrupted_any)
+{
+  *rc_any = rc;
+  *interrupted_any = interrupted;
+#ifdef HAVE_MPI
+  if (o->ranks <= 1)
+    return FL_OK;
+  int mine[2] = {rc ? 1 : 0, interrupted}, all[2];
+  if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return FL_EIO;
+  if (all[0] && !rc)
+    *rc_any = FL_EIO; /* another rank's error, reported there */
+  *interrupted_any = all[1];
+  if (all[0] || all[1])
+    return FL_OK;
+  for (int i = 0; i < c->nspec; i++) {
+    int owner = i % o->ranks;
+    if (owner == 0)
+      continue;
+    fl_campaign_result *r = &res[i];
+    if (o->rank == owner) {
+      /* the fixed part as bytes (its pointers mean nothing on rank 0), then the curve */
+      MPI_Send(r, (int)sizeof *r, MPI_BYTE, 0, 2 * i, MPI_COMM_WORLD);
+      if (r->points > 0) {
+        MPI_Send(r->x, r->points, MPI_DOUBLE, 0, 2 * i + 1, MPI_COMM_WORLD);
+        MPI_Send(r->measured, r->points, MPI_DOUBLE, 0, 2 * i + 1, MPI_COMM_WORLD);
+        MPI_Send(r->fitted, r->points, MPI_DOUBLE, 0, 2 * i + 1, MPI_COMM_WORLD);
+      }
+    } else if (o->rank == 0) {
+      MPI_Recv(r, (int)sizeof *r, MPI_BYTE, owner, 2 * i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      r->x = r->measured = r->fitted = NULL;
+      r->calibrated.fit_file = NULL;
+      if (r->points > 0) {
+        size_t b = (size_t)r->points * sizeof(double);
+        if (!(r->x = malloc(b)) || !(r->measured = malloc(b)) || !(r->fitted = malloc(b)))
+          MPI_Abort(MPI_COMM_WORLD, 1);
+        MPI_Recv(r->x, r->points, MPI_DOUBLE, owner, 2 * i + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(r->measured, r->points, MPI_DOUBLE, owner, 2 * i + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(r->fitted, r->points, MPI_DOUBLE, owner, 2 * i + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
+    }
+  }
+#else
+  (void)c;
+  (void)o;
+  (void)res;
+#endif
   return FL_OK;
 }

@@ -93,6 +93,7 @@ typedef struct {
   int resume;              /* 1: replay the checkpoints found */
   int progress;            /* 1: one line per specimen on cal.log */
   int stop_after;          /* stop as if interrupted after this many accepted iterations over the campaign (0: never) */
+  int rank, ranks;         /* MPI: this process fits the rows i with i % ranks == rank (ranks 0, 1: all rows) */
 } fl_campaign_opts;
 
 /* Fit every specimen into res (nspec entries, zeroed by the caller).  FL_OK with
@@ -102,6 +103,12 @@ typedef struct {
  * evaluated at all. */
 int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int *interrupted,
                     char *err, size_t errlen);
+/* MPI (built with --with-mpi): after fl_campaign_run on every rank, bring every
+ * specimen's result to rank 0 (res filled there in table order, bit for bit as each
+ * rank computed it), and agree on the outcome: *rc_any and *interrupted_any are those
+ * of the worst rank.  Without MPI, or with one rank, it only copies rc and interrupted. */
+int fl_campaign_gather(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int rc,
+                       int interrupted, int *rc_any, int *interrupted_any);
 /* Remove the checkpoints of a campaign that finished. */
 void fl_campaign_checkpoints_remove(const char *prefix, int nspec);
 void fl_campaign_results_free(fl_campaign_result *res, int n);

@@ -15,6 +15,9 @@
 #include "campaign.h"
 #include "cli.h"
 #include "fit.h"
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
 #include "fl_defs.h"
 #include "gpu.h"
 #include "output.h"
@@ -30,6 +33,8 @@ typedef struct {
   enum fl_plot plot;
   enum fl_solver solver;
 } cli_args;
+
+static int mpi_rank = 0, mpi_ranks = 1; /* this process and the processes of an mpirun */
 
 static volatile sig_atomic_t stop_flag = 0;
 static void on_signal(int sig)
@@ -104,7 +109,8 @@ static int campaign_main(const cli_args *a)
   fl_campaign c;
   int rc = fl_campaign_load(a->file, a->sets, a->nsets, &c, err, sizeof err);
   if (rc) {
-    fprintf(stderr, "%s: %s; nothing written\n", prog, err);
+    if (mpi_rank == 0) /* every rank reads the same inputs: one message */
+      fprintf(stderr, "%s: %s; nothing written\n", prog, err);
     return rc == FL_EINPUT || rc == FL_EIO ? 2 : 1;
   }
   const char *prefix = a->prefix;
@@ -159,17 +165,30 @@ static int campaign_main(const cli_args *a)
   o.resume = a->resume;
   o.progress = a->force_progress || (!a->quiet && isatty(STDERR_FILENO));
   o.stop_after = a->stop_after;
-  int interrupted = 0;
+  o.rank = mpi_rank;
+  o.ranks = mpi_ranks;
+  int interrupted = 0, rc_any, interrupted_any;
   rc = fl_campaign_run(&c, &o, res, &interrupted, err, sizeof err);
+  if (fl_campaign_gather(&c, &o, res, rc, interrupted || stop_flag, &rc_any, &interrupted_any)) {
+    fprintf(stderr, "%s: rank %d: the ranks could not exchange their results\n", prog, mpi_rank);
+    rc_any = FL_EIO;
+  }
   int status = 1;
   if (rc) {
     fprintf(stderr, "%s: %s; the checkpoints in %s.checkpoint.d are kept, no report written\n", prog, err, prefix);
     status = rc == FL_EINPUT ? 2 : 1; /* a checkpoint of other settings, a start the experiment refuses */
     goto out;
   }
-  if (interrupted || stop_flag) {
-    fprintf(stderr, "%s: interrupted: no report written; the checkpoints in %s.checkpoint.d are kept; rerun with "
-            "--resume to continue\n", prog, prefix);
+  if (rc_any)
+    goto out; /* another rank's error, reported by that rank */
+  if (interrupted_any) {
+    if (mpi_rank == 0)
+      fprintf(stderr, "%s: interrupted: no report written; the checkpoints in %s.checkpoint.d are kept; rerun with "
+              "--resume to continue\n", prog, prefix);
+    goto out;
+  }
+  if (mpi_rank != 0) {
+    status = 0; /* rank 0 reports; its status is the campaign's (below) */
     goto out;
   }
   fl_population pop, *pp = &pop;
@@ -195,13 +214,41 @@ static int campaign_main(const cli_args *a)
   }
   fl_population_free(&pop);
 out:
+#ifdef HAVE_MPI
+  if (mpi_ranks > 1 && !rc && !rc_any) {
+    int s0 = status;
+    MPI_Bcast(&s0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    status = s0;
+  }
+#endif
   fl_campaign_results_free(res, c.nspec);
   free(res);
   fl_campaign_free(&c);
   return status;
 }
 
+static int calibrate_main(int argc, char **argv);
+
+/* Under mpirun (built with --with-mpi), MPI starts and ends around the program. */
 int main(int argc, char **argv)
+{
+#ifdef HAVE_MPI
+  int under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+  if (under_mpirun) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpi_ranks);
+  }
+  int status = calibrate_main(argc, argv);
+  if (under_mpirun)
+    MPI_Finalize();
+  return status;
+#else
+  return calibrate_main(argc, argv);
+#endif
+}
+
+static int calibrate_main(int argc, char **argv)
 {
   const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
   static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
@@ -326,6 +373,12 @@ int main(int argc, char **argv)
     cli_args a = {prog, file, prefix, cmd, sets, nsets, quiet, force_progress, resume, stop_after, device,
                   solver_given, plot_given, threads, plot, solver};
     return campaign_main(&a);
+  }
+  if (mpi_ranks > 1) {
+    if (mpi_rank == 0)
+      fprintf(stderr, "%s: %s: a fit file under mpirun with %d ranks; allowed: a campaign (fiberlab-campaign(5)), "
+              "or the fit file without mpirun\n", prog, file, mpi_ranks);
+    return 2;
   }
   char err[4096];
   fl_fit fit;
