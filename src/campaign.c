@@ -100,14 +100,6 @@ static int text_of(reader *R, const yaml_node_t *map, const char *key, int requi
   return FL_OK;
 }
 
-static void relative_to(const char *base, const char *rel, char *out, size_t len)
-{
-  const char *slash = strrchr(base, '/');
-  if (rel[0] == '/' || !slash)
-    snprintf(out, len, "%s", rel);
-  else
-    snprintf(out, len, "%.*s/%s", (int)(slash - base), base, rel);
-}
 
 int fl_campaign_detect(const char *path)
 {
@@ -390,10 +382,10 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
       text_of(&R, cb, "file", 1, &filecol) || text_of(&R, cb, "id", 0, &idcol) ||
       text_of(&R, cb, "data_folder", 0, &folder))
     goto done;
-  relative_to(path, fit, c->fit_path, sizeof c->fit_path);
-  relative_to(path, table, c->table_path, sizeof c->table_path);
+  fl_path_relative(path, fit, c->fit_path, sizeof c->fit_path);
+  fl_path_relative(path, table, c->table_path, sizeof c->table_path);
   if (folder)
-    relative_to(path, folder, c->data_dir, sizeof c->data_dir);
+    fl_path_relative(path, folder, c->data_dir, sizeof c->data_dir);
   else {
     const char *slash = strrchr(c->table_path, '/');
     if (slash)

@@ -247,15 +247,6 @@ static int get_enum(loader *L, const yaml_node_t *n, const char *key, const char
   return fail_at(L, n, "%s: '%s' is not allowed; allowed: %s", key, t, list);
 }
 
-/* rel taken relative to the folder of base (unless absolute). */
-static void relative_to(const char *base, const char *rel, char *out, size_t len)
-{
-  const char *slash = strrchr(base, '/');
-  if (rel[0] == '/' || !slash)
-    snprintf(out, len, "%s", rel);
-  else
-    snprintf(out, len, "%.*s/%s", (int)(slash - base), base, rel);
-}
 
 /* fl_experiment_set's message without its "--set 'KEY=VALUE': " prefix. */
 static const char *set_message(const char *msg, const char *assignment)
@@ -274,7 +265,7 @@ static int load_experiment(loader *L, const yaml_node_t *val, const char *key, c
   const char *t;
   if (need_scalar(L, val, key, &t))
     return FL_EINPUT;
-  relative_to(L->file, t, path, plen);
+  fl_path_relative(L->file, t, path, plen);
   FILE *f = fopen(path, "rb");
   if (!f)
     return fail_at(L, val, "%s: '%s' cannot be read: %s; allowed: an experiment file, relative to the fit file", key,
@@ -711,7 +702,7 @@ static int load_item(loader *L, yaml_node_t *item, int index)
     t = L->data_file;
     snprintf(d->path, sizeof d->path, "%s", t);
   } else {
-    relative_to(L->file, t, d->path, sizeof d->path);
+    fl_path_relative(L->file, t, d->path, sizeof d->path);
   }
   snprintf(d->file, sizeof d->file, "%s", t);
   where(L, vf, wbuf, sizeof wbuf);
