@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dem_sheet.h"
 #include "fit.h"
 #include "cantilever.h"
 #include "fit_global.h"
@@ -2265,7 +2266,8 @@ int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_
                          fl_calibration_paths *p, char *err, size_t errlen)
 {
   char tyaml[FL_FIT_PATH + 32] = "", tcsv[FL_FIT_PATH + 32] = "", tgp[FL_FIT_PATH + 32] = "",
-       tplot[FL_FIT_PATH + 32] = "";
+       tplot[FL_FIT_PATH + 32] = "", tdt[FL_FIT_PATH + 48] = "", tdc[FL_FIT_PATH + 48] = "";
+  fl_dem_sheet sheet;
   int rc = FL_OK, do_plot = o->plot != FL_PLOT_NONE;
   if (do_plot && !fl_gnuplot_available()) {
     if (o->plot_required) {
@@ -2279,6 +2281,9 @@ int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_
   snprintf(p->csv, sizeof p->csv, "%s.csv", o->prefix);
   snprintf(p->gp, sizeof p->gp, "%s.gp", o->prefix);
   snprintf(p->plot, sizeof p->plot, "%s.%s", o->prefix, o->plot == FL_PLOT_SVG ? "svg" : "png");
+  snprintf(p->dem_txt, sizeof p->dem_txt, "%s-dem.txt", o->prefix);
+  snprintf(p->dem_csv, sizeof p->dem_csv, "%s-dem.csv", o->prefix);
+  fl_dem_sheet_make(&cal->calibrated, &sheet);
   FILE *f = fl_output_open_temp(p->yaml, tyaml, sizeof tyaml);
   if (!f || write_calibrated(f, fit, cal) || fclose(f)) {
     snprintf(err, errlen, "cannot write %s: %s", p->yaml, strerror(errno));
@@ -2297,6 +2302,18 @@ int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_
     rc = FL_EIO;
     goto fail;
   }
+  f = fl_output_open_temp(p->dem_txt, tdt, sizeof tdt);
+  if (!f || fl_dem_sheet_write_text(f, &sheet, p->yaml) || fclose(f)) {
+    snprintf(err, errlen, "cannot write %s: %s", p->dem_txt, strerror(errno));
+    rc = FL_EIO;
+    goto fail;
+  }
+  f = fl_output_open_temp(p->dem_csv, tdc, sizeof tdc);
+  if (!f || fl_dem_sheet_write_csv(f, &sheet) || fclose(f)) {
+    snprintf(err, errlen, "cannot write %s: %s", p->dem_csv, strerror(errno));
+    rc = FL_EIO;
+    goto fail;
+  }
   if (do_plot) {
     snprintf(tplot, sizeof tplot, "%s.tmp%ld", p->plot, (long)getpid());
     if ((rc = fl_gnuplot_run(tgp, tcsv, tplot, err, errlen)))
@@ -2307,7 +2324,10 @@ int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_
   chmod(tyaml, 0666 & ~mask);
   chmod(tcsv, 0666 & ~mask);
   chmod(tgp, 0666 & ~mask);
-  if (rename(tyaml, p->yaml) || rename(tcsv, p->csv) || rename(tgp, p->gp) || (do_plot && rename(tplot, p->plot))) {
+  chmod(tdt, 0666 & ~mask);
+  chmod(tdc, 0666 & ~mask);
+  if (rename(tyaml, p->yaml) || rename(tcsv, p->csv) || rename(tgp, p->gp) || rename(tdt, p->dem_txt) ||
+      rename(tdc, p->dem_csv) || (do_plot && rename(tplot, p->plot))) {
     snprintf(err, errlen, "cannot rename outputs into place: %s", strerror(errno));
     rc = FL_EIO;
     goto fail;
@@ -2324,6 +2344,10 @@ fail:
     unlink(tgp);
   if (*tplot)
     unlink(tplot);
+  if (*tdt)
+    unlink(tdt);
+  if (*tdc)
+    unlink(tdc);
   return rc;
 }
 
@@ -2482,6 +2506,8 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
   fl_yaml_key_str(y, "calibrated", p->yaml);
   fl_yaml_key_str(y, "csv", p->csv);
   fl_yaml_key_str_or_null(y, "plot", p->plot);
+  fl_yaml_key_str(y, "dem_sheet", p->dem_txt);
+  fl_yaml_key_str(y, "dem_sheet_csv", p->dem_csv);
   fl_yaml_map_end(y);
   return fl_yaml_out_close(&y);
 }

@@ -211,6 +211,9 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
 /* The value of a numeric key by its dotted path, in the YAML's units (degrees for
  * angles); FL_EINPUT for an unknown or non-numeric key. */
 int fl_experiment_get(const fl_experiment *exp, const char *path, double *value);
+/* The unit of a numeric key as its YAML value is written ("m", "Pa", "deg", "" for a
+ * number without unit), or NULL for a key that is not numeric or does not exist. */
+const char *fl_experiment_key_unit(const char *path);
 /* 1 when path names a real-valued key (the kind a fit may free). */
 int fl_experiment_key_is_number(const char *path);
 /* Write the experiment as YAML that loads back to the same definition, each value

@@ -9,15 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "campaign.h"
 #include "cli.h"
 #include "fit.h"
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
 #include "fl_defs.h"
 #include "gpu.h"
 #include "output.h"
 
 #define MAX_SETS 256
+
+/* What main parsed, for a campaign. */
+typedef struct {
+  const char *prog, *file, *prefix, *cmd;
+  const char *const *sets;
+  int nsets, quiet, force_progress, resume, stop_after, device, solver_given, plot_given;
+  long threads;
+  enum fl_plot plot;
+  enum fl_solver solver;
+} cli_args;
+
+static int mpi_rank = 0, mpi_ranks = 1; /* this process and the processes of an mpirun */
 
 static volatile sig_atomic_t stop_flag = 0;
 static void on_signal(int sig)
@@ -75,7 +92,163 @@ static int same_file(const char *path, const char *other)
   return stat(path, &a) == 0 && stat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+static double wall_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* fiber-calibrate CAMPAIGN.yaml (fiberlab-campaign(5)): load and check every row, fit
+ * the specimens with a checkpoint each, write the reports. */
+static int campaign_main(const cli_args *a)
+{
+  const char *prog = a->prog;
+  char err[4096], pbuf[FL_FIT_PATH];
+  double t0 = wall_now();
+  fl_campaign c;
+  int rc = fl_campaign_load(a->file, a->sets, a->nsets, &c, err, sizeof err);
+  if (rc) {
+    if (mpi_rank == 0) /* every rank reads the same inputs: one message */
+      fprintf(stderr, "%s: %s; nothing written\n", prog, err);
+    return rc == FL_EINPUT || rc == FL_EIO ? 2 : 1;
+  }
+  const char *prefix = a->prefix;
+  if (!prefix) {
+    const char *b = strrchr(a->file, '/');
+    snprintf(pbuf, sizeof pbuf, "%s", b ? b + 1 : a->file);
+    size_t n = strlen(pbuf);
+    if (n > 5 && strcmp(pbuf + n - 5, ".yaml") == 0)
+      pbuf[n - 5] = '\0';
+    prefix = pbuf;
+  }
+  char where[4200];
+  fl_experiment_where(&c.exp, c.exp_path, "simulation.solver", where, sizeof where);
+  int use_gpu;
+  if (fl_cli_check_solver(prog, a->device, c.exp.sim.solver, a->solver_given, where) ||
+      fl_cli_use_gpu(prog, c.exp.sim.solver == FL_SOLVER_STATIC ? 0 : a->device, &use_gpu)) {
+    fl_campaign_free(&c);
+    return 2;
+  }
+  if (a->plot != FL_PLOT_NONE && a->plot_given && !fl_gnuplot_available()) {
+    fprintf(stderr, "%s: --plot %s: gnuplot not found on PATH; install gnuplot, or use --plot none\n", prog,
+            a->plot == FL_PLOT_SVG ? "svg" : "png");
+    fl_campaign_free(&c);
+    return 1;
+  }
+  char settings[MAX_SETS * 64 + 64];
+  size_t sn = 0;
+  for (int i = 0; i < a->nsets && sn < sizeof settings - 1; i++)
+    sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "set %s\n", a->sets[i]);
+  if (sn < sizeof settings - 1)
+    snprintf(settings + sn, sizeof settings - sn, "device %s\nthreads %ld\n", use_gpu ? "gpu" : "cpu", a->threads);
+  fl_campaign_result *res = calloc((size_t)c.nspec, sizeof *res);
+  if (!res) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    fl_campaign_free(&c);
+    return 1;
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  fl_campaign_opts o;
+  memset(&o, 0, sizeof o);
+  o.cal.threads = (int)a->threads;
+  o.cal.gpu = use_gpu;
+  o.cal.log = stderr;
+  o.cal.prog = prog;
+  o.cal.stop = &stop_flag;
+  o.prefix = prefix;
+  o.settings = settings;
+  o.resume = a->resume;
+  o.progress = a->force_progress || (!a->quiet && isatty(STDERR_FILENO));
+  o.stop_after = a->stop_after;
+  o.rank = mpi_rank;
+  o.ranks = mpi_ranks;
+  int interrupted = 0, rc_any, interrupted_any;
+  rc = fl_campaign_run(&c, &o, res, &interrupted, err, sizeof err);
+  if (fl_campaign_gather(&c, &o, res, rc, interrupted || stop_flag, &rc_any, &interrupted_any)) {
+    fprintf(stderr, "%s: rank %d: the ranks could not exchange their results\n", prog, mpi_rank);
+    rc_any = FL_EIO;
+  }
+  int status = 1;
+  if (rc) {
+    fprintf(stderr, "%s: %s; the checkpoints in %s.checkpoint.d are kept, no report written\n", prog, err, prefix);
+    status = rc == FL_EINPUT ? 2 : 1; /* a checkpoint of other settings, a start the experiment refuses */
+    goto out;
+  }
+  if (rc_any)
+    goto out; /* another rank's error, reported by that rank */
+  if (interrupted_any) {
+    if (mpi_rank == 0)
+      fprintf(stderr, "%s: interrupted: no report written; the checkpoints in %s.checkpoint.d are kept; rerun with "
+              "--resume to continue\n", prog, prefix);
+    goto out;
+  }
+  if (mpi_rank != 0) {
+    status = 0; /* rank 0 reports; its status is the campaign's (below) */
+    goto out;
+  }
+  fl_population pop, *pp = &pop;
+  if (fl_campaign_population(&c, res, &pop, err, sizeof err)) {
+    fprintf(stderr, "%s: %s: no population: %s\n", prog, a->file, err);
+    pp = NULL;
+  }
+  for (int i = 0; i < c.nspec; i++)
+    if (res[i].status != FL_CAL_CONVERGED)
+      fprintf(stderr, "%s: %s:%d: row %d (%s) is left out of the population: %s: %s\n", prog, c.table_path,
+              c.spec[i].line, i + 1, c.spec[i].id, res[i].status == FL_CAL_MAX_ITERATIONS ? "did not converge"
+              : "failed", res[i].message);
+  fl_campaign_output out = {prefix, a->cmd, a->plot, a->plot_given};
+  fl_campaign_paths paths;
+  if ((rc = fl_campaign_write(&c, res, pp, &out, &paths, err, sizeof err))) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+  } else {
+    fl_campaign_checkpoints_remove(prefix, c.nspec);
+    if ((rc = fl_campaign_summary(stdout, &c, res, pp, &paths, wall_now() - t0)))
+      fprintf(stderr, "%s: cannot write the summary: %s\n", prog, fl_strerror(rc));
+    else
+      status = pp && pp->nused == c.nspec ? 0 : 1;
+  }
+  fl_population_free(&pop);
+out:
+#ifdef HAVE_MPI
+  if (mpi_ranks > 1 && !rc && !rc_any) {
+    int s0 = status;
+    MPI_Bcast(&s0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    status = s0;
+  }
+#endif
+  fl_campaign_results_free(res, c.nspec);
+  free(res);
+  fl_campaign_free(&c);
+  return status;
+}
+
+static int calibrate_main(int argc, char **argv);
+
+/* Under mpirun (built with --with-mpi), MPI starts and ends around the program. */
 int main(int argc, char **argv)
+{
+#ifdef HAVE_MPI
+  int under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+  if (under_mpirun) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpi_ranks);
+  }
+  int status = calibrate_main(argc, argv);
+  if (under_mpirun)
+    MPI_Finalize();
+  return status;
+#else
+  return calibrate_main(argc, argv);
+#endif
+}
+
+static int calibrate_main(int argc, char **argv)
 {
   const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
   static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
@@ -192,6 +365,21 @@ int main(int argc, char **argv)
     sets[nsets++] = seedset;
   if (solver_given)
     sets[nsets++] = solverset;
+  char cmd[4096];
+  size_t n = 0;
+  for (int i = 0; i < argc && n < sizeof cmd - 1; i++)
+    n += (size_t)snprintf(cmd + n, sizeof cmd - n, "%s%s", i ? " " : "", argv[i]);
+  if (fl_campaign_detect(file)) {
+    cli_args a = {prog, file, prefix, cmd, sets, nsets, quiet, force_progress, resume, stop_after, device,
+                  solver_given, plot_given, threads, plot, solver};
+    return campaign_main(&a);
+  }
+  if (mpi_ranks > 1) {
+    if (mpi_rank == 0)
+      fprintf(stderr, "%s: %s: a fit file under mpirun with %d ranks; allowed: a campaign (fiberlab-campaign(5)), "
+              "or the fit file without mpirun\n", prog, file, mpi_ranks);
+    return 2;
+  }
   char err[4096];
   fl_fit fit;
   int rc = fl_fit_load(file, sets, nsets, &fit, err, sizeof err);
@@ -249,11 +437,6 @@ int main(int argc, char **argv)
     fl_fit_free(&fit);
     return 1;
   }
-  char cmd[4096];
-  size_t n = 0;
-  for (int i = 0; i < argc && n < sizeof cmd - 1; i++)
-    n += (size_t)snprintf(cmd + n, sizeof cmd - n, "%s%s", i ? " " : "", argv[i]);
-
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;

@@ -118,6 +118,11 @@ typedef struct {
  * KEY=VALUE strings, as -s) apply to every experiment after its file.  Errors:
  * "file:line:col: key: 'value' is ...; allowed: ..." in err, FL_EINPUT or FL_EIO. */
 int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fit, char *err, size_t errlen);
+/* The same, for one specimen of a campaign (fiberlab-campaign(5)): data_file (opened as
+ * given, not relative to the fit file; NULL: none) replaces the file of every curve item,
+ * and x_max (m or rad; <= 0: none) its x_max. */
+int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, const char *data_file, double x_max,
+                         fl_fit *fit, char *err, size_t errlen);
 /* Free what fl_fit_load allocated. */
 void fl_fit_free(fl_fit *fit);
 
@@ -258,10 +263,13 @@ typedef struct {
   char csv[FL_FIT_PATH];
   char gp[FL_FIT_PATH];
   char plot[FL_FIT_PATH];
+  char dem_txt[FL_FIT_PATH + 16]; /* PREFIX-dem.txt: the parameter sheet for the DEM package (dem_sheet.h) */
+  char dem_csv[FL_FIT_PATH + 16]; /* PREFIX-dem.csv: the same as CSV */
 } fl_calibration_paths;
 
-/* Write the calibrated experiment, the curves CSV, the gnuplot script and the plot,
- * each to a temporary name first, all renamed once all succeeded. */
+/* Write the calibrated experiment, the curves CSV, the gnuplot script, the plot and the
+ * parameter sheet for the DEM package, each to a temporary name first, all renamed once
+ * all succeeded. */
 int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
                          fl_calibration_paths *paths, char *err, size_t errlen);
 /* The summary, one YAML document (fiber-calibrate(1)), written through the libyaml

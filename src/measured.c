@@ -583,3 +583,103 @@ double fl_measured_toe_shift(const fl_measured *m)
   }
   return best > 0 ? xc - yc / best : NAN;
 }
+
+/* The separator of a table whose first line is a header: the first of comma,
+ * semicolon and tab found outside quotes in it, else blanks. */
+static char header_separator(const char *line)
+{
+  return has_unquoted(line, ',') ? ',' : has_unquoted(line, ';') ? ';' : has_unquoted(line, '\t') ? '\t' : ' ';
+}
+
+void fl_table_free(fl_table *t)
+{
+  if (t->cell)
+    for (long i = 0; i < (long)t->nrows * t->ncols; i++)
+      free(t->cell[i]);
+  if (t->names)
+    for (int i = 0; i < t->ncols; i++)
+      free(t->names[i]);
+  free(t->cell);
+  free(t->names);
+  free(t->line);
+  memset(t, 0, sizeof *t);
+}
+
+int fl_table_read(const char *path, const char *shown, fl_table *t, char *err, size_t errlen)
+{
+  char **lines = NULL;
+  int nlines = 0, rc;
+  field *f = malloc(MAX_FIELDS * sizeof *f);
+  splitter *sp = calloc(1, sizeof *sp);
+  memset(t, 0, sizeof *t);
+  if (!f || !sp) {
+    free(f);
+    free(sp);
+    snprintf(err, errlen, "out of memory");
+    return FL_ENOMEM;
+  }
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    snprintf(err, errlen, "%s: cannot be read: %s; allowed: a readable table file", shown, strerror(errno));
+    free(f);
+    free(sp);
+    return FL_EIO;
+  }
+  rc = read_lines(fp, &lines, &nlines);
+  fclose(fp);
+  if (rc) {
+    snprintf(err, errlen, "%s: %s", shown, rc == FL_ELIMIT ? "larger than a table may be (64 MiB)" : "cannot be read");
+    goto done;
+  }
+  int header = 0;
+  while (header < nlines && skip_line(lines[header]))
+    header++;
+  if (header == nlines) {
+    snprintf(err, errlen, "%s:1:1: the table is empty; allowed: a header line naming the columns, then one row per "
+             "specimen", shown);
+    rc = FL_EINPUT;
+    goto done;
+  }
+  if ((rc = splitter_init(sp, header_separator(lines[header]))) != FL_OK) {
+    snprintf(err, errlen, "out of memory");
+    goto done;
+  }
+  int nf = split_line(sp, lines[header], f, 0);
+  if (nf < 0 || !(t->names = calloc((size_t)(nf > 0 ? nf : 1), sizeof *t->names)))
+    goto nomem;
+  for (int i = 0; i < nf; i++) {
+    if (!(t->names[i] = strdup(f[i].start)))
+      goto nomem;
+    t->ncols++;
+  }
+  size_t cap = (size_t)(nlines - header);
+  t->cell = calloc(cap * (size_t)(t->ncols > 0 ? t->ncols : 1), sizeof *t->cell);
+  t->line = malloc(cap * sizeof *t->line);
+  if (!t->cell || !t->line)
+    goto nomem;
+  for (int i = header + 1; i < nlines; i++) {
+    if (skip_line(lines[i]))
+      continue;
+    if ((nf = split_line(sp, lines[i], f, 0)) < 0)
+      goto nomem;
+    for (int c = 0; c < t->ncols; c++)
+      if (!(t->cell[(size_t)t->nrows * t->ncols + c] = strdup(c < nf ? f[c].start : "")))
+        goto nomem;
+    t->line[t->nrows++] = i + 1;
+  }
+  rc = FL_OK;
+  goto done;
+nomem:
+  rc = FL_ENOMEM;
+  snprintf(err, errlen, "out of memory reading %s", shown);
+done:
+  if (rc)
+    fl_table_free(t);
+  for (int i = 0; i < nlines; i++)
+    free(lines[i]);
+  free(lines);
+  splitter_free(sp);
+  free(sp);
+  free(f);
+  return rc;
+}

@@ -72,4 +72,21 @@ void fl_measured_free(fl_measured *m);
  * negative for a preload.  NAN when the rise has fewer than 3 rows or no positive slope. */
 double fl_measured_toe_shift(const fl_measured *m);
 
+/* A table of text cells under a header line (a campaign's specimen table): the first
+ * line that is not empty or a '#' comment names the columns, every later such line is
+ * a row; the separator is the first of comma, semicolon and tab in the header, else
+ * blanks; quotes as in fl_measured_read.  A row with fewer fields has empty cells. */
+typedef struct {
+  int ncols;    /* columns: the header's fields */
+  int nrows;    /* rows below the header */
+  char **names; /* ncols header names */
+  char **cell;  /* nrows x ncols texts, row-major, never NULL */
+  int *line;    /* file line of each row, 1-based */
+} fl_table;
+
+/* Read the table at path (shown: its name in messages).  FL_EIO, FL_ELIMIT, FL_ENOMEM,
+ * or FL_EINPUT for a file without a header line, with err set. */
+int fl_table_read(const char *path, const char *shown, fl_table *t, char *err, size_t errlen);
+void fl_table_free(fl_table *t);
+
 #endif

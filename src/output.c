@@ -34,6 +34,21 @@ int fl_gnuplot_available(void)
   return 0;
 }
 
+void fl_csv_field(FILE *f, const char *s)
+{
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
 /* A temporary file beside the final name. */
 FILE *fl_output_open_temp(const char *final, char *tmp, size_t len)
 {

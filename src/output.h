@@ -30,6 +30,9 @@ int fl_gnuplot_available(void);
 int fl_gnuplot_run(const char *gp, const char *csv, const char *out, char *msg, size_t msglen);
 /* Print s as a gnuplot single-quoted string. */
 void fl_gnuplot_quote(FILE *f, const char *s);
+/* Print s as one CSV field: as is, or in double quotes (a quote doubled) when it
+ * holds a comma, a quote or a line break. */
+void fl_csv_field(FILE *f, const char *s);
 /* Open a new temporary file beside final (its name in tmp) for an atomic write. */
 FILE *fl_output_open_temp(const char *final, char *tmp, size_t len);
 

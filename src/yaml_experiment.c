@@ -1184,6 +1184,12 @@ int fl_experiment_get(const fl_experiment *exp, const char *path, double *value)
   }
 }
 
+const char *fl_experiment_key_unit(const char *path)
+{
+  const key_def *k = find_key(path);
+  return k && (k->type == KT_REAL || k->type == KT_DEG || k->type == KT_REAL_AUTO || k->type == KT_INT) ? k->unit : NULL;
+}
+
 int fl_experiment_key_is_number(const char *path)
 {
   const key_def *k = find_key(path);

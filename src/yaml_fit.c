@@ -68,6 +68,8 @@ typedef struct {
   fl_fit *fit;
   const char *const *sets; /* -s KEY=VALUE for every experiment */
   int nsets;
+  const char *data_file;   /* NULL, or the table that replaces the file of the curve item (a campaign) */
+  double x_max;            /* > 0: replaces the curve items' x_max, m or rad (a campaign's data.x_max) */
   char *err;
   size_t errlen;
 } loader;
@@ -247,15 +249,6 @@ static int get_enum(loader *L, const yaml_node_t *n, const char *key, const char
   return fail_at(L, n, "%s: '%s' is not allowed; allowed: %s", key, t, list);
 }
 
-/* rel taken relative to the folder of base (unless absolute). */
-static void relative_to(const char *base, const char *rel, char *out, size_t len)
-{
-  const char *slash = strrchr(base, '/');
-  if (rel[0] == '/' || !slash)
-    snprintf(out, len, "%s", rel);
-  else
-    snprintf(out, len, "%.*s/%s", (int)(slash - base), base, rel);
-}
 
 /* fl_experiment_set's message without its "--set 'KEY=VALUE': " prefix. */
 static const char *set_message(const char *msg, const char *assignment)
@@ -274,7 +267,7 @@ static int load_experiment(loader *L, const yaml_node_t *val, const char *key, c
   const char *t;
   if (need_scalar(L, val, key, &t))
     return FL_EINPUT;
-  relative_to(L->file, t, path, plen);
+  fl_path_relative(L->file, t, path, plen);
   FILE *f = fopen(path, "rb");
   if (!f)
     return fail_at(L, val, "%s: '%s' cannot be read: %s; allowed: an experiment file, relative to the fit file", key,
@@ -608,6 +601,8 @@ static int load_item(loader *L, yaml_node_t *item, int index)
       get_number(L, v, key, 0, d->test == FL_TEST_TORSION ? 1e3 : 10, 1, d->test == FL_TEST_TORSION ? "rad" : "m",
                  &d->x_max))
     return FL_EINPUT;
+  if (L->x_max > 0.0 && d->kind == FL_FIT_CURVE)
+    d->x_max = L->x_max;
   const char *xunit = d->test == FL_TEST_TORSION ? "rad" : "m";
   double xhi = d->test == FL_TEST_TORSION ? 1e3 : 10;
   yaml_node_t *vxmax = get(L, item, "x_max", NULL), *vxmin = get(L, item, "x_min", NULL);
@@ -707,8 +702,14 @@ static int load_item(loader *L, yaml_node_t *item, int index)
   snprintf(key, sizeof key, "%s.%s", what, vfile ? "file" : "peaks");
   if (need_scalar(L, vf, key, &t) || !t)
     return FL_EINPUT;
+  if (L->data_file && d->kind == FL_FIT_CURVE) {
+    /* a campaign's specimen: its own table in place of the template's */
+    t = L->data_file;
+    snprintf(d->path, sizeof d->path, "%s", t);
+  } else {
+    fl_path_relative(L->file, t, d->path, sizeof d->path);
+  }
   snprintf(d->file, sizeof d->file, "%s", t);
-  relative_to(L->file, t, d->path, sizeof d->path);
   where(L, vf, wbuf, sizeof wbuf);
   fl_measured_source src = {d->path, d->file, key, wbuf};
   fl_measured_column col[2];
@@ -841,13 +842,19 @@ static int check_free_against(loader *L, const yaml_node_t *freemap)
 
 int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fit, char *err, size_t errlen)
 {
+  return fl_fit_load_specimen(path, sets, nsets, NULL, 0.0, fit, err, errlen);
+}
+
+int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, const char *data_file, double x_max,
+                         fl_fit *fit, char *err, size_t errlen)
+{
   yaml_parser_t parser;
   yaml_document_t doc, extra;
   int rc = FL_EINPUT, have_doc = 0;
   memset(fit, 0, sizeof *fit);
   fit->solver = fl_fit_solver_default();
   snprintf(fit->file, sizeof fit->file, "%s", path);
-  loader L = {path, &doc, fit, sets, nsets, err, errlen};
+  loader L = {path, &doc, fit, sets, nsets, data_file, x_max, err, errlen};
   unsigned char *text;
   size_t len;
   if ((rc = fl_yaml_input_read(path, "a fit file", &text, &len, err, errlen)) != FL_OK)

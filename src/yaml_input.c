@@ -98,3 +98,12 @@ int fl_yaml_input_read(const char *path, const char *what, unsigned char **text,
   *len = n;
   return FL_OK;
 }
+
+void fl_path_relative(const char *base, const char *rel, char *out, size_t len)
+{
+  const char *slash = strrchr(base, '/');
+  if (rel[0] == '/' || !slash)
+    snprintf(out, len, "%s", rel);
+  else
+    snprintf(out, len, "%.*s/%s", (int)(slash - base), base, rel);
+}

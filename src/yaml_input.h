@@ -26,4 +26,8 @@
 int fl_yaml_input_read(const char *path, const char *what, unsigned char **text, size_t *len, char *err,
                        size_t errlen);
 
+/* rel taken relative to the folder of the file base (unless rel is absolute or base has
+ * no folder), into out: how fit and campaign files name the files they use. */
+void fl_path_relative(const char *base, const char *rel, char *out, size_t len);
+
 #endif

@@ -1,0 +1,696 @@
+/* campaign.c: a campaign file and its specimen table read and checked row by row, and
+ * the specimens fitted one after another with a checkpoint each (campaign.h,
+ * fiberlab-campaign(5)). */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <yaml.h>
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+#include "campaign.h"
+#include "fl_defs.h"
+#include "measured.h"
+#include "yaml_input.h"
+
+#define DEG (3.14159265358979323846 / 180.0)
+#define XMAX_KEY "data.x_max" /* a mapped column that sets the curve's x_max, not an experiment key */
+
+static const char *const top_keys[] = {"campaign", NULL};
+static const char *const campaign_keys[] = {"fit", "specimens", "file", "id", "data_folder", "columns", NULL};
+static const char *const map_keys[] = {"column", "unit", "scale", NULL};
+
+typedef struct {
+  const char *file;
+  yaml_document_t *doc;
+  char *err;
+  size_t errlen;
+} reader;
+
+static int fail_at(reader *R, const yaml_node_t *n, const char *fmt, ...)
+{
+  char msg[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(R->err, R->errlen, "%s:%zu:%zu: %s", R->file, n ? n->start_mark.line + 1 : 1,
+           n ? n->start_mark.column + 1 : 1, msg);
+  return FL_EINPUT;
+}
+
+static const char *scalar_of(const yaml_node_t *n)
+{
+  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A block with the allowed keys, each once. */
+static int block(reader *R, const yaml_node_t *map, const char *what, const char *const *allowed, const char *list)
+{
+  if (!map || map->type != YAML_MAPPING_NODE)
+    return fail_at(R, map, "%s: is not a block of keys; allowed: a block with %s", what, list);
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = yaml_document_get_node(R->doc, p->key);
+    const char *name = scalar_of(k);
+    int ok = 0;
+    for (int i = 0; name && allowed && allowed[i] && !ok; i++)
+      ok = strcmp(allowed[i], name) == 0;
+    if (!name || (allowed && !ok))
+      return fail_at(R, k, "%s.%s: unknown key; allowed in %s: %s", what, name ? name : "?", what, list);
+    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+      yaml_node_t *kq = yaml_document_get_node(R->doc, q->key);
+      if (scalar_of(kq) && strcmp(scalar_of(kq), name) == 0)
+        return fail_at(R, k, "%s.%s: duplicate key (first at line %zu); allowed: each key once", what, name,
+                       kq->start_mark.line + 1);
+    }
+  }
+  return FL_OK;
+}
+
+static yaml_node_t *value_of(reader *R, const yaml_node_t *map, const char *key)
+{
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++)
+    if (scalar_of(yaml_document_get_node(R->doc, p->key)) &&
+        strcmp(scalar_of(yaml_document_get_node(R->doc, p->key)), key) == 0)
+      return yaml_document_get_node(R->doc, p->value);
+  return NULL;
+}
+
+/* A scalar value of key; required: missing is an error. */
+static int text_of(reader *R, const yaml_node_t *map, const char *key, int required, const char **out)
+{
+  yaml_node_t *v = value_of(R, map, key);
+  *out = NULL;
+  if (!v) {
+    if (required)
+      return fail_at(R, map, "campaign.%s: missing; allowed: see fiberlab-campaign(5)", key);
+    return FL_OK;
+  }
+  if (!(*out = scalar_of(v)) || !**out)
+    return fail_at(R, v, "campaign.%s: is %s; allowed: a single value", key, scalar_of(v) ? "empty" : "not a value");
+  return FL_OK;
+}
+
+
+int fl_campaign_detect(const char *path)
+{
+  unsigned char *text;
+  size_t len;
+  char err[512];
+  if (fl_yaml_input_read(path, "a fit file", &text, &len, err, sizeof err) != FL_OK)
+    return 0;
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  int found = 0;
+  if (!yaml_parser_initialize(&parser)) {
+    free(text);
+    return 0;
+  }
+  yaml_parser_set_input_string(&parser, text, len);
+  if (yaml_parser_load(&parser, &doc)) {
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    reader R = {path, &doc, err, sizeof err};
+    found = root && root->type == YAML_MAPPING_NODE && value_of(&R, root, "campaign") != NULL;
+    yaml_document_delete(&doc);
+  }
+  yaml_parser_delete(&parser);
+  free(text);
+  return found;
+}
+
+/* The column called name in the table, or -1. */
+static int table_column(const fl_table *t, const char *name)
+{
+  for (int i = 0; i < t->ncols; i++)
+    if (strcmp(t->names[i], name) == 0)
+      return i;
+  return -1;
+}
+
+static void column_list(const fl_table *t, char *buf, size_t len)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < t->ncols && used < len; i++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", t->names[i]);
+}
+
+/* One mapping key: { column: NAME, unit: U, scale: S }. */
+static int load_map(reader *R, const fl_table *t, const char *table_shown, yaml_node_t *k, yaml_node_t *v,
+                    fl_campaign_map *m)
+{
+  const char *key = scalar_of(k), *col, *unit, *sc;
+  char what[FL_FIT_KEY + 16], list[2048];
+  snprintf(what, sizeof what, "campaign.columns.%s", key ? key : "?");
+  /* data.x_max, the fit's own key, or an experiment key */
+  const char *yunit = key && strcmp(key, XMAX_KEY) == 0 ? "m" : key ? fl_experiment_key_unit(key) : NULL;
+  if (!yunit)
+    return fail_at(R, k, "%s: '%s' is not a numeric experiment key; allowed: a dotted path of fiberlab-experiment(5) "
+                   "with a number, such as fiber.outer_radius or test.span", what, key ? key : "");
+  if (strlen(key) >= sizeof m->key)
+    return fail_at(R, k, "%s: key too long", what);
+  if (block(R, v, what, map_keys, "column, unit, scale"))
+    return FL_EINPUT;
+  reader Rm = *R;
+  yaml_node_t *vc = value_of(R, v, "column"), *vu = value_of(R, v, "unit"), *vs = value_of(R, v, "scale");
+  if (!vc || !(col = scalar_of(vc)) || !*col)
+    return fail_at(&Rm, vc ? vc : v, "%s.column: %s; allowed: a column name of %s", what,
+                   vc ? "is not a name" : "missing", table_shown);
+  snprintf(m->key, sizeof m->key, "%s", key);
+  snprintf(m->column, sizeof m->column, "%s", col);
+  m->line = (unsigned)k->start_mark.line + 1;
+  m->col = (unsigned)k->start_mark.column + 1;
+  if ((m->index = table_column(t, col)) < 0) {
+    column_list(t, list, sizeof list);
+    return fail_at(R, vc, "%s.column: '%s' is not a column of %s; allowed: %s", what, col, table_shown, list);
+  }
+  m->factor = 1.0;
+  m->unit[0] = '\0';
+  if (vu) {
+    enum fl_quantity q;
+    int has_q = 1;
+    if (strcmp(yunit, "m") == 0)
+      q = FL_Q_LENGTH;
+    else if (strcmp(yunit, "deg") == 0)
+      q = FL_Q_ANGLE;
+    else if (strcmp(yunit, "N") == 0)
+      q = FL_Q_FORCE;
+    else if (strcmp(yunit, "N m") == 0)
+      q = FL_Q_TORQUE;
+    else
+      has_q = 0;
+    unit = scalar_of(vu);
+    const fl_unit *u = unit ? fl_unit_find(unit) : NULL;
+    if (!has_q)
+      return fail_at(R, vu, "%s.unit: %s takes its values in %s; allowed: no unit (scale converts, if needed)", what,
+                     key, *yunit ? yunit : "no unit");
+    fl_unit_names(q, list, sizeof list);
+    if (!u || u->quantity != q)
+      return fail_at(R, vu, "%s.unit: '%s' is not a unit of %s (its YAML unit is %s); allowed: %s", what,
+                     unit ? unit : "", key, yunit, list);
+    snprintf(m->unit, sizeof m->unit, "%s", unit);
+    m->factor = q == FL_Q_ANGLE ? u->to_si / DEG : u->to_si;
+  }
+  m->scale = 1.0;
+  if (vs) {
+    char *end;
+    sc = scalar_of(vs);
+    errno = 0;
+    double s = sc ? strtod(sc, &end) : 0.0;
+    if (!sc || !*sc || *end || errno == ERANGE || !isfinite(s) || !(s > 0.0))
+      return fail_at(R, vs, "%s.scale: '%s' is not allowed; allowed: a number > 0 (0.5 turns a diameter into a "
+                     "radius)", what, sc ? sc : "");
+    m->scale = s;
+  }
+  m->factor *= m->scale;
+  return FL_OK;
+}
+
+/* The sets of specimen i: its mapped values, then the campaign's own. */
+static const char **specimen_sets(const fl_campaign *c, int i, char (*buf)[FL_FIT_KEY + 40], int *n)
+{
+  const char **sets = malloc((size_t)(c->nmap + c->nsets + 1) * sizeof *sets);
+  if (!sets)
+    return NULL;
+  int k = 0;
+  for (int j = 0; j < c->nmap; j++) {
+    if (strcmp(c->map[j].key, XMAX_KEY) == 0)
+      continue;
+    snprintf(buf[j], sizeof buf[j], "%s=%.17g", c->map[j].key, c->spec[i].value[j]);
+    sets[k++] = buf[j];
+  }
+  for (int j = 0; j < c->nsets; j++)
+    sets[k++] = c->sets[j];
+  *n = k;
+  return sets;
+}
+
+/* A message from loading specimen i's fit, named by its table row and, when the
+ * message blames a mapped key as if an option had set it, by that column. */
+static void row_message(const fl_campaign *c, int i, const char *msg, char *err, size_t errlen)
+{
+  const fl_campaign_specimen *s = &c->spec[i];
+  for (int j = 0; j < c->nmap; j++) {
+    size_t n = strlen(c->map[j].key);
+    if (strncmp(msg, "--set '", 7) == 0 && strncmp(msg + 7, c->map[j].key, n) == 0 && msg[7 + n] == '=') {
+      const char *rest = strstr(msg, "': ");
+      snprintf(err, errlen, "%s:%d: row %d (%s), column '%s' (%s = %.6g): %s", c->table_path, s->line, i + 1, s->id,
+               c->map[j].column, c->map[j].key, s->value[j], rest ? rest + 3 : msg);
+      return;
+    }
+  }
+  snprintf(err, errlen, "%s:%d: row %d (%s): %s", c->table_path, s->line, i + 1, s->id, msg);
+}
+
+int fl_campaign_fit(const fl_campaign *c, int i, fl_fit *fit, char *err, size_t errlen)
+{
+  char(*buf)[FL_FIT_KEY + 40] = malloc(FL_CAMPAIGN_MAX_MAP * sizeof *buf);
+  char msg[4096];
+  int n = 0;
+  const char **sets = buf ? specimen_sets(c, i, buf, &n) : NULL;
+  if (!sets) {
+    free(buf);
+    snprintf(err, errlen, "out of memory");
+    return FL_ENOMEM;
+  }
+  double x_max = 0.0;
+  for (int j = 0; j < c->nmap; j++)
+    if (strcmp(c->map[j].key, XMAX_KEY) == 0)
+      x_max = c->spec[i].value[j];
+  int rc = fl_fit_load_specimen(c->fit_path, sets, n, c->spec[i].data_path, x_max, fit, msg, sizeof msg);
+  if (rc)
+    row_message(c, i, msg, err, errlen);
+  free(sets);
+  free(buf);
+  return rc;
+}
+
+/* Row r of the table into specimen s: its id, its curve and its mapped values, each
+ * checked against its key's range on its own. */
+static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, int filecol, fl_campaign_specimen *s,
+                    char *err, size_t errlen)
+{
+  const char *const *cells = (const char *const *)t->cell + (size_t)r * t->ncols;
+  s->line = t->line[r];
+  snprintf(s->id, sizeof s->id, "%s", cells[idcol]);
+  if (!*cells[idcol]) {
+    snprintf(err, errlen, "%s:%d: row %d, column '%s': empty; allowed: a name for every specimen", c->table_path,
+             s->line, r + 1, t->names[idcol]);
+    return FL_EINPUT;
+  }
+  const char *f = cells[filecol];
+  if (!*f) {
+    snprintf(err, errlen, "%s:%d: row %d (%s), column '%s': empty; allowed: the specimen's curve file", c->table_path,
+             s->line, r + 1, s->id, t->names[filecol]);
+    return FL_EINPUT;
+  }
+  if (f[0] == '/' || !c->data_dir[0])
+    snprintf(s->data_path, sizeof s->data_path, "%s", f);
+  else
+    snprintf(s->data_path, sizeof s->data_path, "%.2000s/%.2000s", c->data_dir, f);
+  FILE *fp = fopen(s->data_path, "rb");
+  if (!fp) {
+    snprintf(err, errlen, "%s:%d: row %d (%s), column '%s': '%s' cannot be read (%s): %s; allowed: a readable curve "
+             "file, relative to data_folder", c->table_path, s->line, r + 1, s->id, t->names[filecol], f,
+             s->data_path, strerror(errno));
+    return FL_EINPUT;
+  }
+  fclose(fp);
+  for (int j = 0; j < c->nmap; j++) {
+    const fl_campaign_map *m = &c->map[j];
+    const char *cell = cells[m->index];
+    char *end, assignment[FL_FIT_KEY + 40], msg[1536];
+    errno = 0;
+    double v = strtod(cell, &end);
+    if (!*cell || *end || errno == ERANGE || !isfinite(v)) {
+      snprintf(err, errlen, "%s:%d: row %d (%s), column '%s' (%s): '%s' is not a number; allowed: a number in "
+               "every row", c->table_path, s->line, r + 1, s->id, m->column, m->key, cell);
+      return FL_EINPUT;
+    }
+    s->value[j] = v * m->factor;
+    snprintf(assignment, sizeof assignment, "%s=%.17g", m->key, s->value[j]);
+    fl_experiment e = fl_experiment_default();
+    if (strcmp(m->key, XMAX_KEY) == 0) {
+      if (!(s->value[j] > 0.0 && s->value[j] <= 10.0)) {
+        snprintf(err, errlen, "%s:%d: row %d (%s), column '%s': %s%s%s gives %s = %.6g m: out of range; allowed: a "
+                 "number in (0, 10] m", c->table_path, s->line, r + 1, s->id, m->column, cell, *m->unit ? " " : "",
+                 m->unit, m->key, s->value[j]);
+        return FL_EINPUT;
+      }
+    } else if (fl_experiment_set(&e, assignment, msg, sizeof msg)) {
+      const char *rest = strstr(msg, "': ");
+      snprintf(err, errlen, "%s:%d: row %d (%s), column '%s': %s%s%s gives %s = %.6g: %s", c->table_path, s->line,
+               r + 1, s->id, m->column, cell, *m->unit ? " " : "", m->unit, m->key, s->value[j], rest ? rest + 3 : msg);
+      return FL_EINPUT;
+    }
+  }
+  for (int q = 0; q < r; q++)
+    if (strcmp(c->spec[q].id, s->id) == 0) {
+      snprintf(err, errlen, "%s:%d: row %d, column '%s': '%s' is the name of row %d too; allowed: a name for each "
+               "specimen once", c->table_path, s->line, r + 1, t->names[idcol], s->id, q + 1);
+      return FL_EINPUT;
+    }
+  return FL_OK;
+}
+
+int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_campaign *c, char *err, size_t errlen)
+{
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  unsigned char *text = NULL;
+  size_t len;
+  int rc, have_doc = 0;
+  fl_table t;
+  memset(&t, 0, sizeof t);
+  memset(c, 0, sizeof *c);
+  snprintf(c->file, sizeof c->file, "%s", path);
+  c->sets = sets;
+  c->nsets = nsets;
+  if ((rc = fl_yaml_input_read(path, "a campaign file", &text, &len, err, errlen)) != FL_OK)
+    return rc;
+  rc = FL_EINPUT;
+  if (!yaml_parser_initialize(&parser)) {
+    free(text);
+    snprintf(err, errlen, "out of memory");
+    return FL_ENOMEM;
+  }
+  yaml_parser_set_input_string(&parser, text, len);
+  reader R = {path, &doc, err, errlen};
+  if (!yaml_parser_load(&parser, &doc)) {
+    snprintf(err, errlen, "%s:%zu:%zu: not valid YAML: %s", path, parser.problem_mark.line + 1,
+             parser.problem_mark.column + 1, parser.problem ? parser.problem : "syntax error");
+    goto done;
+  }
+  have_doc = 1;
+  yaml_node_t *root = yaml_document_get_root_node(&doc), *cb;
+  if (!root || block(&R, root, "the top level", top_keys, "campaign"))
+    goto done;
+  cb = value_of(&R, root, "campaign");
+  if (block(&R, cb, "campaign", campaign_keys, "fit, specimens, file, id, data_folder, columns"))
+    goto done;
+  const char *fit, *table, *filecol, *idcol, *folder;
+  if (text_of(&R, cb, "fit", 1, &fit) || text_of(&R, cb, "specimens", 1, &table) ||
+      text_of(&R, cb, "file", 1, &filecol) || text_of(&R, cb, "id", 0, &idcol) ||
+      text_of(&R, cb, "data_folder", 0, &folder))
+    goto done;
+  fl_path_relative(path, fit, c->fit_path, sizeof c->fit_path);
+  fl_path_relative(path, table, c->table_path, sizeof c->table_path);
+  if (folder)
+    fl_path_relative(path, folder, c->data_dir, sizeof c->data_dir);
+  else {
+    const char *slash = strrchr(c->table_path, '/');
+    if (slash)
+      snprintf(c->data_dir, sizeof c->data_dir, "%.*s", (int)(slash - c->table_path), c->table_path);
+  }
+  FILE *fp = fopen(c->fit_path, "rb");
+  if (!fp) {
+    fail_at(&R, value_of(&R, cb, "fit"), "campaign.fit: '%s' cannot be read: %s; allowed: a fit file "
+            "(fiberlab-fit(5)), relative to the campaign file", fit, strerror(errno));
+    goto done;
+  }
+  fclose(fp);
+  char msg[2048];
+  if ((rc = fl_table_read(c->table_path, c->table_path, &t, msg, sizeof msg)) != FL_OK) {
+    fail_at(&R, value_of(&R, cb, "specimens"), "campaign.specimens: %s", msg);
+    rc = FL_EINPUT;
+    goto done;
+  }
+  rc = FL_EINPUT;
+  char list[2048];
+  column_list(&t, list, sizeof list);
+  int fc = table_column(&t, filecol), ic = idcol ? table_column(&t, idcol) : fc;
+  if (fc < 0) {
+    fail_at(&R, value_of(&R, cb, "file"), "campaign.file: '%s' is not a column of %s; allowed: %s", filecol,
+            c->table_path, list);
+    goto done;
+  }
+  if (ic < 0) {
+    fail_at(&R, value_of(&R, cb, "id"), "campaign.id: '%s' is not a column of %s; allowed: %s", idcol,
+            c->table_path, list);
+    goto done;
+  }
+  yaml_node_t *cols = value_of(&R, cb, "columns");
+  if (cols) {
+    if (block(&R, cols, "campaign.columns", NULL, "experiment keys, each { column, unit, scale }"))
+      goto done;
+    for (yaml_node_pair_t *p = cols->data.mapping.pairs.start; p < cols->data.mapping.pairs.top; p++) {
+      if (c->nmap == FL_CAMPAIGN_MAX_MAP) {
+        fail_at(&R, cols, "campaign.columns: more than %d keys; allowed: at most %d", FL_CAMPAIGN_MAX_MAP,
+                FL_CAMPAIGN_MAX_MAP);
+        goto done;
+      }
+      if (load_map(&R, &t, c->table_path, yaml_document_get_node(&doc, p->key), yaml_document_get_node(&doc, p->value),
+                   &c->map[c->nmap]))
+        goto done;
+      c->nmap++;
+    }
+  }
+  if (t.nrows < 1 || t.nrows > FL_CAMPAIGN_MAX_SPECIMENS) {
+    snprintf(err, errlen, "%s:%d: the table has %d rows; allowed: 1 to %d specimens", c->table_path,
+             t.nrows ? t.line[t.nrows - 1] : 1, t.nrows, FL_CAMPAIGN_MAX_SPECIMENS);
+    goto done;
+  }
+  if (!(c->spec = calloc((size_t)t.nrows, sizeof *c->spec))) {
+    rc = FL_ENOMEM;
+    snprintf(err, errlen, "out of memory");
+    goto done;
+  }
+  for (int r = 0; r < t.nrows; r++) {
+    if (load_row(c, &t, r, ic, fc, &c->spec[r], err, errlen))
+      goto done;
+    c->nspec = r + 1;
+  }
+  /* every specimen's fit, built and dropped: all input errors before any run */
+  for (int i = 0; i < c->nspec; i++) {
+    fl_fit f;
+    if ((rc = fl_campaign_fit(c, i, &f, err, errlen)))
+      goto done;
+    if (i == 0) {
+      c->nfree = f.nfree;
+      memcpy(c->free, f.free, sizeof c->free);
+      c->exp = f.exp;
+      snprintf(c->exp_path, sizeof c->exp_path, "%s", f.exp_path);
+    }
+    fl_fit_free(&f);
+  }
+  rc = FL_OK;
+done:
+  if (have_doc)
+    yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  free(text);
+  fl_table_free(&t);
+  if (rc)
+    fl_campaign_free(c);
+  return rc;
+}
+
+void fl_campaign_free(fl_campaign *c)
+{
+  free(c->spec);
+  c->spec = NULL;
+  c->nspec = 0;
+}
+
+void fl_campaign_results_free(fl_campaign_result *res, int n)
+{
+  for (int i = 0; res && i < n; i++) {
+    free(res[i].x);
+    free(res[i].measured);
+    free(res[i].fitted);
+    res[i].x = res[i].measured = res[i].fitted = NULL;
+  }
+}
+
+/* ---- the run --------------------------------------------------------------------- */
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void checkpoint_path(const char *prefix, int i, char *buf, size_t len)
+{
+  snprintf(buf, len, "%s.checkpoint.d/%05d.checkpoint", prefix, i + 1);
+}
+
+void fl_campaign_checkpoints_remove(const char *prefix, int nspec)
+{
+  char path[FL_FIT_PATH + 64];
+  for (int i = 0; i < nspec; i++) {
+    checkpoint_path(prefix, i, path, sizeof path);
+    unlink(path);
+  }
+  snprintf(path, sizeof path, "%s.checkpoint.d", prefix);
+  rmdir(path);
+}
+
+/* Keep what the report needs of a finished calibration. */
+static int keep_result(const fl_fit *fit, const fl_calibration *cal, fl_campaign_result *r)
+{
+  r->done = 1;
+  r->status = cal->status;
+  snprintf(r->message, sizeof r->message, "%.500s", cal->message);
+  r->iterations = cal->iterations;
+  r->simulations = cal->simulations;
+  r->wall_time = cal->wall_time;
+  memcpy(r->value, cal->value, sizeof r->value);
+  memcpy(r->std_error, cal->std_error, sizeof r->std_error);
+  r->r_squared = cal->r_squared;
+  r->calibrated = cal->calibrated;
+  r->test = fit->data[0].test;
+  const fl_test_def *t = &fit->data[0].exp.test;
+  const fl_fiber_def *fb = &fit->data[0].exp.fiber;
+  if (t->kind == FL_TEST_BEND3PT) {
+    r->equally_loaded_bonds = 1; /* the bond under the nose carries the largest moment alone */
+  } else {
+    double m = floor(t->gauge_length_m / (fb->length_m / fb->segments) + 0.5);
+    r->equally_loaded_bonds = m < 2 ? 2 : (int)m; /* the gauge's, as run.c builds it */
+  }
+  const fl_calibration_curve *cv = &cal->curve[0];
+  r->points = cv->points;
+  size_t b = (size_t)cv->points * sizeof(double);
+  if (!(r->x = malloc(b)) || !(r->measured = malloc(b)) || !(r->fitted = malloc(b)))
+    return FL_ENOMEM;
+  memcpy(r->x, cv->x, b);
+  memcpy(r->measured, cv->measured, b);
+  memcpy(r->fitted, cv->fitted, b);
+  return FL_OK;
+}
+
+int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int *interrupted,
+                    char *err, size_t errlen)
+{
+  const char *prog = o->cal.prog ? o->cal.prog : "fiber-calibrate";
+  FILE *log = o->cal.log;
+  char dir[FL_FIT_PATH + 32], ckpath[FL_FIT_PATH + 64];
+  double t0 = now();
+  long used = 0; /* accepted iterations so far, for stop_after */
+  *interrupted = 0;
+  snprintf(dir, sizeof dir, "%s.checkpoint.d", o->prefix);
+  if (mkdir(dir, 0777) && errno != EEXIST) {
+    snprintf(err, errlen, "cannot make the checkpoint folder %s: %s", dir, strerror(errno));
+    return FL_EIO;
+  }
+  for (int i = 0; i < c->nspec; i++) {
+    fl_campaign_result *r = &res[i];
+    if (o->ranks > 1 && i % o->ranks != o->rank)
+      continue; /* another rank's */
+    if (o->cal.stop && *o->cal.stop) {
+      *interrupted = 1;
+      return FL_OK;
+    }
+    if (o->stop_after > 0 && used >= o->stop_after) {
+      *interrupted = 1;
+      return FL_OK;
+    }
+    fl_fit fit;
+    int rc = fl_campaign_fit(c, i, &fit, err, errlen);
+    if (rc)
+      return rc;
+    /* the checkpoint: what the row sets, and the campaign's settings */
+    char settings[8192];
+    size_t sn = 0;
+    for (int j = 0; j < c->nmap && sn < sizeof settings; j++)
+      sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "row %s=%.17g\n", c->map[j].key, c->spec[i].value[j]);
+    if (sn < sizeof settings)
+      snprintf(settings + sn, sizeof settings - sn, "%s", o->settings ? o->settings : "");
+    checkpoint_path(o->prefix, i, ckpath, sizeof ckpath);
+    fl_checkpoint *ck = NULL;
+    char msg[4096];
+    if ((rc = fl_checkpoint_open(ckpath, &fit, settings, o->resume, &ck, msg, sizeof msg))) {
+      snprintf(err, errlen, "%s (specimen %s, row %d of %s)", msg, c->spec[i].id, i + 1, c->table_path);
+      fl_fit_free(&fit);
+      return rc;
+    }
+    fl_calibrate_opts co = o->cal;
+    co.checkpoint = ck;
+    co.stop_after = o->stop_after > 0 ? (int)(o->stop_after - used) : 0;
+    fl_calibration cal;
+    rc = fl_calibrate(&fit, &co, &cal, msg, sizeof msg);
+    long replayed = fl_checkpoint_replayed(ck);
+    if (rc) {
+      fl_checkpoint_close(ck, 0);
+      fl_fit_free(&fit);
+      if (o->cal.stop && *o->cal.stop) {
+        *interrupted = 1;
+        return FL_OK;
+      }
+      snprintf(err, errlen, "%s:%d: row %d (%s): %s; no point could be evaluated", c->table_path, c->spec[i].line,
+               i + 1, c->spec[i].id, msg);
+      return rc;
+    }
+    used += cal.iterations;
+    if (cal.interrupted || (o->cal.stop && *o->cal.stop)) {
+      fl_calibration_free(&cal);
+      fl_checkpoint_close(ck, 0);
+      fl_fit_free(&fit);
+      *interrupted = 1;
+      return FL_OK;
+    }
+    rc = keep_result(&fit, &cal, r);
+    fl_checkpoint_close(ck, 0); /* removed with the others when the campaign is written */
+    fl_calibration_free(&cal);
+    fl_fit_free(&fit);
+    if (rc) {
+      snprintf(err, errlen, "out of memory");
+      return rc;
+    }
+    if (o->progress && log) {
+      static const char *const names[] = {"converged", "max_iterations", "failed"};
+      int mine = o->ranks > 1 ? (i - o->rank) / o->ranks + 1 : i + 1; /* rows this rank has done */
+      int total = o->ranks > 1 ? (c->nspec - 1 - o->rank) / o->ranks + 1 : c->nspec;
+      double el = now() - t0, left = el / mine * (total - mine);
+      char who[48] = "";
+      if (o->ranks > 1)
+        snprintf(who, sizeof who, " (rank %d of %d)", o->rank, o->ranks);
+      fprintf(log, "%s: specimen %d/%d %s%s: %s, R^2 %.4f, %d iterations, %ld simulations%s, %.1f s (%.1f s elapsed, "
+              "about %.0f s left)\n", prog, i + 1, c->nspec, c->spec[i].id, who, names[r->status], r->r_squared,
+              r->iterations, r->simulations, replayed ? " (replayed)" : "", r->wall_time, el, left);
+      fflush(log);
+    }
+  }
+  return FL_OK;
+}
+
+int fl_campaign_gather(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int rc,
+                       int interrupted, int *rc_any, int *interrupted_any)
+{
+  *rc_any = rc;
+  *interrupted_any = interrupted;
+#ifdef HAVE_MPI
+  if (o->ranks <= 1)
+    return FL_OK;
+  int mine[2] = {rc ? 1 : 0, interrupted}, all[2];
+  if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return FL_EIO;
+  if (all[0] && !rc)
+    *rc_any = FL_EIO; /* another rank's error, reported there */
+  *interrupted_any = all[1];
+  if (all[0] || all[1])
+    return FL_OK;
+  for (int i = 0; i < c->nspec; i++) {
+    int owner = i % o->ranks;
+    if (owner == 0)
+      continue;
+    fl_campaign_result *r = &res[i];
+    if (o->rank == owner) {
+      /* the fixed part as bytes (its pointers mean nothing on rank 0), then the curve */
+      MPI_Send(r, (int)sizeof *r, MPI_BYTE, 0, 2 * i, MPI_COMM_WORLD);
+      if (r->points > 0) {
+        MPI_Send(r->x, r->points, MPI_DOUBLE, 0, 2 * i + 1, MPI_COMM_WORLD);
+        MPI_Send(r->measured, r->points, MPI_DOUBLE, 0, 2 * i + 1, MPI_COMM_WORLD);
+        MPI_Send(r->fitted, r->points, MPI_DOUBLE, 0, 2 * i + 1, MPI_COMM_WORLD);
+      }
+    } else if (o->rank == 0) {
+      MPI_Recv(r, (int)sizeof *r, MPI_BYTE, owner, 2 * i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      r->x = r->measured = r->fitted = NULL;
+      r->calibrated.fit_file = NULL;
+      if (r->points > 0) {
+        size_t b = (size_t)r->points * sizeof(double);
+        if (!(r->x = malloc(b)) || !(r->measured = malloc(b)) || !(r->fitted = malloc(b)))
+          MPI_Abort(MPI_COMM_WORLD, 1);
+        MPI_Recv(r->x, r->points, MPI_DOUBLE, owner, 2 * i + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(r->measured, r->points, MPI_DOUBLE, owner, 2 * i + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(r->fitted, r->points, MPI_DOUBLE, owner, 2 * i + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
+    }
+  }
+#else
+  (void)c;
+  (void)o;
+  (void)res;
+#endif
+  return FL_OK;
+}

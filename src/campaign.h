@@ -1,0 +1,166 @@
+/* campaign.h: a calibration campaign (fiberlab-campaign(5)): one fit template run on
+ * every row of a specimen table, each row with its own curve and its own values of
+ * mapped experiment keys, and the population of the fitted values.
+ *
+ * fl_campaign_load reads the campaign file and the table and checks every row (its
+ * curve, each mapped value against its key's range, the whole fit built for it) before
+ * anything runs; fl_campaign_run fits the specimens in table order, each with a memo
+ * checkpoint of its own so that a killed campaign resumes bit for bit;
+ * fl_campaign_population and fl_campaign_write (campaign_report.c) report them. */
+#ifndef FL_CAMPAIGN_H
+#define FL_CAMPAIGN_H
+
+#include <stdio.h>
+
+#include "fit.h"
+
+#define FL_CAMPAIGN_MAX_MAP 32     /* mapped columns */
+#define FL_CAMPAIGN_MAX_SPECIMENS 100000
+#define FL_CAMPAIGN_ID 128         /* specimen names */
+
+/* One table column mapped to an experiment key. */
+typedef struct {
+  char key[FL_FIT_KEY];    /* the experiment key it sets (a dotted path) */
+  char column[256];        /* the table column's header name */
+  int index;               /* its column in the table, from 0 */
+  double factor;           /* the key's YAML unit per table unit, times scale */
+  char unit[16];           /* the table's unit as written ("" when none) */
+  double scale;            /* the scale as written (1 when none) */
+  unsigned line, col;      /* where the mapping stands in the campaign file, 1-based */
+} fl_campaign_map;
+
+/* One row of the table. */
+typedef struct {
+  char id[FL_CAMPAIGN_ID];           /* its name, from the id column */
+  char data_path[FL_FIT_PATH];       /* its curve, as opened */
+  int line;                          /* its line in the table */
+  double value[FL_CAMPAIGN_MAX_MAP]; /* each mapped key's value, in the key's YAML unit */
+} fl_campaign_specimen;
+
+typedef struct {
+  char file[FL_FIT_PATH];        /* the campaign file */
+  char fit_path[FL_FIT_PATH];    /* the fit template, relative to the working folder */
+  char table_path[FL_FIT_PATH];  /* the specimen table, idem */
+  char data_dir[FL_FIT_PATH];    /* folder of the curves ("" : the working folder) */
+  int nmap;
+  fl_campaign_map map[FL_CAMPAIGN_MAX_MAP];
+  int nspec;
+  fl_campaign_specimen *spec;    /* nspec rows */
+  const char *const *sets;       /* --set (and --seed, --solver) for every specimen */
+  int nsets;
+  /* from the template built for the first row */
+  int nfree;
+  fl_fit_param free[FL_FIT_MAX_FREE]; /* the free parameters (names, bounds) */
+  fl_experiment exp;             /* the template's experiment with the first row's values */
+  char exp_path[FL_FIT_PATH];
+} fl_campaign;
+
+/* 1 when the YAML file at path is a campaign (a top-level key campaign:), 0 otherwise
+ * (a fit file, or a file the fit loader will report on). */
+int fl_campaign_detect(const char *path);
+
+/* Read the campaign file, its table and template; check every row.  sets apply to
+ * every specimen's experiments after the row's values.  Errors name the campaign file,
+ * line and column, or the table, its line, row and column: FL_EINPUT, FL_EIO. */
+int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_campaign *c, char *err, size_t errlen);
+void fl_campaign_free(fl_campaign *c);
+
+/* Build the fit of specimen i (fl_fit_load_specimen with the row's values). */
+int fl_campaign_fit(const fl_campaign *c, int i, fl_fit *fit, char *err, size_t errlen);
+
+/* One specimen's fit, kept for the report. */
+typedef struct {
+  int done;                          /* 1: fitted (or failed) to its end */
+  enum fl_calibration_status status;
+  char message[512];                 /* why it failed (empty when converged) */
+  int iterations;
+  long simulations;
+  double wall_time;                  /* s */
+  double value[FL_FIT_MAX_FREE];     /* YAML units */
+  double std_error[FL_FIT_MAX_FREE]; /* NAN when not determined */
+  double r_squared;
+  int points;                        /* the first curve's rows */
+  double *x, *measured, *fitted;     /* its abscissae (SI), measured and fitted ordinates */
+  enum fl_test_kind test;            /* its test */
+  fl_experiment calibrated;          /* the specimen's experiment with its fitted values */
+  int equally_loaded_bonds;          /* of its first curve: 1 in 3-point bending, the gauge's bonds otherwise */
+} fl_campaign_result;
+
+typedef struct {
+  fl_calibrate_opts cal;   /* for each fit (progress, stop_after are the campaign's) */
+  const char *prefix;      /* checkpoints in PREFIX.checkpoint.d/ */
+  const char *settings;    /* what else the evaluations depend on (device, threads) */
+  int resume;              /* 1: replay the checkpoints found */
+  int progress;            /* 1: one line per specimen on cal.log */
+  int stop_after;          /* stop as if interrupted after this many accepted iterations over the campaign (0: never) */
+  int rank, ranks;         /* MPI: this process fits the rows i with i % ranks == rank (ranks 0, 1: all rows) */
+} fl_campaign_opts;
+
+/* Fit every specimen into res (nspec entries, zeroed by the caller).  FL_OK with
+ * *interrupted 0 when all ran (a specimen that failed to converge is a result, not an
+ * error), or with *interrupted 1 when a signal or stop_after stopped it (the
+ * checkpoints are kept); an error status with err set when a specimen could not be
+ * evaluated at all. */
+int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int *interrupted,
+                    char *err, size_t errlen);
+/* MPI (built with --with-mpi): after fl_campaign_run on every rank, bring every
+ * specimen's result to rank 0 (res filled there in table order, bit for bit as each
+ * rank computed it), and agree on the outcome: *rc_any and *interrupted_any are those
+ * of the worst rank.  Without MPI, or with one rank, it only copies rc and interrupted. */
+int fl_campaign_gather(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int rc,
+                       int interrupted, int *rc_any, int *interrupted_any);
+/* Remove the checkpoints of a campaign that finished. */
+void fl_campaign_checkpoints_remove(const char *prefix, int nspec);
+void fl_campaign_results_free(fl_campaign_result *res, int n);
+
+/* ---- the population (campaign_report.c) ------------------------------------------ */
+
+/* Statistics of one quantity over the specimens used. */
+typedef struct {
+  double mean, sd, cv;                /* sd with n - 1; cv = sd / |mean| */
+  double min, q25, median, q75, max;  /* quantiles by linear interpolation between order statistics */
+} fl_population_stat;
+
+typedef struct {
+  int nused;                          /* converged specimens */
+  int *used;                          /* their indices */
+  fl_population_stat param[FL_FIT_MAX_FREE];
+  double correlation[FL_FIT_MAX_FREE * FL_FIT_MAX_FREE]; /* Pearson, row-major; NAN when undefined */
+  fl_population_stat mapped[FL_CAMPAIGN_MAX_MAP];        /* the mapped keys over the same specimens */
+  int strength;                       /* index of the free bond.failure.max_stress, or -1 */
+  long strength_bonds;                /* equally loaded bonds of the test the strengths come from */
+  double strength_sigma;              /* bond max_stress that gives the specimens' mean and spread, Pa */
+  double strength_cv;                 /* its bond.failure.strength_variation */
+  fl_experiment experiment;           /* the population experiment */
+} fl_population;
+
+/* The population of the converged specimens.  FL_EINPUT when fewer than 2 converged or
+ * the means do not make a valid experiment (err says why). */
+int fl_campaign_population(const fl_campaign *c, const fl_campaign_result *res, fl_population *p, char *err,
+                           size_t errlen);
+void fl_population_free(fl_population *p);
+
+/* What fl_campaign_write writes. */
+typedef struct {
+  const char *prefix;  /* PREFIX-specimens.csv, -population.yaml, -population-experiment.yaml, -curves.*, -parameters.* */
+  const char *command; /* the command line, for the comments */
+  enum fl_plot plot;
+  int plot_required;
+} fl_campaign_output;
+
+#define FL_CAMPAIGN_FILES 10
+typedef struct {
+  char path[FL_CAMPAIGN_FILES][FL_FIT_PATH + 64]; /* the files written ("" : not written) */
+  const char *what[FL_CAMPAIGN_FILES];            /* each one's key in the summary */
+} fl_campaign_paths;
+
+/* The reports: each file under a temporary name first, all renamed once all were
+ * written.  p may be NULL (fewer than 2 converged: only the specimens' table and the
+ * curves).  FL_OK, FL_EIO or FL_EGNUPLOT with err set. */
+int fl_campaign_write(const fl_campaign *c, const fl_campaign_result *res, const fl_population *p,
+                      const fl_campaign_output *o, fl_campaign_paths *paths, char *err, size_t errlen);
+/* The summary on stdout (fiber-calibrate(1), CAMPAIGNS). */
+int fl_campaign_summary(FILE *out, const fl_campaign *c, const fl_campaign_result *res, const fl_population *p,
+                        const fl_campaign_paths *paths, double wall_time);
+
+#endif

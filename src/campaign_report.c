@@ -1,0 +1,545 @@
+/* campaign_report.c: a campaign's population (statistics of the fitted values, the
+ * population experiment) and its reports: the specimens' table, the population YAML,
+ * the population experiment, the curves on one page and the parameters'
+ * distributions (campaign.h, fiberlab-campaign(5)). */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "dem_sheet.h"
+#include "fl_defs.h"
+#include "output.h"
+#include "strength.h"
+#include "yaml_emit.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Statistics of v[0..n-1] (n >= 2); v is sorted in place. */
+static fl_population_stat stat_of(double *v, int n)
+{
+  fl_population_stat s;
+  double sum = 0, ss = 0;
+  for (int i = 0; i < n; i++)
+    sum += v[i];
+  s.mean = sum / n;
+  for (int i = 0; i < n; i++)
+    ss += (v[i] - s.mean) * (v[i] - s.mean);
+  s.sd = sqrt(ss / (n - 1));
+  s.cv = s.mean != 0.0 ? s.sd / fabs(s.mean) : NAN;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  /* the quantile at probability q: linear between the order statistics at (n - 1) q
+   * (Hyndman and Fan's definition 7, the default of R and NumPy) */
+  double q[3] = {0.25, 0.5, 0.75}, out[3];
+  for (int k = 0; k < 3; k++) {
+    double h = (n - 1) * q[k];
+    int lo = (int)floor(h);
+    out[k] = lo + 1 < n ? v[lo] + (h - lo) * (v[lo + 1] - v[lo]) : v[lo];
+  }
+  s.min = v[0];
+  s.q25 = out[0];
+  s.median = out[1];
+  s.q75 = out[2];
+  s.max = v[n - 1];
+  return s;
+}
+
+void fl_population_free(fl_population *p)
+{
+  free(p->used);
+  p->used = NULL;
+}
+
+int fl_campaign_population(const fl_campaign *c, const fl_campaign_result *res, fl_population *p, char *err,
+                           size_t errlen)
+{
+  memset(p, 0, sizeof *p);
+  p->strength = -1;
+  if (!(p->used = malloc((size_t)c->nspec * sizeof *p->used)) ) {
+    snprintf(err, errlen, "out of memory");
+    return FL_ENOMEM;
+  }
+  for (int i = 0; i < c->nspec; i++)
+    if (res[i].done && res[i].status == FL_CAL_CONVERGED)
+      p->used[p->nused++] = i;
+  int n = p->nused, np = c->nfree;
+  if (n < 2) {
+    snprintf(err, errlen, "%d of the %d specimens converged; a population needs at least 2", n, c->nspec);
+    return FL_EINPUT;
+  }
+  double *v = malloc((size_t)n * sizeof *v);
+  if (!v) {
+    snprintf(err, errlen, "out of memory");
+    return FL_ENOMEM;
+  }
+  for (int j = 0; j < np; j++) {
+    for (int k = 0; k < n; k++)
+      v[k] = res[p->used[k]].value[j];
+    p->param[j] = stat_of(v, n);
+  }
+  for (int j = 0; j < c->nmap; j++) {
+    for (int k = 0; k < n; k++)
+      v[k] = c->spec[p->used[k]].value[j];
+    p->mapped[j] = stat_of(v, n);
+  }
+  free(v);
+  for (int a = 0; a < np; a++)
+    for (int b = 0; b < np; b++) {
+      double sab = 0, saa = 0, sbb = 0;
+      for (int k = 0; k < n; k++) {
+        double da = res[p->used[k]].value[a] - p->param[a].mean, db = res[p->used[k]].value[b] - p->param[b].mean;
+        sab += da * db;
+        saa += da * da;
+        sbb += db * db;
+      }
+      p->correlation[a * np + b] = saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
+    }
+  /* the population experiment: the template's, at the means */
+  fl_experiment e = c->exp;
+  char assignment[FL_FIT_KEY + 40];
+  int rc = FL_OK;
+  for (int j = 0; j < c->nmap && !rc; j++) {
+    if (!fl_experiment_key_unit(c->map[j].key))
+      continue; /* data.x_max: the fit's, not the experiment's */
+    snprintf(assignment, sizeof assignment, "%s=%.17g", c->map[j].key, p->mapped[j].mean);
+    rc = fl_experiment_set(&e, assignment, err, errlen);
+  }
+  for (int j = 0; j < np && !rc; j++) {
+    if (strcmp(c->free[j].path, "bond.failure.max_stress") == 0)
+      p->strength = j;
+    snprintf(assignment, sizeof assignment, "%s=%.17g", c->free[j].path, p->param[j].mean);
+    rc = fl_experiment_set(&e, assignment, err, errlen);
+  }
+  if (!rc && p->strength >= 0) {
+    /* Each fitted strength is a specimen's, at which its most loaded bonds give way;
+     * the bond strength and variation that give specimens the fitted mean and spread on
+     * the test's equally loaded bonds are the rule of strength.h carried from one bond
+     * (sigma = mean, cv = sd / mean) to those n. */
+    const fl_population_stat *s = &p->param[p->strength];
+    p->strength_bonds = res[p->used[0]].equally_loaded_bonds;
+    if (fl_strength_carry(s->mean, s->sd / s->mean, 1, p->strength_bonds, &p->strength_sigma, &p->strength_cv)) {
+      snprintf(err, errlen, "the fitted strengths (mean %g Pa, sd %g Pa) have no bond strength and variation that "
+               "gives them on %ld equally loaded bonds", s->mean, s->sd, p->strength_bonds);
+      return FL_EINPUT;
+    }
+    snprintf(assignment, sizeof assignment, "bond.failure.max_stress=%.17g", p->strength_sigma);
+    rc = fl_experiment_set(&e, assignment, err, errlen);
+    snprintf(assignment, sizeof assignment, "bond.failure.strength_variation=%.17g", p->strength_cv);
+    if (!rc)
+      rc = fl_experiment_set(&e, assignment, err, errlen);
+  }
+  if (!rc)
+    rc = fl_experiment_finish(&e, c->exp_path, err, errlen);
+  if (rc)
+    return rc;
+  p->experiment = e;
+  return FL_OK;
+}
+
+/* ---- the files ----------------------------------------------------------------------- */
+
+static const char *const status_names[] = {"converged", "max_iterations", "failed"};
+
+static int write_specimens(FILE *f, const fl_campaign *c, const fl_campaign_result *res, const fl_campaign_output *o)
+{
+  fprintf(f, "# fiberlab %s: %s\n", PACKAGE_VERSION, o->command ? o->command : "fiber-calibrate");
+  fprintf(f, "# values in the experiment's units (fiberlab-experiment(5)); _se: standard error\n");
+  fprintf(f, "row,id,file,status,r_squared,iterations,simulations");
+  for (int j = 0; j < c->nmap; j++)
+    fprintf(f, ",%s", c->map[j].key);
+  for (int j = 0; j < c->nfree; j++)
+    fprintf(f, ",%s,%s_se", c->free[j].path, c->free[j].path);
+  fprintf(f, ",message\n");
+  for (int i = 0; i < c->nspec; i++) {
+    const fl_campaign_result *r = &res[i];
+    fprintf(f, "%d,", i + 1);
+    fl_csv_field(f, c->spec[i].id);
+    fputc(',', f);
+    fl_csv_field(f, c->spec[i].data_path);
+    fprintf(f, ",%s,%.8f,%d,%ld", status_names[r->status], r->r_squared, r->iterations, r->simulations);
+    for (int j = 0; j < c->nmap; j++)
+      fprintf(f, ",%.10g", c->spec[i].value[j]);
+    for (int j = 0; j < c->nfree; j++)
+      fprintf(f, ",%.10g,%.6g", r->value[j], r->std_error[j]);
+    fputc(',', f);
+    fl_csv_field(f, r->message);
+    fputc('\n', f);
+  }
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
+static void stat_block(fl_yaml_out *y, const char *key, const fl_population_stat *s)
+{
+  fl_yaml_str(y, key);
+  fl_yaml_map_begin(y, 1);
+  fl_yaml_key_num(y, "mean", "%.8g", s->mean);
+  fl_yaml_key_num(y, "sd", "%.6g", s->sd);
+  fl_yaml_key_num(y, "cv", "%.6g", s->cv);
+  fl_yaml_key_num(y, "min", "%.8g", s->min);
+  fl_yaml_key_num(y, "q25", "%.8g", s->q25);
+  fl_yaml_key_num(y, "median", "%.8g", s->median);
+  fl_yaml_key_num(y, "q75", "%.8g", s->q75);
+  fl_yaml_key_num(y, "max", "%.8g", s->max);
+  fl_yaml_map_end(y);
+}
+
+/* The specimens left out of the population, each with its status and reason. */
+static void left_out(fl_yaml_out *y, const fl_campaign *c, const fl_campaign_result *res)
+{
+  fl_yaml_str(y, "left_out");
+  fl_yaml_seq_begin(y, 0);
+  for (int i = 0; i < c->nspec; i++) {
+    if (res[i].status == FL_CAL_CONVERGED)
+      continue;
+    fl_yaml_map_begin(y, 0);
+    fl_yaml_key_int(y, "row", i + 1);
+    fl_yaml_key_str(y, "id", c->spec[i].id);
+    fl_yaml_key_str(y, "status", status_names[res[i].status]);
+    fl_yaml_key_str(y, "message", res[i].message);
+    fl_yaml_map_end(y);
+  }
+  fl_yaml_seq_end(y);
+}
+
+static int write_population(FILE *f, const fl_campaign *c, const fl_campaign_result *res, const fl_population *p)
+{
+  int np = c->nfree;
+  fl_yaml_out *y = fl_yaml_out_open(f);
+  fl_yaml_comment(y, "Population of the campaign %s (fiberlab %s): the fitted values of the converged specimens.",
+                  c->file, PACKAGE_VERSION);
+  fl_yaml_comment(y, "sd with n - 1; cv = sd / |mean|; quantiles linear between order statistics.");
+  fl_yaml_map_begin(y, 0);
+  fl_yaml_key_str(y, "campaign", c->file);
+  fl_yaml_key_int(y, "specimens", c->nspec);
+  fl_yaml_key_int(y, "used", p->nused);
+  left_out(y, c, res);
+  fl_yaml_str(y, "parameters");
+  fl_yaml_map_begin(y, 0);
+  for (int j = 0; j < np; j++)
+    stat_block(y, c->free[j].path, &p->param[j]);
+  fl_yaml_map_end(y);
+  if (c->nmap) {
+    fl_yaml_str(y, "specimen_values");
+    fl_yaml_map_begin(y, 0);
+    for (int j = 0; j < c->nmap; j++)
+      stat_block(y, c->map[j].key, &p->mapped[j]);
+    fl_yaml_map_end(y);
+  }
+  fl_yaml_str(y, "correlation");
+  fl_yaml_seq_begin(y, 0);
+  for (int a = 0; a < np; a++) {
+    fl_yaml_seq_begin(y, 1);
+    for (int b = 0; b < np; b++)
+      fl_yaml_num(y, "%.4f", p->correlation[a * np + b]);
+    fl_yaml_seq_end(y);
+  }
+  fl_yaml_seq_end(y);
+  if (p->strength >= 0) {
+    fl_yaml_str(y, "strength");
+    fl_yaml_map_begin(y, 0);
+    fl_yaml_key_int(y, "equally_loaded_bonds", p->strength_bonds);
+    fl_yaml_key_num(y, "max_stress", "%.8g", p->strength_sigma);
+    fl_yaml_key_num(y, "strength_variation", "%.6g", p->strength_cv);
+    fl_yaml_map_end(y);
+  }
+  fl_yaml_map_end(y);
+  return fl_yaml_out_close(&y);
+}
+
+static int write_population_experiment(FILE *f, const fl_campaign *c, const fl_population *p)
+{
+  fl_yaml_out *y = fl_yaml_out_open(f);
+  fl_yaml_comment(y, "Population experiment of the campaign %s (fiberlab %s): %d converged specimens of %d.", c->file,
+                  PACKAGE_VERSION, p->nused, c->nspec);
+  fl_yaml_comment(y, "The experiment %s with the means of the specimens' values and fitted values:", c->exp_path);
+  for (int j = 0; j < c->nmap; j++)
+    fl_yaml_comment(y, "%s: mean %.8g, sd %.4g (column %s)", c->map[j].key, p->mapped[j].mean, p->mapped[j].sd,
+                    c->map[j].column);
+  for (int j = 0; j < c->nfree; j++)
+    fl_yaml_comment(y, "%s: mean %.8g, sd %.4g, cv %.4g", c->free[j].path, p->param[j].mean, p->param[j].sd,
+                    p->param[j].cv);
+  if (p->strength >= 0)
+    fl_yaml_comment(y, "bond.failure: max_stress %.8g Pa and strength_variation %.6g give specimens the fitted mean "
+                    "and sd on %ld equally loaded bond%s (fiberlab-campaign(5))", p->strength_sigma, p->strength_cv,
+                    p->strength_bonds, p->strength_bonds == 1 ? "" : "s");
+  fl_experiment_emit(y, &p->experiment);
+  return fl_yaml_out_close(&y);
+}
+
+static int write_curves(FILE *f, const fl_campaign *c, const fl_campaign_result *res)
+{
+  fprintf(f, "specimen,x,measured,fitted\n");
+  for (int i = 0; i < c->nspec; i++)
+    for (int k = 0; k < res[i].points; k++)
+      fprintf(f, "%d,%.10g,%.10g,%.10g\n", i + 1, res[i].x[k], res[i].measured[k], res[i].fitted[k]);
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
+/* gnuplot's terminal line for a page of rows x cols panels of w x h pixels. */
+static void terminal(FILE *f, enum fl_plot plot, int cols, int rows, int w, int h)
+{
+  if (plot == FL_PLOT_SVG)
+    fprintf(f, "set terminal svg size %d,%d dynamic enhanced font 'sans,9'\n", w * cols, h * rows);
+  else
+    fprintf(f, "set terminal pngcairo size %d,%d enhanced font 'sans,9'\n", w * cols, h * rows);
+}
+
+static void gp_head(FILE *f, const char *gp, const char *csv, const char *out)
+{
+  fprintf(f, "# fiberlab %s plot script; rerun with: gnuplot %s\n", PACKAGE_VERSION, gp);
+  fprintf(f, "if (!exists(\"fl_csv\")) fl_csv = ");
+  fl_gnuplot_quote(f, csv);
+  fprintf(f, "\nif (!exists(\"fl_out\")) fl_out = ");
+  fl_gnuplot_quote(f, out);
+  fprintf(f, "\n");
+}
+
+static int write_curves_gp(FILE *f, const fl_campaign *c, const fl_campaign_result *res, enum fl_plot plot,
+                           const char *gp, const char *csv, const char *out)
+{
+  int n = c->nspec, cols = (int)ceil(sqrt((double)n)), rows = (n + cols - 1) / cols;
+  enum fl_test_kind k = res[0].test;
+  const char *xs = k == FL_TEST_TORSION ? "180.0/pi" : "1e3";
+  gp_head(f, gp, csv, out);
+  terminal(f, plot, cols, rows, 320, 240);
+  fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nunset key\nset tics font ',7'\n");
+  fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
+  char title[FL_FIT_PATH + 128];
+  const char *b = strrchr(c->file, '/');
+  snprintf(title, sizeof title, "%s: measured (grey) and fitted (red), %s against %s", b ? b + 1 : c->file,
+           k == FL_TEST_TORSION ? "N m" : "N", k == FL_TEST_TORSION ? "deg" : "mm");
+  fl_gnuplot_quote(f, title);
+  fprintf(f, " noenhanced\n");
+  for (int i = 0; i < n; i++) {
+    snprintf(title, sizeof title, "%.40s: R^2 %.3f%s", c->spec[i].id, res[i].r_squared,
+             res[i].status == FL_CAL_CONVERGED ? "" : " (left out)");
+    fprintf(f, "set title ");
+    fl_gnuplot_quote(f, title);
+    fprintf(f, " noenhanced font ',8'\n");
+    fprintf(f, "plot fl_csv using (column(1) == %d ? column(2)*%s : NaN):3 with points pt 7 ps 0.2 lc rgb '#909090', "
+               "\\\n     fl_csv using (column(1) == %d ? column(2)*%s : NaN):4 with lines lw 2 lc rgb '#c00000'\n",
+            i + 1, xs, i + 1, xs);
+  }
+  fprintf(f, "unset multiplot\n");
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
+/* Each parameter's values over the converged specimens, sorted, with the plotting
+ * positions (k - 0.5) / n: the empirical distribution. */
+static int write_distribution(FILE *f, const fl_campaign *c, const fl_campaign_result *res, const fl_population *p)
+{
+  fprintf(f, "parameter,value,probability\n");
+  double *v = malloc((size_t)p->nused * sizeof *v);
+  if (!v)
+    return FL_ENOMEM;
+  for (int j = 0; j < c->nfree; j++) {
+    for (int k = 0; k < p->nused; k++)
+      v[k] = res[p->used[k]].value[j];
+    qsort(v, (size_t)p->nused, sizeof *v, cmp_double);
+    for (int k = 0; k < p->nused; k++)
+      fprintf(f, "%d,%.10g,%.6f\n", j + 1, v[k], (k + 0.5) / p->nused);
+  }
+  free(v);
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
+static int write_distribution_gp(FILE *f, const fl_campaign *c, const fl_population *p, enum fl_plot plot,
+                                 const char *gp, const char *csv, const char *out)
+{
+  int np = c->nfree, cols = np < 3 ? np : 3, rows = (np + cols - 1) / cols;
+  gp_head(f, gp, csv, out);
+  terminal(f, plot, cols, rows, 480, 360);
+  fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key bottom right\n");
+  fprintf(f, "set ylabel 'Cumulative probability'\nset yrange [0:1]\n");
+  fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
+  char title[FL_FIT_PATH + 128];
+  snprintf(title, sizeof title, "Fitted values of %d specimens: empirical distribution and the normal of the same "
+           "mean and sd", p->nused);
+  fl_gnuplot_quote(f, title);
+  fprintf(f, " noenhanced\n");
+  for (int j = 0; j < np; j++) {
+    const fl_population_stat *s = &p->param[j];
+    const char *unit = fl_experiment_key_unit(c->free[j].path);
+    snprintf(title, sizeof title, "%s%s%s%s", c->free[j].path, unit && *unit ? " (" : "", unit ? unit : "",
+             unit && *unit ? ")" : "");
+    fprintf(f, "set xlabel ");
+    fl_gnuplot_quote(f, title);
+    fprintf(f, " noenhanced\nset title 'mean %.4g, sd %.3g, cv %.3g' noenhanced\n", s->mean, s->sd, s->cv);
+    fprintf(f, "plot fl_csv using (column(1) == %d ? column(2) : NaN):3 with steps lw 2 lc rgb '#404040' "
+               "title 'specimens', \\\n     [%.10g:%.10g] norm((x - %.10g) / %.10g) with lines lw 1 "
+               "lc rgb '#c00000' title 'normal'\n",
+            j + 1, s->min, s->max, s->mean, s->sd > 0 ? s->sd : 1.0);
+  }
+  fprintf(f, "unset multiplot\n");
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
+/* ---- writing them all ---------------------------------------------------------------- */
+
+enum { F_SPEC, F_POP, F_EXP, F_SHEET_TXT, F_SHEET_CSV, F_CURVES, F_CURVES_GP, F_DIST, F_DIST_GP, F_PLOTS };
+
+int fl_campaign_write(const fl_campaign *c, const fl_campaign_result *res, const fl_population *p,
+                      const fl_campaign_output *o, fl_campaign_paths *paths, char *err, size_t errlen)
+{
+  static const char *const suffix[] = {"-specimens.csv", "-population.yaml", "-population-experiment.yaml",
+                                       "-population-experiment-dem.txt", "-population-experiment-dem.csv",
+                                       "-curves.csv", "-curves.gp", "-parameters.csv", "-parameters.gp", NULL};
+  static const char *const what[] = {"specimens", "population", "experiment", "dem_sheet", "dem_sheet_csv",
+                                     "curves_csv", "curves_gp", "parameters_csv", "parameters_gp", "plots"};
+  char tmp[FL_CAMPAIGN_FILES + 2][FL_FIT_PATH + 96];
+  char plot_final[2][FL_FIT_PATH + 64], plot_tmp[2][FL_FIT_PATH + 96];
+  int rc = FL_OK, do_plot = o->plot != FL_PLOT_NONE;
+  memset(tmp, 0, sizeof tmp);
+  memset(plot_tmp, 0, sizeof plot_tmp);
+  memset(paths, 0, sizeof *paths);
+  if (do_plot && !fl_gnuplot_available()) {
+    if (o->plot_required) {
+      snprintf(err, errlen, "gnuplot not found on PATH; install it, or use --plot none");
+      return FL_EGNUPLOT;
+    }
+    fprintf(stderr, "warning: gnuplot not found on PATH: no plot made (the .gp scripts are written)\n");
+    do_plot = 0;
+  }
+  for (int k = 0; k < F_PLOTS; k++) {
+    paths->what[k] = what[k];
+    if (!p && (k == F_POP || k == F_EXP || k == F_SHEET_TXT || k == F_SHEET_CSV || k == F_DIST || k == F_DIST_GP))
+      continue;
+    snprintf(paths->path[k], sizeof paths->path[k], "%s%s", o->prefix, suffix[k]);
+    FILE *f = fl_output_open_temp(paths->path[k], tmp[k], sizeof tmp[k]);
+    if (!f) {
+      snprintf(err, errlen, "cannot write %s: %s", paths->path[k], strerror(errno));
+      rc = FL_EIO;
+      goto fail;
+    }
+    const char *ext = o->plot == FL_PLOT_SVG ? "svg" : "png";
+    snprintf(plot_final[0], sizeof plot_final[0], "%s-curves.%s", o->prefix, ext);
+    snprintf(plot_final[1], sizeof plot_final[1], "%s-parameters.%s", o->prefix, ext);
+    switch (k) {
+    case F_SPEC:
+      rc = write_specimens(f, c, res, o);
+      break;
+    case F_POP:
+      rc = write_population(f, c, res, p);
+      break;
+    case F_EXP:
+      rc = write_population_experiment(f, c, p);
+      break;
+    case F_SHEET_TXT:
+    case F_SHEET_CSV: {
+      fl_dem_sheet sh;
+      char src[FL_FIT_PATH + 64];
+      snprintf(src, sizeof src, "%s%s", o->prefix, suffix[F_EXP]);
+      rc = fl_dem_sheet_make(&p->experiment, &sh);
+      if (!rc)
+        rc = k == F_SHEET_TXT ? fl_dem_sheet_write_text(f, &sh, src) : fl_dem_sheet_write_csv(f, &sh);
+      break;
+    }
+    case F_CURVES:
+      rc = write_curves(f, c, res);
+      break;
+    case F_CURVES_GP:
+      rc = write_curves_gp(f, c, res, o->plot, paths->path[k], paths->path[F_CURVES], plot_final[0]);
+      break;
+    case F_DIST:
+      rc = write_distribution(f, c, res, p);
+      break;
+    case F_DIST_GP:
+      rc = write_distribution_gp(f, c, p, o->plot, paths->path[k], paths->path[F_DIST], plot_final[1]);
+      break;
+    }
+    if (fclose(f) || rc) {
+      snprintf(err, errlen, "cannot write %s: %s", paths->path[k], rc == FL_ENOMEM ? "out of memory" : strerror(errno));
+      rc = rc ? rc : FL_EIO;
+      goto fail;
+    }
+  }
+  if (do_plot) {
+    for (int g = 0; g < 2; g++) {
+      int gp = g ? F_DIST_GP : F_CURVES_GP, csv = g ? F_DIST : F_CURVES;
+      if (!tmp[gp][0])
+        continue;
+      snprintf(plot_tmp[g], sizeof plot_tmp[g], "%.4000s.tmp%ld", plot_final[g], (long)getpid());
+      if ((rc = fl_gnuplot_run(tmp[gp], tmp[csv], plot_tmp[g], err, errlen)))
+        goto fail;
+    }
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  for (int k = 0; k < F_PLOTS; k++)
+    if (tmp[k][0] && (chmod(tmp[k], 0666 & ~mask) || rename(tmp[k], paths->path[k]))) {
+      snprintf(err, errlen, "cannot rename %s into place: %s", paths->path[k], strerror(errno));
+      rc = FL_EIO;
+      goto fail;
+    } else if (tmp[k][0]) {
+      tmp[k][0] = '\0';
+    }
+  size_t used = 0;
+  for (int g = 0; g < 2; g++)
+    if (plot_tmp[g][0]) {
+      if (rename(plot_tmp[g], plot_final[g])) {
+        snprintf(err, errlen, "cannot rename %s into place: %s", plot_final[g], strerror(errno));
+        rc = FL_EIO;
+        goto fail;
+      }
+      plot_tmp[g][0] = '\0';
+      used += (size_t)snprintf(paths->path[F_PLOTS] + used, sizeof paths->path[F_PLOTS] - used, "%s%s",
+                               used ? " " : "", plot_final[g]);
+    }
+  paths->what[F_PLOTS] = what[F_PLOTS];
+  return FL_OK;
+fail:
+  for (int k = 0; k < F_PLOTS; k++)
+    if (tmp[k][0])
+      unlink(tmp[k]);
+  for (int g = 0; g < 2; g++)
+    if (plot_tmp[g][0])
+      unlink(plot_tmp[g]);
+  return rc;
+}
+
+int fl_campaign_summary(FILE *out, const fl_campaign *c, const fl_campaign_result *res, const fl_population *p,
+                        const fl_campaign_paths *paths, double wall_time)
+{
+  fl_yaml_out *y = fl_yaml_out_open(out);
+  int conv = 0;
+  long sims = 0;
+  for (int i = 0; i < c->nspec; i++) {
+    conv += res[i].status == FL_CAL_CONVERGED;
+    sims += res[i].simulations;
+  }
+  fl_yaml_map_begin(y, 0);
+  fl_yaml_key_str(y, "test", "campaign");
+  fl_yaml_key_str(y, "campaign", c->file);
+  fl_yaml_key_int(y, "specimens", c->nspec);
+  fl_yaml_key_int(y, "converged", conv);
+  fl_yaml_key_int(y, "simulations", sims);
+  fl_yaml_key_num(y, "wall_time", "%.3f", wall_time);
+  left_out(y, c, res);
+  if (p) {
+    fl_yaml_str(y, "means");
+    fl_yaml_map_begin(y, 0);
+    for (int j = 0; j < c->nfree; j++) {
+      fl_yaml_str(y, c->free[j].path);
+      fl_yaml_map_begin(y, 1);
+      fl_yaml_key_num(y, "mean", "%.8g", p->param[j].mean);
+      fl_yaml_key_num(y, "sd", "%.4g", p->param[j].sd);
+      fl_yaml_map_end(y);
+    }
+    fl_yaml_map_end(y);
+  }
+  for (int k = 0; k < FL_CAMPAIGN_FILES; k++)
+    if (paths->what[k])
+      fl_yaml_key_str_or_null(y, paths->what[k], paths->path[k]);
+  fl_yaml_map_end(y);
+  return fl_yaml_out_close(&y);
+}
