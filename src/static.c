@@ -52,6 +52,8 @@
 #define NCOLOUR 3        /* bodies perturbed together are 3 apart */
 #define MAX_NEWTON 25    /* iterations before an increment is cut back */
 #define TOL 1e-9         /* converged: residual below TOL times its scale */
+#define REG_MIN 1e-10    /* the tangent's diagonal spring, of its largest diagonal ... */
+#define REG_MAX 1e-4     /* ... and the stiffest it is made where Newton stalls */
 #define TOL_STALL 5e-9   /* accepted as converged when Newton stalls below it (rounding) */
 #define DT_PSEUDO 1.0    /* s: turns an increment's displacement into a velocity */
 #define FEW_ITERATIONS 5 /* an increment that converged in as many grows the next */
@@ -70,6 +72,7 @@ typedef struct {
   double hx, hr;          /* difference steps: m, rad */
   double reach;           /* largest step of a body's translation in one iteration, m */
   double floor;           /* scaled residual of one rounding of a position in the stiffest bond */
+  double reg;             /* the tangent's diagonal spring, of its largest diagonal (REG_MIN..REG_MAX) */
   double nose_y0;         /* bend3pt: height of the nose axis at path position 0, m */
   double u, uc, up;       /* path position now, at the last and the one before, m or rad */
   int have_prev;          /* up, xp, qp are set */
@@ -287,9 +290,9 @@ static void tangent(workspace *w)
 
 /* Factorise the tangent.  A free body that nothing holds in some direction (a rigid
  * mode: no friction, a contact at zero overlap, no gravity) has a zero pivot; a spring
- * of 1e-10 of the stiffest diagonal of its kind (translation, rotation) on every
- * unknown keeps the factorisation regular and leaves the residual, and so the
- * equilibrium found, as it is.  Returns 0 on failure. */
+ * of w->reg (1e-10, REG_MIN) of the stiffest diagonal of its kind (translation,
+ * rotation) on every unknown keeps the factorisation regular and leaves the residual,
+ * and so the equilibrium found, as it is.  Returns 0 on failure. */
 static int factorise(workspace *w)
 {
   const size_t diag = 2 * HALF_BAND;
@@ -298,7 +301,7 @@ static int factorise(workspace *w)
     big[col % NDOF >= 3] = fmax(big[col % NDOF >= 3], fabs(gsl_matrix_get(w->ab, (size_t)col, diag)));
   for (int col = 0; col < w->n; col++) {
     double *a = gsl_matrix_ptr(w->ab, (size_t)col, diag);
-    double reg = 1e-10 * big[col % NDOF >= 3];
+    double reg = w->reg * big[col % NDOF >= 3];
     *a += *a < 0.0 ? -reg : reg;
     if (*a == 0.0)
       *a = 1e-300;
@@ -330,6 +333,10 @@ static int newton(workspace *w, int *iterations)
 {
   double nrm = residual(w, w->r), first = nrm;
   int stalled = 0, fresh = 0;
+  if (w->reg > REG_MIN) {
+    w->reg = REG_MIN;
+    w->lu_valid = 0;
+  }
   *iterations = 0;
   for (int it = 0;; it++) {
     if (nrm <= TOL || (stalled >= 3 && nrm <= TOL_STALL))
@@ -392,7 +399,17 @@ static int newton(workspace *w, int *iterations)
         w->lu_valid = 0;
         continue;
       }
-      return nrm <= fmax(TOL_STALL, 4.0 * w->floor); /* the floor: as with MAX_NEWTON */
+      if (nrm <= fmax(TOL_STALL, 4.0 * w->floor)) /* the floor: as with MAX_NEWTON */
+        return 1;
+      if (w->reg >= REG_MAX)
+        return 0;
+      /* A fresh tangent that does not descend: its soft modes (a weightless body that
+       * nothing but a contact at the foot of its Hertz law holds, without friction) are
+       * lost in the differences' rounding.  A stiffer diagonal spring shortens the step
+       * along them; the residual, and so the equilibrium, stay as they are. */
+      w->reg *= 100.0;
+      w->lu_valid = 0;
+      continue;
     }
     memcpy(w->r, w->rp, (size_t)w->n * sizeof *w->r);
     stalled = next > 0.5 * nrm ? stalled + 1 : 0;
@@ -721,6 +738,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
     xmax = fmax(xmax, fabs(one->x_ref[i].x) + fabs(one->x_ref[i].y) + fabs(one->x_ref[i].z));
   w->floor = kmax * xmax * DBL_EPSILON / w->fs;
   w->hx = 4e-9 * info->h;
+  w->reg = REG_MIN;
   w->hr = 1e-8;
   w->reach = 0.1 * exp->fiber.outer_radius_m;
   if (fl_test_bends(w->kind))
@@ -1040,6 +1058,12 @@ int fl_static_auto(const fl_experiment *exp, int gpu)
    * only the supports' friction may hold, with no path of equilibria to follow. */
   if (exp->test.kind == FL_TEST_BEND3PT && exp->bond.failure.criterion != FL_CRIT_NONE &&
       exp->bond.failure.post_failure == FL_POST_TOTAL_BREAKAGE)
+    return 0;
+  /* 3-point bending of a weightless fiber on frictionless rollers: nothing but the
+   * contacts' curvature holds it along its axis and about it, soft modes that Newton's
+   * differences lose in rounding (tests/check_shape: a section table stalls near its
+   * end); the explicit engine's damping settles them */
+  if (exp->test.kind == FL_TEST_BEND3PT && exp->test.gravity == 0.0 && exp->test.friction == 0.0)
     return 0;
   /* 4-point bending: the static solver does not settle the chain between two noses
    * whose rollers turn with it (the explicit engine does) */

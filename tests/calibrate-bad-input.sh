@@ -205,7 +205,7 @@ find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
 # An interrupt before the starting point is evaluated (its run takes minutes): no best
 # point yet, so nothing is written but the checkpoint, and the message says so.
 n=$((n + 1))
-( cd "$work" && { "$bin/$prog" -q --plot none bad/interrupt-start.yaml >stdout 2>stderr & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? >status; } )
+( cd "$work" && { "$bin/$prog" -q --plot none --solver explicit bad/interrupt-start.yaml >stdout 2>stderr & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? >status; } )
 files=$(cd "$work" && ls | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$' | tr '\n' ' ')
 if [ "$(cat "$work/status")" = 1 ] && [ ! -s "$work/stdout" ] && [ "$files" = "interrupt-start-calibrated.checkpoint " ] &&
    [ "$(cat "$work/stderr")" = "fiber-calibrate: bad/interrupt-start.yaml: interrupted before the starting point was evaluated: no best point yet, no output written" ]; then
