@@ -4,11 +4,12 @@
  * in ascending bond order, adds its tool contacts, and takes the split step of
  * integrate.h), then the kinematic grips.  Specimens run in parallel (OpenMP), or, for
  * fewer specimens than threads, the bonds and bodies of each; every sum keeps a fixed
- * order, so results are identical for any thread count. */
+ * order, so results are identical for any thread count.  The common bond and the free
+ * bodies go through vectorised loops that read the arrays in place, built for AVX-512,
+ * AVX2 and the baseline, all giving the same bits as the general law and step. */
 #include <config.h>
 
 #include <math.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -84,13 +85,9 @@ typedef struct {
   double *load[FL_LOAD_ROWS];
 } bond_args;
 
-/* The arrays of structures seen as arrays of doubles (or ints), member k of item i at
- * [i * stride + k]: GCC vectorises such strided loads and stores, not loads of whole
+/* The body arrays are read as arrays of doubles, member k of body i at [i * 3 + k] (or
+ * [i * 4 + k] for q): GCC vectorises such strided loads and stores, not loads of whole
  * structures. */
-#define DSTRIDE(type) ((long)(sizeof(type) / sizeof(double)))
-#define DOFF(type, member) ((long)(offsetof(type, member) / sizeof(double)))
-#define ISTRIDE(type) ((long)(sizeof(type) / sizeof(int)))
-#define IOFF(type, member) ((long)(offsetof(type, member) / sizeof(int)))
 /* take ? a : b to the bit, by masks: a selection GCC does not turn into a masked
  * store (which it cannot vectorise for a strided store). */
 static inline double pick(int take, double a, double b)
@@ -147,7 +144,7 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
   double *FL_RESTRICT en = a->load[FL_LOAD_E];
   const double *FL_RESTRICT okd = a->def[FL_DEF_OK];
   const fl_bond_damping dm = a->dm;
-  const long nq = DSTRIDE(fl_quat);
+  const long nq = (long)(sizeof(fl_quat) / sizeof(double));
 #ifdef _OPENMP
 #pragma omp simd
 #endif
