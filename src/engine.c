@@ -231,6 +231,8 @@ static inline void put_load(double *const *load, int b, const fl_bond_loads *ld)
   load[FL_LOAD_E][b] = ld->energy;
 }
 
+/* Bonds or bodies a vectorised loop takes at a time: the length of its flag and
+ * damping-state buffers, on the stack. */
 #define FL_INLINE_CHUNK 256
 
 /* Bonds [lo, hi) of specimen s (advancing, no limits, damped) through the vectorised
