@@ -145,19 +145,20 @@ typedef struct {
   double dt;     /* the time step, s (for the contact history of broken bonds) */
 } fl_bond_damping;
 
-/* State a bond carries from step to step. */
+/* State a bond carries from step to step.  What every step of the common bond reads
+ * (the damping state and the flags) comes first, in the first 64 bytes. */
 typedef struct {
   fl_vec3 fd;      /* damping force on body 1, body-1 frame, N */
   fl_vec3 td;      /* damping torque on body 1, body-1 frame, N m */
+  int broken;      /* 1 once broken (total_breakage) */
+  int yielded;     /* 1 once the limit has been reached */
+  int buckled;     /* 1 once past the buckling point */
+  int separated;   /* broken, and its segments no longer overlap: they may touch again */
   fl_vec3 dp;      /* plastic displacement offset D_p, body-1 frame, m */
   fl_vec3 thp;     /* plastic rotation offset theta_p, body-1 frame, rad */
   fl_vec3 thy;     /* the part of theta_p a constant_torque yield left, body-1 frame, rad */
   double strength; /* this bond's strength factor 1 + cv N(0,1) (1: nominal) */
   double phi_max;  /* largest bending angle reached (buckling), rad */
-  int broken;      /* 1 once broken (total_breakage) */
-  int yielded;     /* 1 once the limit has been reached */
-  int buckled;     /* 1 once past the buckling point */
-  int separated;   /* broken, and its segments no longer overlap: they may touch again */
   fl_vec3 xi;      /* tangential contact history of a separated pair, m */
 } fl_bond_state;
 

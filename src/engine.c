@@ -4,10 +4,13 @@
  * in ascending bond order, adds its tool contacts, and takes the split step of
  * integrate.h), then the kinematic grips.  Specimens run in parallel (OpenMP), or, for
  * fewer specimens than threads, the bonds and bodies of each; every sum keeps a fixed
- * order, so results are identical for any thread count. */
+ * order, so results are identical for any thread count.  The common bond and the free
+ * bodies go through vectorised loops that read the arrays in place, built for AVX-512,
+ * AVX2 and the baseline, all giving the same bits as the general law and step. */
 #include <config.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "fl_defs.h"
@@ -35,126 +38,265 @@ typedef struct {
   fl_vec3 wg;  /* rad/s */
 } grip_motion;
 
-/* Rows of a chunk's structure of arrays for the vectorised law: what it reads (both
- * bodies, the bond's definition, its damping state) and what it writes. */
-enum {
-  IN_X1 = 0, IN_Q1 = 3, IN_V1 = 7, IN_W1 = 10, IN_X2 = 13, IN_Q2 = 16, IN_V2 = 20, IN_W2 = 23, IN_R1 = 26,
-  IN_R2 = 29, IN_Q0 = 32, IN_K = 36, IN_FD = 44, IN_TD = 47, IN_ROWS = 50
-};
-enum { OUT_FD = 0, OUT_TD = 3, OUT_F = 6, OUT_T1 = 9, OUT_T2 = 12, OUT_E = 15, OUT_OK = 16, OUT_ROWS = 17 };
-#define FL_INLINE_CHUNK 128
-/* a row's length in memory: not a power of two, so that the rows of one bond do not
- * all fall in the same few sets of the L1 cache */
-#define FL_ROW (FL_INLINE_CHUNK + 8)
+/* The three builds of a vectorised loop: the kernel is an always-inline function, and
+ * each wrapper compiles it for one instruction set.  Without contraction into fused
+ * multiply-adds (ISO C's default) every width rounds each operation alike, so the
+ * three give the same bits; fl_system_isa chooses among them. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define FL_TARGET_AVX2 __attribute__((target("avx2")))
+#define FL_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,prefer-vector-width=512")))
+#define FL_HAVE_ISA 1
+#else
+#define FL_HAVE_ISA 0
+#endif
 
-static inline fl_vec3 row3(double (*a)[FL_ROW], int r, int k) { return fl_v3(a[r][k], a[r + 1][k], a[r + 2][k]); }
-static inline void put3(double (*a)[FL_ROW], int r, int k, fl_vec3 v)
+int fl_system_isa(const fl_system *sys)
 {
-  a[r][k] = v.x;
-  a[r + 1][k] = v.y;
-  a[r + 2][k] = v.z;
-}
-static inline void put_body(double (*a)[FL_ROW], int r, int k, const fl_system *sys, size_t i)
-{
-  put3(a, r, k, sys->x[i]);
-  a[r + 3][k] = sys->q[i].w;
-  a[r + 4][k] = sys->q[i].x;
-  a[r + 5][k] = sys->q[i].y;
-  a[r + 6][k] = sys->q[i].z;
-  put3(a, r + 7, k, sys->v[i]);
-  put3(a, r + 10, k, sys->w[i]);
-}
-static inline fl_body row_body(double (*a)[FL_ROW], int r, int k)
-{
-  fl_body b;
-  b.x = row3(a, r, k);
-  b.q = fl_q(a[r + 3][k], a[r + 4][k], a[r + 5][k], a[r + 6][k]);
-  b.v = row3(a, r + 7, k);
-  b.w = row3(a, r + 10, k);
-  return b;
+#if FL_HAVE_ISA
+  int best = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+                 ? FL_ISA_AVX512
+                 : (__builtin_cpu_supports("avx2") ? FL_ISA_AVX2 : FL_ISA_BASE);
+  return sys->isa == FL_ISA_AUTO || sys->isa > best ? best : sys->isa;
+#else
+  (void)sys;
+  return FL_ISA_BASE;
+#endif
 }
 
-/* Bonds [lo, hi) of specimen s (advancing, no limits, damped) through the vectorised
- * law, a chunk at a time: copied into the chunk's structure of arrays, evaluated, copied
- * out; the bonds the law does not serve (fl_bond_is_inline) or gives back (large
- * angles) through fl_bond_eval. */
-FL_CLONES static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
+/* Row r of specimen s's bond loads. */
+static inline double *load_row(const fl_system *sys, int s, int r)
 {
-  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
-  const fl_bond *FL_RESTRICT bond = sys->bond + bb;
-  fl_bond_state *FL_RESTRICT st = sys->bstate + bb;
-  const fl_bond_damping dm = sys->damping[s];
-  double in[IN_ROWS][FL_ROW], out[OUT_ROWS][FL_ROW]; /* 73 kB */
-  for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
-    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
-    for (int k = 0; k < n; k++) {
-      int b = c + k;
-      const fl_bond *bd = &bond[b];
-      put_body(in, IN_X1, k, sys, base + sys->b1[b]);
-      put_body(in, IN_X2, k, sys, base + sys->b2[b]);
-      put3(in, IN_R1, k, bd->r1);
-      put3(in, IN_R2, k, bd->r2);
-      in[IN_Q0][k] = bd->q0.w;
-      in[IN_Q0 + 1][k] = bd->q0.x;
-      in[IN_Q0 + 2][k] = bd->q0.y;
-      in[IN_Q0 + 3][k] = bd->q0.z;
-      in[IN_K][k] = bd->s1.k_axial;
-      in[IN_K + 1][k] = bd->s1.k_shear;
-      in[IN_K + 2][k] = bd->s1.k_twist;
-      in[IN_K + 3][k] = bd->s1.k_bend;
-      in[IN_K + 4][k] = bd->s2.k_axial;
-      in[IN_K + 5][k] = bd->s2.k_shear;
-      in[IN_K + 6][k] = bd->s2.k_twist;
-      in[IN_K + 7][k] = bd->s2.k_bend;
-      put3(in, IN_FD, k, st[b].fd);
-      put3(in, IN_TD, k, st[b].td);
-      out[OUT_OK][k] = fl_bond_is_inline(bd, &st[b]);
-    }
+  return sys->bond_load + ((size_t)s * FL_LOAD_ROWS + r) * sys->nbond;
+}
+
+/* What the vectorised bond law reads and writes for one specimen: the bodies and the
+ * bond state where the engine keeps them, the definitions and the loads by rows. */
+typedef struct {
+  const fl_vec3 *x, *v, *w; /* the specimen's bodies */
+  const fl_quat *q;
+  const int *b1, *b2;
+  const double *def[FL_DEF_ROWS]; /* the specimen's bond definitions */
+  double *damp[6];     /* a chunk's damping state fd, td (x, y, z each), index b - lo: in,
+                        * and out moved on */
+  const double *live;  /* 1 where the chunk's bond is neither broken, yielded nor buckled
+                        * (doubles, as every array of the loop: a narrower type would
+                        * make the compiler take many vectors of doubles at once) */
+  fl_bond_damping dm;
+  double *load[FL_LOAD_ROWS];
+} bond_args;
+
+/* The body arrays are read as arrays of doubles, member k of body i at [i * 3 + k] (or
+ * [i * 4 + k] for q): GCC vectorises such strided loads and stores, not loads of whole
+ * structures. */
+/* take ? a : b to the bit, by masks: a selection GCC does not turn into a masked
+ * store (which it cannot vectorise for a strided store). */
+static inline double pick(int take, double a, double b)
+{
+  uint64_t ua, ub, m = -(uint64_t)(take != 0);
+  memcpy(&ua, &a, sizeof ua);
+  memcpy(&ub, &b, sizeof ub);
+  ua = (ua & m) | (ub & ~m);
+  memcpy(&a, &ua, sizeof a);
+  return a;
+}
+static inline fl_vec3 pick3(int take, fl_vec3 a, fl_vec3 b)
+{
+  return fl_v3(pick(take, a.x, b.x), pick(take, a.y, b.y), pick(take, a.z, b.z));
+}
+static inline void put3_at(double *p, long at, fl_vec3 a)
+{
+  p[at] = a.x;
+  p[at + 1] = a.y;
+  p[at + 2] = a.z;
+}
+static inline fl_vec3 v3_at(const double *p, long at) { return fl_v3(p[at], p[at + 1], p[at + 2]); }
+/* Bonds [lo, hi) through fl_bond_eval_inline.  chain (a constant): bond b joins bodies
+ * b and b + 1, so the bodies are read by stride, which vectorises (the general case
+ * reads b1, b2, which GCC does not vectorise without gathers).  redo[b - lo] is 1
+ * where the law did not serve the bond (fl_bond_is_inline, or a large angle), for
+ * fl_bond_eval to take it again from the state it had. */
+FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int hi, double *FL_RESTRICT redo,
+                                                const int chain)
+{
+  const double *FL_RESTRICT x = (const double *)a->x, *FL_RESTRICT v = (const double *)a->v,
+                            *FL_RESTRICT w = (const double *)a->w, *FL_RESTRICT q = (const double *)a->q;
+  const int *FL_RESTRICT b1 = a->b1, *FL_RESTRICT b2 = a->b2;
+  double *FL_RESTRICT dx = a->damp[0], *FL_RESTRICT dy = a->damp[1], *FL_RESTRICT dz = a->damp[2];
+  double *FL_RESTRICT ex = a->damp[3], *FL_RESTRICT ey = a->damp[4], *FL_RESTRICT ez = a->damp[5];
+  const double *FL_RESTRICT live = a->live;
+  /* the rows in locals, so that the loop reads them as plain arrays */
+  const double *FL_RESTRICT r1x = a->def[FL_DEF_R1], *FL_RESTRICT r1y = a->def[FL_DEF_R1 + 1],
+                            *FL_RESTRICT r1z = a->def[FL_DEF_R1 + 2];
+  const double *FL_RESTRICT r2x = a->def[FL_DEF_R2], *FL_RESTRICT r2y = a->def[FL_DEF_R2 + 1],
+                            *FL_RESTRICT r2z = a->def[FL_DEF_R2 + 2];
+  const double *FL_RESTRICT q0w = a->def[FL_DEF_Q0], *FL_RESTRICT q0x = a->def[FL_DEF_Q0 + 1],
+                            *FL_RESTRICT q0y = a->def[FL_DEF_Q0 + 2], *FL_RESTRICT q0z = a->def[FL_DEF_Q0 + 3];
+  const double *FL_RESTRICT ka1 = a->def[FL_DEF_S1], *FL_RESTRICT ks1 = a->def[FL_DEF_S1 + 1],
+                            *FL_RESTRICT kt1 = a->def[FL_DEF_S1 + 2], *FL_RESTRICT kb1 = a->def[FL_DEF_S1 + 3];
+  const double *FL_RESTRICT ka2 = a->def[FL_DEF_S2], *FL_RESTRICT ks2 = a->def[FL_DEF_S2 + 1],
+                            *FL_RESTRICT kt2 = a->def[FL_DEF_S2 + 2], *FL_RESTRICT kb2 = a->def[FL_DEF_S2 + 3];
+  double *FL_RESTRICT fx = a->load[FL_LOAD_FX], *FL_RESTRICT fy = a->load[FL_LOAD_FX + 1],
+                      *FL_RESTRICT fz = a->load[FL_LOAD_FX + 2];
+  double *FL_RESTRICT t1x = a->load[FL_LOAD_T1X], *FL_RESTRICT t1y = a->load[FL_LOAD_T1X + 1],
+                      *FL_RESTRICT t1z = a->load[FL_LOAD_T1X + 2];
+  double *FL_RESTRICT t2x = a->load[FL_LOAD_T2X], *FL_RESTRICT t2y = a->load[FL_LOAD_T2X + 1],
+                      *FL_RESTRICT t2z = a->load[FL_LOAD_T2X + 2];
+  double *FL_RESTRICT en = a->load[FL_LOAD_E];
+  const double *FL_RESTRICT okd = a->def[FL_DEF_OK];
+  const fl_bond_damping dm = a->dm;
+  const long nq = (long)(sizeof(fl_quat) / sizeof(double));
 #ifdef _OPENMP
 #pragma omp simd
 #endif
+  for (int b = lo; b < hi; b++) {
+    long i = chain ? b : b1[b], j = chain ? b + 1 : b2[b];
+    fl_body bi, bj;
+    bi.x = v3_at(x, 3 * i);
+    bi.q = fl_q(q[nq * i], q[nq * i + 1], q[nq * i + 2], q[nq * i + 3]);
+    bi.v = v3_at(v, 3 * i);
+    bi.w = v3_at(w, 3 * i);
+    bj.x = v3_at(x, 3 * j);
+    bj.q = fl_q(q[nq * j], q[nq * j + 1], q[nq * j + 2], q[nq * j + 3]);
+    bj.v = v3_at(v, 3 * j);
+    bj.w = v3_at(w, 3 * j);
+    fl_bond bd;
+    bd.r1 = fl_v3(r1x[b], r1y[b], r1z[b]);
+    bd.r2 = fl_v3(r2x[b], r2y[b], r2z[b]);
+    bd.q0 = fl_q(q0w[b], q0x[b], q0y[b], q0z[b]);
+    bd.s1.k_axial = ka1[b];
+    bd.s1.k_shear = ks1[b];
+    bd.s1.k_twist = kt1[b];
+    bd.s1.k_bend = kb1[b];
+    bd.s2.k_axial = ka2[b];
+    bd.s2.k_shear = ks2[b];
+    bd.s2.k_twist = kt2[b];
+    bd.s2.k_bend = kb2[b];
+    bd.oblique = 0;
+    int k = b - lo;
+    fl_bond_inline_loads ld = fl_bond_eval_inline(bd, dm, bi, bj, fl_v3(dx[k], dy[k], dz[k]), fl_v3(ex[k], ey[k], ez[k]));
+    /* fl_bond_is_inline: the definition's part made once, the state's by the caller */
+    int ok = ld.ok & (okd[b] != 0.0) & (live[k] != 0.0);
+    dx[k] = ld.fd.x;
+    dy[k] = ld.fd.y;
+    dz[k] = ld.fd.z;
+    ex[k] = ld.td.x;
+    ey[k] = ld.td.y;
+    ez[k] = ld.td.z;
+    fx[b] = ld.force.x;
+    fy[b] = ld.force.y;
+    fz[b] = ld.force.z;
+    t1x[b] = ld.torque1.x;
+    t1y[b] = ld.torque1.y;
+    t1z[b] = ld.torque1.z;
+    t2x[b] = ld.torque2.x;
+    t2y[b] = ld.torque2.y;
+    t2z[b] = ld.torque2.z;
+    en[b] = ld.energy;
+    redo[b - lo] = ok ? 0.0 : 1.0;
+  }
+}
+
+#if FL_HAVE_ISA
+FL_TARGET_AVX512 static void bond_kernel_avx512(const bond_args *a, int lo, int hi, double *redo)
+{
+  bond_kernel(a, lo, hi, redo, 1);
+}
+FL_TARGET_AVX2 static void bond_kernel_avx2(const bond_args *a, int lo, int hi, double *redo)
+{
+  bond_kernel(a, lo, hi, redo, 1);
+}
+#endif
+static void bond_kernel_base(const bond_args *a, int lo, int hi, double *redo)
+{
+  bond_kernel(a, lo, hi, redo, 1);
+}
+/* any bonds: one at a time */
+static void bond_kernel_any(const bond_args *a, int lo, int hi, double *redo)
+{
+  bond_kernel(a, lo, hi, redo, 0);
+}
+
+/* Store one bond's loads in the rows. */
+static inline void put_load(double *const *load, int b, const fl_bond_loads *ld)
+{
+  load[FL_LOAD_FX][b] = ld->force.x;
+  load[FL_LOAD_FX + 1][b] = ld->force.y;
+  load[FL_LOAD_FX + 2][b] = ld->force.z;
+  load[FL_LOAD_T1X][b] = ld->torque1.x;
+  load[FL_LOAD_T1X + 1][b] = ld->torque1.y;
+  load[FL_LOAD_T1X + 2][b] = ld->torque1.z;
+  load[FL_LOAD_T2X][b] = ld->torque2.x;
+  load[FL_LOAD_T2X + 1][b] = ld->torque2.y;
+  load[FL_LOAD_T2X + 2][b] = ld->torque2.z;
+  load[FL_LOAD_E][b] = ld->energy;
+}
+
+/* Bonds or bodies a vectorised loop takes at a time: the length of its flag and
+ * damping-state buffers, on the stack. */
+#define FL_INLINE_CHUNK 256
+
+/* Bonds [lo, hi) of specimen s (advancing, no limits, damped) through the vectorised
+ * law; the bonds it does not serve or gives back through fl_bond_eval. */
+static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
+{
+  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
+  bond_args a;
+  a.x = sys->x + base;
+  a.v = sys->v + base;
+  a.w = sys->w + base;
+  a.q = sys->q + base;
+  a.b1 = sys->b1;
+  a.b2 = sys->b2;
+  const double *def = sys->bond_def + (sys->def_shared ? 0 : (size_t)s * FL_DEF_ROWS * sys->nbond);
+  for (int r = 0; r < FL_DEF_ROWS; r++)
+    a.def[r] = def + (size_t)r * sys->nbond;
+  fl_bond_state *st = sys->bstate + bb;
+  double damp[6][FL_INLINE_CHUNK];
+  double live[FL_INLINE_CHUNK];
+  for (int r = 0; r < 6; r++)
+    a.damp[r] = damp[r];
+  a.live = live;
+  a.dm = sys->damping[s];
+  for (int r = 0; r < FL_LOAD_ROWS; r++)
+    a.load[r] = load_row(sys, s, r);
+  int isa = fl_system_isa(sys);
+  double redo[FL_INLINE_CHUNK];
+  for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
+    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
+    /* the damping state is kept in fl_bond_state, which the static solver saves and
+     * restores: its 6 numbers come in and go out here */
     for (int k = 0; k < n; k++) {
-      fl_bond bd;
-      bd.r1 = row3(in, IN_R1, k);
-      bd.r2 = row3(in, IN_R2, k);
-      bd.q0 = fl_q(in[IN_Q0][k], in[IN_Q0 + 1][k], in[IN_Q0 + 2][k], in[IN_Q0 + 3][k]);
-      bd.s1.k_axial = in[IN_K][k];
-      bd.s1.k_shear = in[IN_K + 1][k];
-      bd.s1.k_twist = in[IN_K + 2][k];
-      bd.s1.k_bend = in[IN_K + 3][k];
-      bd.s2.k_axial = in[IN_K + 4][k];
-      bd.s2.k_shear = in[IN_K + 5][k];
-      bd.s2.k_twist = in[IN_K + 6][k];
-      bd.s2.k_bend = in[IN_K + 7][k];
-      bd.oblique = 0;
-      fl_bond_inline_loads ld = fl_bond_eval_inline(bd, dm, row_body(in, IN_X1, k), row_body(in, IN_X2, k),
-                                                    row3(in, IN_FD, k), row3(in, IN_TD, k));
-      put3(out, OUT_FD, k, ld.fd);
-      put3(out, OUT_TD, k, ld.td);
-      put3(out, OUT_F, k, ld.force);
-      put3(out, OUT_T1, k, ld.torque1);
-      put3(out, OUT_T2, k, ld.torque2);
-      out[OUT_E][k] = ld.energy;
-      out[OUT_OK][k] = ld.ok ? out[OUT_OK][k] : 0.0;
+      const fl_bond_state *sb = &st[c + k];
+      damp[0][k] = sb->fd.x;
+      damp[1][k] = sb->fd.y;
+      damp[2][k] = sb->fd.z;
+      damp[3][k] = sb->td.x;
+      damp[4][k] = sb->td.y;
+      damp[5][k] = sb->td.z;
+      live[k] = (sb->broken | sb->yielded | sb->buckled) == 0 ? 1.0 : 0.0;
     }
+    if (!sys->adj_chain)
+      bond_kernel_any(&a, c, c + n, redo);
+#if FL_HAVE_ISA
+    else if (isa == FL_ISA_AVX512)
+      bond_kernel_avx512(&a, c, c + n, redo);
+    else if (isa == FL_ISA_AVX2)
+      bond_kernel_avx2(&a, c, c + n, redo);
+#endif
+    else
+      bond_kernel_base(&a, c, c + n, redo);
+    (void)isa;
     for (int k = 0; k < n; k++) {
       int b = c + k;
-      fl_bond_loads ld;
-      if (out[OUT_OK][k] != 0.0) {
-        st[b].fd = row3(out, OUT_FD, k);
-        st[b].td = row3(out, OUT_TD, k);
-        ld.force = row3(out, OUT_F, k);
-        ld.torque1 = row3(out, OUT_T1, k);
-        ld.torque2 = row3(out, OUT_T2, k);
-        ld.energy = out[OUT_E][k];
-      } else {
-        fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
-        fl_bond_eval(&bond[b], &dm, NULL, &bi, &bj, &st[b], &ld);
+      if (redo[k] == 0.0) {
+        st[b].fd = fl_v3(damp[0][k], damp[1][k], damp[2][k]);
+        st[b].td = fl_v3(damp[3][k], damp[4][k], damp[5][k]);
+        continue;
       }
-      sys->bond_force[bb + b] = ld.force;
-      sys->bond_torque1[bb + b] = ld.torque1;
-      sys->bond_torque2[bb + b] = ld.torque2;
-      sys->bond_energy[bb + b] = ld.energy;
+      fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
+      fl_bond_loads ld;
+      fl_bond_eval(&sys->bond[bb + b], &a.dm, NULL, &bi, &bj, &st[b], &ld);
+      put_load(a.load, b, &ld);
     }
   }
 }
@@ -170,10 +312,9 @@ static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *l
   size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
   const fl_bond *bond = sys->bond + bb;
   fl_bond_state *st = sys->bstate + bb;
-  fl_vec3 *FL_RESTRICT bf = sys->bond_force + bb;
-  fl_vec3 *FL_RESTRICT bt1 = sys->bond_torque1 + bb;
-  fl_vec3 *FL_RESTRICT bt2 = sys->bond_torque2 + bb;
-  double *FL_RESTRICT be = sys->bond_energy + bb;
+  double *load[FL_LOAD_ROWS];
+  for (int r = 0; r < FL_LOAD_ROWS; r++)
+    load[r] = load_row(sys, s, r);
   int events = 0;
   for (int b = lo; b < hi; b++) {
     fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
@@ -186,120 +327,212 @@ static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *l
       fl_bond_state scratch = st[b]; /* evaluate without moving the state on */
       fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &scratch, &ld);
     }
-    bf[b] = ld.force;
-    bt1[b] = ld.torque1;
-    bt2[b] = ld.torque2;
-    be[b] = ld.energy;
+    put_load(load, b, &ld);
   }
   return events;
 }
 
-/* Rows of a chunk's structure of arrays for the vectorised body step. */
-enum {
-  BI_X = 0, BI_V = 3, BI_Q = 6, BI_L = 10, BI_F = 13, BI_T = 16, BI_M = 19, BI_IA = 20, BI_IT = 21, BI_ROWS = 22
-};
-enum { BO_X = 0, BO_V = 3, BO_L = 6, BO_W = 9, BO_Q = 12, BO_OK = 16, BO_ROWS = 17 };
+/* What the vectorised body step reads and writes for one specimen. */
+typedef struct {
+  fl_vec3 *x, *v, *L, *w; /* the specimen's bodies */
+  fl_quat *q;
+  fl_vec3 *f, *t;         /* their loads of this step */
+  const double *load[FL_LOAD_ROWS]; /* the specimen's bond loads */
+  const double *m, *ia, *it;
+  const double *is_free; /* a chunk's bodies: 1 for a free one, index i - lo */
+  fl_vec3 g;
+  double dt;
+} body_args;
 
-/* Body pass over bodies [lo, hi) of specimen s: gather each body's bond loads in
- * ascending bond order into f, t, add its tool contacts (shares in tool_share), and
- * with gm, integrate the free bodies (a chunk at a time through the vectorised step,
- * the rest through fl_integrate_free).  *overlap: the largest contact overlap seen.
- * Returns the first free body that left the finite numbers, or nbody. */
-FL_CLONES static int body_pass(fl_system *sys, int s, int advance, const grip_motion *gm, int lo, int hi,
-                               double *overlap)
+/* Free bodies [lo, hi) through fl_integrate_free_inline, straight from the arrays; a
+ * body moves on only where the step served it, and redo[i - lo] is 1 for a free body
+ * it did not (fl_integrate_free takes it again).  gather (a constant): the bodies are
+ * inner bodies of a chain without tools, whose loads are body i - 1's bond (as its
+ * body 2) and then body i's (as its body 1), summed here in that order into f, t as
+ * the general gather does; else f, t are given. */
+FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int hi, double *FL_RESTRICT redo,
+                                                const int gather)
 {
-  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
-  const fl_vec3 *FL_RESTRICT bf = sys->bond_force + bb;
-  const fl_vec3 *FL_RESTRICT bt1 = sys->bond_torque1 + bb;
-  const fl_vec3 *FL_RESTRICT bt2 = sys->bond_torque2 + bb;
-  const int *start = sys->adj_start, *adj = sys->adj_bond;
-  const unsigned char *side = sys->adj_side;
-  const fl_vec3 g = sys->gravity;
-  const double dt = sys->dt;
-  int bad = sys->nbody;
-  double in[BI_ROWS][FL_ROW], out[BO_ROWS][FL_ROW];
-  for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
-    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
-    for (int m = 0; m < n; m++) {
-      int i = c + m;
-      size_t k = base + i;
-      fl_vec3 f = fl_v3(0, 0, 0), t = fl_v3(0, 0, 0);
-      for (int a = start[i]; a < start[i + 1]; a++) {
-        int b = adj[a];
-        if (side[a] == 1) {
-          f = fl_add(f, bf[b]);
-          t = fl_add(t, bt1[b]);
-        } else {
-          f = fl_sub(f, bf[b]);
-          t = fl_add(t, bt2[b]);
-        }
-      }
-      if (sys->ntool > 0 && sys->motion[i] == FL_FREE)
-        fl_contact_tools(sys->law + (size_t)s * sys->ntool, sys->tool, sys->ntool, sys->x[k], sys->q[k], sys->v[k],
-                         sys->w[k], sys->half_length[i], sys->radius[i], sys->dt, sys->xi + k * sys->ntool, advance,
-                         &f, &t, sys->tool_share + k * sys->ntool, overlap);
-      if (i == sys->pload.body) {
-        const fl_point_load *pl = &sys->pload;
-        fl_vec3 arm, p_ref = fl_add(sys->x_ref[i], fl_qrot(sys->q_ref[i], pl->arm));
-        double load = fl_point_load_value(pl, sys->x[k], sys->q[k], p_ref, &arm);
-        fl_vec3 fl = fl_scale(pl->dir, load);
-        f = fl_add(f, fl);
-        t = fl_add(t, fl_cross(arm, fl));
-        sys->pload_force[s] = load;
-      }
-      sys->f[k] = f;
-      sys->t[k] = t;
-      put3(in, BI_X, m, sys->x[k]);
-      put3(in, BI_V, m, sys->v[k]);
-      in[BI_Q][m] = sys->q[k].w;
-      in[BI_Q + 1][m] = sys->q[k].x;
-      in[BI_Q + 2][m] = sys->q[k].y;
-      in[BI_Q + 3][m] = sys->q[k].z;
-      put3(in, BI_L, m, sys->L[k]);
-      put3(in, BI_F, m, f);
-      put3(in, BI_T, m, t);
-      in[BI_M][m] = sys->mass[i];
-      in[BI_IA][m] = sys->inertia_axial[i];
-      in[BI_IT][m] = sys->inertia_trans[i];
-    }
-    if (!gm)
-      continue;
+  const double *FL_RESTRICT fx = a->load[FL_LOAD_FX], *FL_RESTRICT fy = a->load[FL_LOAD_FX + 1],
+                            *FL_RESTRICT fz = a->load[FL_LOAD_FX + 2];
+  const double *FL_RESTRICT t1x = a->load[FL_LOAD_T1X], *FL_RESTRICT t1y = a->load[FL_LOAD_T1X + 1],
+                            *FL_RESTRICT t1z = a->load[FL_LOAD_T1X + 2];
+  const double *FL_RESTRICT t2x = a->load[FL_LOAD_T2X], *FL_RESTRICT t2y = a->load[FL_LOAD_T2X + 1],
+                            *FL_RESTRICT t2z = a->load[FL_LOAD_T2X + 2];
+  double *FL_RESTRICT x = (double *)a->x, *FL_RESTRICT v = (double *)a->v, *FL_RESTRICT L = (double *)a->L,
+                      *FL_RESTRICT w = (double *)a->w, *FL_RESTRICT q = (double *)a->q;
+  double *FL_RESTRICT f = (double *)a->f, *FL_RESTRICT t = (double *)a->t;
+  const double *FL_RESTRICT m = a->m, *FL_RESTRICT ia = a->ia, *FL_RESTRICT it = a->it;
+  const double *FL_RESTRICT free_d = a->is_free;
+  const fl_vec3 g = a->g;
+  const double dt = a->dt;
 #ifdef _OPENMP
 #pragma omp simd
 #endif
-    for (int m = 0; m < n; m++) {
-      fl_free_step r = fl_integrate_free_inline(
-          row3(in, BI_X, m), row3(in, BI_V, m), fl_q(in[BI_Q][m], in[BI_Q + 1][m], in[BI_Q + 2][m], in[BI_Q + 3][m]),
-          row3(in, BI_L, m), row3(in, BI_F, m), row3(in, BI_T, m), g, in[BI_M][m], in[BI_IA][m], in[BI_IT][m], dt);
-      put3(out, BO_X, m, r.x);
-      put3(out, BO_V, m, r.v);
-      put3(out, BO_L, m, r.L);
-      put3(out, BO_W, m, r.w);
-      out[BO_Q][m] = r.q.w;
-      out[BO_Q + 1][m] = r.q.x;
-      out[BO_Q + 2][m] = r.q.y;
-      out[BO_Q + 3][m] = r.q.z;
-      out[BO_OK][m] = r.ok;
+  for (int i = lo; i < hi; i++) {
+    long k3 = 3L * i, k4 = 4L * i;
+    fl_vec3 x0 = v3_at(x, k3), v0 = v3_at(v, k3), L0 = v3_at(L, k3), w0 = v3_at(w, k3);
+    fl_quat q0 = fl_q(q[k4], q[k4 + 1], q[k4 + 2], q[k4 + 3]);
+    fl_vec3 fi, ti;
+    if (gather) {
+      const fl_vec3 zero = fl_v3(0.0, 0.0, 0.0);
+      fi = fl_add(fl_sub(zero, fl_v3(fx[i - 1], fy[i - 1], fz[i - 1])), fl_v3(fx[i], fy[i], fz[i]));
+      ti = fl_add(fl_add(zero, fl_v3(t2x[i - 1], t2y[i - 1], t2z[i - 1])), fl_v3(t1x[i], t1y[i], t1z[i]));
+      put3_at(f, k3, fi);
+      put3_at(t, k3, ti);
+    } else {
+      fi = v3_at(f, k3);
+      ti = v3_at(t, k3);
     }
+    fl_free_step r = fl_integrate_free_inline(x0, v0, q0, L0, fi, ti, g, m[i], ia[i], it[i], dt);
+    int is_free = free_d[i - lo] != 0.0, take = is_free & r.ok;
+    put3_at(x, k3, pick3(take, r.x, x0));
+    put3_at(v, k3, pick3(take, r.v, v0));
+    put3_at(L, k3, pick3(take, r.L, L0));
+    put3_at(w, k3, pick3(take, r.w, w0));
+    q[k4] = pick(take, r.q.w, q0.w);
+    q[k4 + 1] = pick(take, r.q.x, q0.x);
+    q[k4 + 2] = pick(take, r.q.y, q0.y);
+    q[k4 + 3] = pick(take, r.q.z, q0.z);
+    redo[i - lo] = is_free & !r.ok ? 1.0 : 0.0;
+  }
+}
+
+/* The body step's build for one instruction set: gather chooses the loop. */
+#define BODY_KERNEL_BUILD(name, target)                                                \
+  target static void name(const body_args *a, int lo, int hi, double *redo, int gather) \
+  {                                                                                    \
+    if (gather)                                                                        \
+      body_kernel(a, lo, hi, redo, 1);                                                 \
+    else                                                                               \
+      body_kernel(a, lo, hi, redo, 0);                                                 \
+  }
+#if FL_HAVE_ISA
+BODY_KERNEL_BUILD(body_kernel_avx512, FL_TARGET_AVX512)
+BODY_KERNEL_BUILD(body_kernel_avx2, FL_TARGET_AVX2)
+#endif
+BODY_KERNEL_BUILD(body_kernel_base, )
+
+/* Gather the bond loads of bodies [lo, hi) of specimen s in ascending bond order into
+ * f, t, and add their tool contacts (shares in tool_share) and the point load.
+ * *overlap: the largest contact overlap seen. */
+static void body_gather(fl_system *sys, int s, int advance, int lo, int hi, double *overlap)
+{
+  size_t base = (size_t)s * sys->nbody;
+  const double *FL_RESTRICT fx = load_row(sys, s, FL_LOAD_FX), *FL_RESTRICT fy = load_row(sys, s, FL_LOAD_FX + 1),
+                            *FL_RESTRICT fz = load_row(sys, s, FL_LOAD_FX + 2);
+  const double *FL_RESTRICT t1x = load_row(sys, s, FL_LOAD_T1X), *FL_RESTRICT t1y = load_row(sys, s, FL_LOAD_T1X + 1),
+                            *FL_RESTRICT t1z = load_row(sys, s, FL_LOAD_T1X + 2);
+  const double *FL_RESTRICT t2x = load_row(sys, s, FL_LOAD_T2X), *FL_RESTRICT t2y = load_row(sys, s, FL_LOAD_T2X + 1),
+                            *FL_RESTRICT t2z = load_row(sys, s, FL_LOAD_T2X + 2);
+  const int *start = sys->adj_start, *adj = sys->adj_bond;
+  const unsigned char *side = sys->adj_side;
+  for (int i = lo; i < hi; i++) {
+    size_t k = base + i;
+    fl_vec3 f = fl_v3(0, 0, 0), t = fl_v3(0, 0, 0);
+    for (int a = start[i]; a < start[i + 1]; a++) {
+      int b = adj[a];
+      if (side[a] == 1) {
+        f = fl_add(f, fl_v3(fx[b], fy[b], fz[b]));
+        t = fl_add(t, fl_v3(t1x[b], t1y[b], t1z[b]));
+      } else {
+        f = fl_sub(f, fl_v3(fx[b], fy[b], fz[b]));
+        t = fl_add(t, fl_v3(t2x[b], t2y[b], t2z[b]));
+      }
+    }
+    if (sys->ntool > 0 && sys->motion[i] == FL_FREE)
+      fl_contact_tools(sys->law + (size_t)s * sys->ntool, sys->tool, sys->ntool, sys->x[k], sys->q[k], sys->v[k],
+                       sys->w[k], sys->half_length[i], sys->radius[i], sys->dt, sys->xi + k * sys->ntool, advance, &f,
+                       &t, sys->tool_share + k * sys->ntool, overlap);
+    if (i == sys->pload.body) {
+      const fl_point_load *pl = &sys->pload;
+      fl_vec3 arm, p_ref = fl_add(sys->x_ref[i], fl_qrot(sys->q_ref[i], pl->arm));
+      double load = fl_point_load_value(pl, sys->x[k], sys->q[k], p_ref, &arm);
+      fl_vec3 fl = fl_scale(pl->dir, load);
+      f = fl_add(f, fl);
+      t = fl_add(t, fl_cross(arm, fl));
+      sys->pload_force[s] = load;
+    }
+    sys->f[k] = f;
+    sys->t[k] = t;
+  }
+}
+
+/* Integrate the free bodies of [lo, hi) of specimen s through the vectorised step, and
+ * those it gives back through fl_integrate_free; gather: see body_kernel.  Returns the
+ * first free body that left the finite numbers, or nbody. */
+static int body_integrate(fl_system *sys, int s, int lo, int hi, int gather)
+{
+  size_t base = (size_t)s * sys->nbody;
+  const fl_vec3 g = sys->gravity;
+  const double dt = sys->dt;
+  int bad = sys->nbody;
+  body_args a;
+  a.x = sys->x + base;
+  a.v = sys->v + base;
+  a.L = sys->L + base;
+  a.w = sys->w + base;
+  a.q = sys->q + base;
+  a.f = sys->f + base;
+  a.t = sys->t + base;
+  for (int r = 0; r < FL_LOAD_ROWS; r++)
+    a.load[r] = load_row(sys, s, r);
+  a.m = sys->mass;
+  a.ia = sys->inertia_axial;
+  a.it = sys->inertia_trans;
+  double is_free[FL_INLINE_CHUNK];
+  a.is_free = is_free;
+  a.g = g;
+  a.dt = dt;
+  int isa = fl_system_isa(sys);
+  double redo[FL_INLINE_CHUNK];
+  for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
+    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
+    for (int m = 0; m < n; m++)
+      is_free[m] = sys->motion[c + m] == FL_FREE ? 1.0 : 0.0;
+#if FL_HAVE_ISA
+    if (isa == FL_ISA_AVX512)
+      body_kernel_avx512(&a, c, c + n, redo, gather);
+    else if (isa == FL_ISA_AVX2)
+      body_kernel_avx2(&a, c, c + n, redo, gather);
+    else
+#endif
+      body_kernel_base(&a, c, c + n, redo, gather);
+    (void)isa;
     for (int m = 0; m < n; m++) {
       int i = c + m;
       size_t k = base + i;
-      if (sys->motion[i] != FL_FREE)
-        continue;
-      if (out[BO_OK][m] != 0.0) {
-        sys->x[k] = row3(out, BO_X, m);
-        sys->v[k] = row3(out, BO_V, m);
-        sys->L[k] = row3(out, BO_L, m);
-        sys->w[k] = row3(out, BO_W, m);
-        sys->q[k] = fl_q(out[BO_Q][m], out[BO_Q + 1][m], out[BO_Q + 2][m], out[BO_Q + 3][m]);
-      } else if (!fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->f[k], sys->t[k], g,
-                                    sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], dt) &&
-                 bad == sys->nbody) {
+      if (redo[m] != 0.0 && !fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->f[k],
+                                               sys->t[k], g, sys->mass[i], sys->inertia_axial[i],
+                                               sys->inertia_trans[i], dt) &&
+          bad == sys->nbody)
         bad = i;
-      }
     }
   }
   return bad;
+}
+
+/* Body pass over bodies [lo, hi) of specimen s: each body's loads (body_gather), and
+ * with gm the free bodies integrated.  A chain without tools gathers its inner bodies'
+ * loads inside the vectorised step.  *overlap: the largest contact overlap seen.
+ * Returns the first free body that left the finite numbers, or nbody. */
+static int body_pass(fl_system *sys, int s, int advance, const grip_motion *gm, int lo, int hi, double *overlap)
+{
+  int nbody = sys->nbody;
+  /* tools and a point load: every body through body_gather */
+  if (!gm || !sys->adj_chain || sys->ntool > 0 || sys->pload.body >= 0) {
+    body_gather(sys, s, advance, lo, hi, overlap);
+    return gm ? body_integrate(sys, s, lo, hi, 0) : nbody;
+  }
+  /* [lo, a) and [e, hi): the chain's end bodies; [a, e): its inner ones */
+  int a = lo < 1 ? (hi < 1 ? hi : 1) : lo;
+  int e = hi > nbody - 1 ? (a > nbody - 1 ? a : nbody - 1) : hi;
+  body_gather(sys, s, advance, lo, a, overlap);
+  body_gather(sys, s, advance, e, hi, overlap);
+  int bad = body_integrate(sys, s, lo, a, 0), bd = body_integrate(sys, s, a, e, 1);
+  bad = bd < bad ? bd : bad;
+  bd = body_integrate(sys, s, e, hi, 0);
+  return bd < bad ? bd : bad;
 }
 
 /* Bonds a block of the one-thread pass: their loads (80 bytes each) stay in the cache
@@ -373,7 +606,7 @@ static int specimen_pass(fl_system *sys, int s, int advance, const grip_motion *
     sys->nbroken[s] += events;
   sys->overlap[s] = overlap;
 
-  const double *be = sys->bond_energy + (size_t)s * nbond;
+  const double *be = load_row(sys, s, FL_LOAD_E);
   double energy = 0.0;
   for (int b = 0; b < nbond; b++)
     energy += be[b];

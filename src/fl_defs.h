@@ -23,14 +23,6 @@
 #define FL_ALWAYS_INLINE
 #endif
 
-/* A hot loop compiled twice, for AVX2 and for the baseline, the one to run chosen when
- * the program starts (GCC on x86-64; elsewhere one version). */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__)
-#define FL_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define FL_CLONES
-#endif
-
 /* Status codes returned by library functions; fl_strerror() names them. */
 enum fl_status {
   FL_OK = 0,          /* success */

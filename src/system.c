@@ -54,10 +54,8 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->adj_start = calloc(nb + 1, sizeof *sys->adj_start);
   sys->adj_bond = calloc(2 * nbd + 1, sizeof *sys->adj_bond);
   sys->adj_side = calloc(2 * nbd + 1, sizeof *sys->adj_side);
-  sys->bond_force = calloc(ns * nbd + 1, sizeof *sys->bond_force);
-  sys->bond_torque1 = calloc(ns * nbd + 1, sizeof *sys->bond_torque1);
-  sys->bond_torque2 = calloc(ns * nbd + 1, sizeof *sys->bond_torque2);
-  sys->bond_energy = calloc(ns * nbd + 1, sizeof *sys->bond_energy);
+  sys->bond_load = calloc(FL_LOAD_ROWS * ns * nbd + 1, sizeof *sys->bond_load);
+  sys->bond_def = calloc(FL_DEF_ROWS * ns * nbd + 1, sizeof *sys->bond_def);
   sys->tool_share = calloc(nsb * (size_t)ntool + 1, sizeof *sys->tool_share);
   sys->threads = 1;
   sys->inline_law = 1;
@@ -65,8 +63,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
       !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
       !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
       !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->pload_force || !sys->damping || !sys->limits || !sys->law ||
-      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_force || !sys->bond_torque1 ||
-      !sys->bond_torque2 || !sys->bond_energy || !sys->tool_share) {
+      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_load || !sys->bond_def || !sys->tool_share) {
     fl_system_free(sys);
     return FL_ENOMEM;
   }
@@ -83,8 +80,7 @@ void fl_system_free(fl_system *sys)
                sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
                sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
                sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->pload_force, sys->damping, sys->limits, sys->law,
-               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_force, sys->bond_torque1,
-               sys->bond_torque2, sys->bond_energy, sys->tool_share};
+               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_load, sys->bond_def, sys->tool_share};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
     free(p[i]);
   memset(sys, 0, sizeof *sys);
@@ -194,6 +190,36 @@ void fl_system_reset(fl_system *sys)
   fl_system_adjacency(sys);
 }
 
+/* The definitions' rows (system.h), one set when every specimen has the same bonds. */
+static void bond_defs(fl_system *sys)
+{
+  size_t nd = (size_t)sys->nbond;
+  sys->def_shared = 1;
+  for (int s = 1; s < sys->nspec && sys->def_shared; s++)
+    for (size_t b = 0; b < nd && sys->def_shared; b++) {
+      const fl_bond *p = &sys->bond[b], *o = &sys->bond[(size_t)s * nd + b];
+      /* field by field: the structure's padding is not compared */
+      sys->def_shared = memcmp(&p->r1, &o->r1, sizeof p->r1) == 0 && memcmp(&p->r2, &o->r2, sizeof p->r2) == 0 &&
+                        memcmp(&p->q0, &o->q0, sizeof p->q0) == 0 && memcmp(&p->s1, &o->s1, sizeof p->s1) == 0 &&
+                        memcmp(&p->s2, &o->s2, sizeof p->s2) == 0 && p->oblique == o->oblique;
+    }
+  int nsets = sys->def_shared ? 1 : sys->nspec;
+  fl_bond_state fresh;
+  memset(&fresh, 0, sizeof fresh);
+  for (int s = 0; s < nsets; s++) {
+    double *row = sys->bond_def + (size_t)s * FL_DEF_ROWS * nd;
+    for (size_t b = 0; b < nd; b++) {
+      const fl_bond *bd = &sys->bond[(size_t)s * nd + b];
+      double v[FL_DEF_ROWS] = {bd->r1.x,       bd->r1.y,       bd->r1.z,       bd->r2.x,       bd->r2.y,
+                               bd->r2.z,       bd->q0.w,       bd->q0.x,       bd->q0.y,       bd->q0.z,
+                               bd->s1.k_axial, bd->s1.k_shear, bd->s1.k_twist, bd->s1.k_bend,  bd->s2.k_axial,
+                               bd->s2.k_shear, bd->s2.k_twist, bd->s2.k_bend,  fl_bond_is_inline(bd, &fresh)};
+      for (int r = 0; r < FL_DEF_ROWS; r++)
+        row[(size_t)r * nd + b] = v[r];
+    }
+  }
+}
+
 int fl_system_adjacency(fl_system *sys)
 {
   int nb = sys->nbody, nd = sys->nbond;
@@ -225,6 +251,11 @@ int fl_system_adjacency(fl_system *sys)
       sys->adj_ordered = 0;
     prev = last > prev ? last : prev;
   }
+  sys->adj_chain = 1;
+  for (int b = 0; b < nd; b++)
+    if (sys->b1[b] != b || sys->b2[b] != b + 1)
+      sys->adj_chain = 0;
+  bond_defs(sys);
   sys->adj_ready = 1;
   return FL_OK;
 }

@@ -25,6 +25,27 @@ typedef struct {
   double anchor; /* the spring's far end along dir, from the point's position at rest, m */
 } fl_point_load;
 
+/* Rows of the bond pass's loads: the force on body 1 (N), the torques on body 1 and
+ * body 2 about their centres (N m), the elastic energy (J). */
+enum fl_load_row {
+  FL_LOAD_FX = 0, FL_LOAD_T1X = 3, FL_LOAD_T2X = 6, FL_LOAD_E = 9, FL_LOAD_ROWS = 10
+};
+
+/* Rows of the bond definitions as the vectorised law reads them: fl_bond's r1, r2, q0,
+ * s1 (k_axial, k_shear, k_twist, k_bend), s2, and 1 where fl_bond_is_inline accepts the
+ * definition (0: the bond takes fl_bond_eval). */
+enum fl_def_row {
+  FL_DEF_R1 = 0, FL_DEF_R2 = 3, FL_DEF_Q0 = 6, FL_DEF_S1 = 10, FL_DEF_S2 = 14, FL_DEF_OK = 18, FL_DEF_ROWS = 19
+};
+
+/* Instruction sets of the engine's vectorised loops (each gives the same bits). */
+enum fl_isa {
+  FL_ISA_AUTO = 0,  /* the widest the processor runs */
+  FL_ISA_BASE = 1,  /* the compiler's baseline (x86-64: SSE2, 2 doubles a vector) */
+  FL_ISA_AVX2 = 2,  /* 4 doubles a vector */
+  FL_ISA_AVX512 = 3 /* 8 doubles a vector */
+};
+
 enum fl_motion {
   FL_FREE = 0,        /* integrated */
   FL_GRIP_FIXED = 1,  /* held still */
@@ -60,7 +81,8 @@ typedef struct {
   /* per bond b, shared: the body indices */
   int *b1, *b2;
   /* per specimen and bond, index s * nbond + b: definitions (specimens of a batch may
-   * differ in stiffness) and state */
+   * differ in stiffness; set them through fl_system_bond_chain, or after writing them
+   * directly set adj_ready to 0) and state */
   fl_bond *bond;
   fl_bond_state *bstate;
 
@@ -70,16 +92,22 @@ typedef struct {
   int *adj_start;          /* nbody + 1 */
   int *adj_bond;           /* 2 nbond */
   unsigned char *adj_side; /* 1: the body is the bond's body 1; 2: its body 2 */
-  int adj_ready;           /* 0: b1, b2 changed since the list was built */
+  int adj_ready;           /* 0: b1, b2 or the definitions changed since the list was built */
   int adj_ordered;         /* 1: each body's last bond never decreases with the body's
                             * index (a chain): a body is done once the bond pass has
                             * passed its last bond */
+  int adj_chain;           /* 1: bond b joins bodies b and b + 1, for every b */
 
-  /* the bond pass's results, per specimen and bond, for the body pass to gather */
-  fl_vec3 *bond_force;   /* force on body 1, N */
-  fl_vec3 *bond_torque1; /* torque on body 1 about its centre, N m */
-  fl_vec3 *bond_torque2; /* torque on body 2 about its centre, N m */
-  double *bond_energy;   /* elastic energy, J */
+  /* the bond definitions as the vectorised law reads them, built with the bond lists:
+   * structure of arrays, row r (enum fl_def_row) of specimen s at bond_def + (s' *
+   * FL_DEF_ROWS + r) * nbond, where s' is s, or 0 for every specimen when all have the
+   * same definitions (def_shared 1) */
+  double *bond_def;
+  int def_shared;
+
+  /* the bond pass's results, for the body pass to gather: structure of arrays, row r
+   * of specimen s at bond_load + (s * FL_LOAD_ROWS + r) * nbond (enum fl_load_row) */
+  double *bond_load;
   fl_vec3 *tool_share;   /* force of body i on tool k, index (s * nbody + i) * ntool + k, N */
 
   /* tools and their contacts */
@@ -102,6 +130,8 @@ typedef struct {
   fl_bond_limits *limits;   /* per specimen: elastic limit and post-failure behaviour */
   int inline_law;         /* 1 (default): the common bond through the vectorised law;
                            * 0: every bond through fl_bond_eval (the same results) */
+  int isa;               /* enum fl_isa of the vectorised loops (FL_ISA_AUTO by default; a
+                           * set the processor lacks falls back to the widest it has) */
   int threads;            /* OpenMP threads (1: serial): over the specimens of a batch
                            * when there are at least as many, else over the bonds and
                            * bodies of each specimen; results do not depend on it */
@@ -134,6 +164,8 @@ static inline double fl_point_load_value(const fl_point_load *pl, fl_vec3 x, fl_
 double fl_system_pload_displacement(const fl_system *sys, int s);
 
 int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool);
+/* The instruction set the vectorised loops take for sys->isa on this processor. */
+int fl_system_isa(const fl_system *sys);
 void fl_system_free(fl_system *sys);
 
 /* Section and mass of a straight hollow segment (MODEL.md section 1). */

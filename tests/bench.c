@@ -2,10 +2,16 @@
  * fibers with small random initial velocities, no tools, on one thread and on all
  * cores.  One line per case: NAME bonds=N threads=P steps=S seconds=T
  * bond_updates_per_s=R cpu_seconds=C bond_updates_per_cpu_s=RC bytes_per_bond=B (C:
- * the process's CPU time, all threads; B: the engine's arrays per bond, bodies
- * included, one body a bond).  Each case takes about UPDATES bond updates (steps
- * fewer for bigger cases).
+ * the process's CPU time, all threads; B: the bytes of the engine's arrays per bond
+ * that a step reads or writes, bodies included, one body a bond).  Each case takes
+ * about UPDATES bond updates (steps fewer for bigger cases).  FL_BENCH_ISA=N in the
+ * environment takes the vectorised loops' build N (enum fl_isa: 1 baseline, 2 AVX2,
+ * 3 AVX-512) instead of the widest the processor runs.
  * Usage: bench [UPDATES] (default 2e7); bench --chain N STEPS THREADS: one chain.
+ * bench --triad THREADS: the memory bandwidth of a STREAM-like triad a = b + s c over
+ * three arrays of 2^25 doubles (768 MiB), best of 5; one line: triad threads=P
+ * GB_per_s=R (24 bytes an element: the write-allocate read of a is not counted, as in
+ * STREAM).
  * bench --calibrate FIT.yaml (make bench-calibrate): the fit on one thread twice, its
  * Jacobians run as batches and as separate runs; one line each:
  * calibrate MODE seconds=T simulations=S engine_runs=B simulations_per_s=R status=C.
@@ -70,20 +76,21 @@ static double gpu_bytes_per_update(void)
   return bond + body;
 }
 
-/* Bytes of the engine's arrays per bond and step, one body a bond: what the bond pass
- * and the body pass read or write. */
-static double cpu_bytes_per_bond(void)
+/* Bytes of the engine's arrays per bond that a step of these chains (in chain order,
+ * no tools, the vectorised law) reads or writes, one body a bond, nspec specimens
+ * sharing one set of bond definitions. */
+static double cpu_bytes_per_bond(int nspec)
 {
-  /* definition, state, the bond pass's loads, b1 and b2, two entries of the bodies'
-   * bond lists */
-  double bond = sizeof(fl_bond) + sizeof(fl_bond_state) + 3 * sizeof(fl_vec3) + sizeof(double) + 2 * sizeof(int) +
-                2 * (sizeof(int) + 1);
-  /* x, v, w, L, f, t, q; mass and inertias; motion; the bond list's start */
-  double body = 6 * sizeof(fl_vec3) + sizeof(fl_quat) + 3 * sizeof(double) + 1 + sizeof(int);
+  /* the definitions' rows (shared), the state (of which the step reads its first 64
+   * bytes, the damping state and flags), the loads' rows */
+  double bond = FL_DEF_ROWS * sizeof(double) / nspec + sizeof(fl_bond_state) + FL_LOAD_ROWS * sizeof(double);
+  /* x, v, w, L, f, t, q; mass and inertias; motion */
+  double body = 6 * sizeof(fl_vec3) + sizeof(fl_quat) + 3 * sizeof(double) + 1;
   return bond + body;
 }
 
 static int threads_now = 1;
+static int bench_isa = FL_ISA_AUTO; /* FL_BENCH_ISA: enum fl_isa of the vectorised loops */
 
 /* nspec fibers of nbond bonds each: a glass-fibre-like straight chain. */
 static int bench_case(const char *name, int nspec, int nbond, long steps)
@@ -104,6 +111,7 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
     fl_system_bond_chain(&sys, -1, b, b, b + 1, &s, &s);
   fl_system_reset(&sys);
   sys.threads = threads_now;
+  sys.isa = bench_isa;
   double a_damp = 1e-7;
   double crit = fl_system_critical_step(&sys, 0, a_damp, 1.0, 0.0);
   fl_system_set_step(&sys, 0.2 * crit);
@@ -149,7 +157,7 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
   else
     printf("%s bonds=%ld threads=%d steps=%ld seconds=%.3f bond_updates_per_s=%.4g cpu_seconds=%.3f "
            "bond_updates_per_cpu_s=%.4g bytes_per_bond=%.0f\n",
-           name, bonds, threads_now, steps, t, rate, ct, (double)bonds * steps / ct, cpu_bytes_per_bond());
+           name, bonds, threads_now, steps, t, rate, ct, (double)bonds * steps / ct, cpu_bytes_per_bond(nspec));
 #ifdef HAVE_CUDA
   fl_gpu_free(&gpu);
 #endif
@@ -295,14 +303,49 @@ static long steps_for(double updates, long bonds)
   return n < 5 ? 5 : n;
 }
 
+/* The STREAM-like triad of the header, on nthreads threads. */
+static int bench_triad(int nthreads)
+{
+  size_t n = (size_t)1 << 25;
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+  if (!a || !b || !c) {
+    free(a), free(b), free(c);
+    return 1;
+  }
+  double best = 0.0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+#endif
+  for (size_t i = 0; i < n; i++)
+    a[i] = 0.0, b[i] = 1.0, c[i] = 2.0;
+  for (int rep = 0; rep < 5; rep++) {
+    double t0 = now();
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+#endif
+    for (size_t i = 0; i < n; i++)
+      a[i] = b[i] + 3.0 * c[i];
+    double rate = 3.0 * sizeof(double) * n / (now() - t0) / 1e9;
+    best = rate > best ? rate : best;
+  }
+  (void)nthreads;
+  printf("triad threads=%d GB_per_s=%.1f check=%g\n", nthreads, best, a[n / 2]);
+  free(a), free(b), free(c);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc > 2 && strcmp(argv[1], "--triad") == 0)
+    return bench_triad(atoi(argv[2]));
   if (argc > 1 && strcmp(argv[1], "--solvers") == 0)
     return bench_solvers(argc - 2, argv + 2);
   if (argc > 1 && strcmp(argv[1], "--fits") == 0)
     return bench_fits(argc - 2, argv + 2);
   long steps = 2000;
   double updates = 2e7;
+  if (getenv("FL_BENCH_ISA"))
+    bench_isa = atoi(getenv("FL_BENCH_ISA"));
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--gpu") == 0)
       use_gpu = 1;

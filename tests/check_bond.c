@@ -689,25 +689,33 @@ START_TEST(test_maxwell_stabilisation)
 }
 END_TEST
 
-/* A long chain (one specimen, enough bonds to be shared between threads): held at one
- * end, pulled and twisted at the other, random velocities.  Written for
- * test_threads_same_bits. */
-static void pulled_chain(fl_system *sys, int nbond, int threads)
+/* nspec long chains (enough bonds to be shared between threads): held at one end,
+ * pulled and twisted at the other, random velocities (the same in every specimen).
+ * Specimen s's moduli are (1 + stiffer s) times the first's.  reverse: the bonds
+ * numbered from the far end (bond b joins bodies nbond - b and nbond - b - 1), which
+ * is no longer the chain order the vectorised passes read by stride. */
+static void pulled_chains(fl_system *sys, int nspec, int nbond, int threads, double stiffer, int reverse)
 {
   double h = 2e-3, R = 0.5e-3;
   unsigned long long seed = 7;
-  ck_assert_int_eq(fl_system_alloc(sys, 1, nbond + 1, nbond, 0), 0);
+  ck_assert_int_eq(fl_system_alloc(sys, nspec, nbond + 1, nbond, 0), 0);
   for (int i = 0; i <= nbond; i++) {
     sys->x_ref[i] = fl_v3(i * h, 0, 0);
     fl_system_set_segment(sys, i, R, 0.5 * R, h, 1000);
   }
-  fl_side_stiffness s = side(R, h / 2, 5e9, 2e9);
-  for (int b = 0; b < nbond; b++)
-    fl_system_bond_chain(sys, -1, b, b, b + 1, &s, &s);
+  for (int s = 0; s < nspec; s++) {
+    fl_side_stiffness k = side(R, h / 2, 5e9 * (1.0 + stiffer * s), 2e9 * (1.0 + stiffer * s));
+    for (int b = 0; b < nbond; b++) {
+      if (reverse)
+        fl_system_bond_chain(sys, s, b, nbond - b, nbond - b - 1, &k, &k);
+      else
+        fl_system_bond_chain(sys, s, b, b, b + 1, &k, &k);
+    }
+  }
   sys->motion[0] = FL_GRIP_FIXED;
   sys->motion[nbond] = FL_GRIP_MOVING;
   fl_system_reset(sys);
-  fl_system_set_step(sys, 0.2 * fl_system_critical_step(sys, 0, 1e-7, 1.0, 0.0));
+  fl_system_set_step(sys, 0.2 * fl_system_critical_step(sys, nspec - 1, 1e-7, 1.0, 0.0));
   fl_system_set_damping(sys, -1, 1e-7, 1.0);
   sys->grip_speed = 1e-2;
   sys->grip_omega = 1.0;
@@ -717,9 +725,24 @@ static void pulled_chain(fl_system *sys, int nbond, int threads)
       seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
       r[k] = 2.0 * ((seed >> 11) * (1.0 / 9007199254740992.0)) - 1.0;
     }
-    sys->v[i] = fl_v3(1e-3 * r[0], 1e-3 * r[1], 1e-3 * r[2]);
+    for (int s = 0; s < nspec; s++)
+      sys->v[(size_t)s * (nbond + 1) + i] = fl_v3(1e-3 * r[0], 1e-3 * r[1], 1e-3 * r[2]);
   }
   sys->threads = threads;
+}
+
+/* One specimen of pulled_chains.  Written for test_threads_same_bits. */
+static void pulled_chain(fl_system *sys, int nbond, int threads) { pulled_chains(sys, 1, nbond, threads, 0.0, 0); }
+
+/* A few bodies of a chain turned by 0.3 rad, so that their bonds' angles are past the
+ * arctangent series of the vectorised law and go back to fl_bond_eval. */
+static void turn_some(fl_system *sys, int nbody)
+{
+  for (int i = 0; i < nbody; i++) {
+    fl_quat turn = fl_qexp(fl_v3(0.0, i % 97 == 50 ? 0.3 : 0.0, i % 89 == 40 ? 0.3 : 0.0));
+    sys->q[i] = fl_qmul(turn, sys->q[i]);
+    sys->L[i] = fl_v3(0.0, 1e-12 * (i % 7), 0.0);
+  }
 }
 
 /* Step a and b (chains of nbond bonds) steps times each, then assert they hold the
@@ -758,26 +781,103 @@ START_TEST(test_threads_same_bits)
 }
 END_TEST
 
+/* The same bent chain (bonds in chain order, or reverse) stepped with the vectorised
+ * law and with fl_bond_eval alone: the same state to the bit. */
+static void inline_against_general(int reverse)
+{
+  enum { NBOND = 1000, STEPS = 100 };
+  fl_system fast, general;
+  pulled_chains(&fast, 1, NBOND, 1, 0.0, reverse);
+  pulled_chains(&general, 1, NBOND, 1, 0.0, reverse);
+  ck_assert_int_eq(fast.adj_chain, !reverse);
+  general.inline_law = 0;
+  turn_some(&fast, NBOND + 1);
+  turn_some(&general, NBOND + 1);
+  step_both_same_bits(&fast, &general, NBOND, STEPS);
+  fl_system_free(&fast);
+  fl_system_free(&general);
+}
+
 /* The vectorised law of the common bond (in line, damped, no limits) is fl_bond_eval's
  * to the bit: the same run with it and without it ends in the same state.  The chain
  * is bent enough that some bonds leave the arctangent series and go back to
  * fl_bond_eval. */
-START_TEST(test_inline_law_same_bits)
+START_TEST(test_inline_law_same_bits) { inline_against_general(0); }
+END_TEST
+
+/* The vectorised loops built for each instruction set the processor runs (SSE2, AVX2,
+ * AVX-512) give the same state to the bit as the baseline build, large angles
+ * included.  On a processor with the baseline only there is nothing to compare, and
+ * the test says so. */
+START_TEST(test_vector_widths_same_bits)
 {
   enum { NBOND = 1000, STEPS = 100 };
-  fl_system fast, general;
-  pulled_chain(&fast, NBOND, 1);
-  pulled_chain(&general, NBOND, 1);
-  general.inline_law = 0;
-  for (int i = 0; i <= NBOND; i++) {
-    /* a few bodies turned by 0.3 rad: their bonds' angles are past the series */
-    fl_quat turn = fl_qexp(fl_v3(0.0, i % 97 == 50 ? 0.3 : 0.0, i % 89 == 40 ? 0.3 : 0.0));
-    fast.q[i] = general.q[i] = fl_qmul(turn, fast.q[i]);
-    fast.L[i] = general.L[i] = fl_v3(0.0, 1e-12 * (i % 7), 0.0);
+  fl_system probe;
+  pulled_chain(&probe, 1, 1);
+  int widest = fl_system_isa(&probe);
+  fl_system_free(&probe);
+  if (widest == FL_ISA_BASE)
+    fprintf(stderr, "test_vector_widths_same_bits: only the baseline build runs here\n");
+  for (int isa = FL_ISA_AVX2; isa <= widest; isa++) {
+    fl_system base, wide;
+    pulled_chain(&base, NBOND, 1);
+    pulled_chain(&wide, NBOND, 1);
+    base.isa = FL_ISA_BASE;
+    wide.isa = isa;
+    ck_assert_int_eq(fl_system_isa(&base), FL_ISA_BASE);
+    ck_assert_int_eq(fl_system_isa(&wide), isa);
+    turn_some(&base, NBOND + 1);
+    turn_some(&wide, NBOND + 1);
+    step_both_same_bits(&base, &wide, NBOND, STEPS);
+    fl_system_free(&base);
+    fl_system_free(&wide);
   }
-  step_both_same_bits(&fast, &general, NBOND, STEPS);
-  fl_system_free(&fast);
-  fl_system_free(&general);
+}
+END_TEST
+
+/* Bonds not in chain order go through the vectorised law one at a time (the bodies by
+ * index): still fl_bond_eval's state to the bit. */
+START_TEST(test_inline_law_any_order_same_bits) { inline_against_general(1); }
+END_TEST
+
+/* A batch whose specimens differ in stiffness keeps a definition set per specimen, one
+ * whose specimens agree shares one: either way each specimen of a batch of two ends
+ * where the same chain run alone ends, to the bit. */
+START_TEST(test_batch_definitions_per_specimen)
+{
+  enum { NBOND = 300, STEPS = 100 };
+  for (int differ = 0; differ <= 1; differ++) {
+    fl_system batch;
+    pulled_chains(&batch, 2, NBOND, 1, differ ? 0.5 : 0.0, 0);
+    ck_assert_int_eq(batch.def_shared, !differ);
+    int bs, bb;
+    for (int n = 0; n < STEPS; n++)
+      ck_assert_int_eq(fl_system_step(&batch, &bs, &bb), 0);
+    for (int s = 0; s < 2; s++) {
+      fl_system one;
+      pulled_chains(&one, 1, NBOND, 1, 0.0, 0);
+      if (s == 1 && differ) {
+        /* the second specimen's moduli, 1.5 times the first's */
+        fl_side_stiffness k = side(0.5e-3, 1e-3, 5e9 * 1.5, 2e9 * 1.5);
+        for (int b = 0; b < NBOND; b++)
+          fl_system_bond_chain(&one, 0, b, b, b + 1, &k, &k);
+      }
+      one.dt = batch.dt;
+      fl_system_set_damping(&one, -1, 1e-7, 1.0);
+      for (int n = 0; n < STEPS; n++)
+        ck_assert_int_eq(fl_system_step(&one, &bs, &bb), 0);
+      size_t nb = NBOND + 1, at = (size_t)s * nb;
+      ck_assert_int_eq(memcmp(one.x, batch.x + at, nb * sizeof *one.x), 0);
+      ck_assert_int_eq(memcmp(one.q, batch.q + at, nb * sizeof *one.q), 0);
+      ck_assert_int_eq(memcmp(one.f, batch.f + at, nb * sizeof *one.f), 0);
+      ck_assert_int_eq(memcmp(one.bstate, batch.bstate + (size_t)s * NBOND, NBOND * sizeof *one.bstate), 0);
+      ck_assert_int_eq(memcmp(&one.strain_energy[0], &batch.strain_energy[s], sizeof(double)), 0);
+      fl_system_free(&one);
+    }
+    /* the two specimens moved alike only where they are alike */
+    ck_assert_int_eq(memcmp(batch.f, batch.f + NBOND + 1, (NBOND + 1) * sizeof *batch.f) != 0, differ);
+    fl_system_free(&batch);
+  }
 }
 END_TEST
 
@@ -841,6 +941,9 @@ static Suite *bond_suite(void)
   tcase_add_test(te, test_threads_same_bits);
   tcase_add_test(te, test_body_pass_sums_in_bond_order);
   tcase_add_test(te, test_inline_law_same_bits);
+  tcase_add_test(te, test_vector_widths_same_bits);
+  tcase_add_test(te, test_inline_law_any_order_same_bits);
+  tcase_add_test(te, test_batch_definitions_per_specimen);
   suite_add_tcase(s, te);
   return s;
 }
