@@ -372,6 +372,7 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
     fl_yaml_key_int(y, "newton_iterations", r->newton_iterations);
     fl_yaml_key_int(y, "tangents", r->tangents);
     fl_yaml_key_int(y, "cutbacks", r->cutbacks);
+    fl_yaml_key_int(y, "unknowns_per_body", r->unknowns_per_body);
     fl_yaml_key_int(y, "relaxations", r->relaxations);
     fl_yaml_key_int(y, "events", r->events);
     fl_yaml_key_num(y, "max_residual_force", "%.3g", r->residual_force);

@@ -555,6 +555,7 @@ static int run_static(const fl_experiment *const *exps, int nspec, fl_system *sy
     res->newton_iterations += st[s].newton;
     res->tangents += st[s].tangents;
     res->cutbacks += st[s].cutbacks;
+    res->unknowns_per_body = st[s].unknowns > res->unknowns_per_body ? st[s].unknowns : res->unknowns_per_body;
     res->relaxations += st[s].relaxations;
     res->events += st[s].events;
     double P = st[s].load_scale, L = st[s].length_scale;

@@ -97,6 +97,7 @@ typedef struct {
   long newton_iterations;
   long tangents;          /* tangents built by finite differences */
   long cutbacks;          /* increments halved */
+  int unknowns_per_body;  /* unknowns per free body: 3 (planar: x, y, turn about z) or 6 */
   long relaxations;       /* dynamic relaxations after a snap */
   int events;             /* bonds that broke, buckled or first reached their limit */
   double residual_force;  /* largest force residual of a free body at an output row, over the load scale */

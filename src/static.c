@@ -72,6 +72,7 @@ typedef struct {
   double hx, hr;          /* difference steps: m, rad */
   double reach;           /* largest step of a body's translation in one iteration, m */
   double floor;           /* scaled residual of one rounding of a position in the stiffest bond */
+  int planar;             /* 1: the specimen and its loads stay in the x-y plane (planar_problem) */
   double reg;             /* the tangent's diagonal spring, of its largest diagonal (REG_MIN..REG_MAX) */
   double nose_y0;         /* bend3pt: height of the nose axis at path position 0, m */
   double u, uc, up;       /* path position now, at the last and the one before, m or rad */
@@ -249,6 +250,37 @@ static void move_body(workspace *w, int i, const double *d, double a)
   sys->q[i] = fl_qnormalize(fl_qmul(fl_qexp(fl_scale(fl_v3(d[3], d[4], d[5]), a)), sys->q[i]));
 }
 
+/* Whether unknown k (0-2 translation, 3-5 rotation) of a body is solved for: a planar
+ * problem keeps x, y and the turn about z, the others held at zero. */
+static int dof_active(const workspace *w, int k)
+{
+  return !w->planar || k == 0 || k == 1 || k == 5;
+}
+
+/* A test whose specimen, tools, grips, gravity and point load all lie in the x-y plane
+ * (every test but torsion, on a straight or in-plane curved fiber): a mirror image in
+ * z leaves it as it is, so its equilibria have no out-of-plane translation or turn, and
+ * the loads it evaluates have none either (exactly: every z product is of zeros).  The
+ * solver then differences and steps x, y and the turn about z only: half the residual
+ * evaluations per tangent, and no out-of-plane rigid modes (a weightless chain on
+ * frictionless rollers slides and spins along its rollers freely) for Newton to lose in
+ * rounding.  The out-of-plane residuals stay in the convergence test all the same. */
+static int planar_problem(const fl_system *one, enum fl_test_kind kind)
+{
+  if (kind == FL_TEST_TORSION || one->gravity.z != 0.0)
+    return 0;
+  for (int i = 0; i < one->nbody; i++)
+    if (one->x_ref[i].z != 0.0 || one->q_ref[i].x != 0.0 || one->q_ref[i].y != 0.0 || one->x[i].z != 0.0 ||
+        one->q[i].x != 0.0 || one->q[i].y != 0.0 || one->v[i].z != 0.0 || one->w[i].x != 0.0 || one->w[i].y != 0.0)
+      return 0;
+  for (int k = 0; k < one->ntool; k++)
+    if (one->tool[k].axis.x != 0.0 || one->tool[k].axis.y != 0.0 || one->tool[k].vel.z != 0.0)
+      return 0;
+  if (one->pload.body >= 0 && (one->pload.dir.z != 0.0 || one->pload.arm.z != 0.0))
+    return 0;
+  return 1;
+}
+
 /* The tangent dr/du by forward differences about w->r, in band storage. */
 static void tangent(workspace *w)
 {
@@ -257,6 +289,8 @@ static void tangent(workspace *w)
   const size_t diag = 2 * HALF_BAND; /* column of the diagonal in GSL's band rows */
   for (int c = 0; c < NCOLOUR; c++)
     for (int k = 0; k < NDOF; k++) {
+      if (!dof_active(w, k))
+        continue;
       double h = k < 3 ? w->hx : w->hr, d[NDOF] = {0};
       d[k] = h;
       int any = 0;
@@ -279,6 +313,8 @@ static void tangent(workspace *w)
           if (b < 0 || b >= w->nf)
             continue;
           for (int m = 0; m < NDOF; m++) {
+            if (!dof_active(w, m))
+              continue;
             int row = NDOF * b + m;
             /* A(row, col) sits in band row col, column 2 HALF_BAND + row - col */
             gsl_matrix_set(w->ab, (size_t)col, diag + (size_t)(row - col), (w->rp[row] - w->r[row]) / h);
@@ -301,6 +337,10 @@ static int factorise(workspace *w)
     big[col % NDOF >= 3] = fmax(big[col % NDOF >= 3], fabs(gsl_matrix_get(w->ab, (size_t)col, diag)));
   for (int col = 0; col < w->n; col++) {
     double *a = gsl_matrix_ptr(w->ab, (size_t)col, diag);
+    if (!dof_active(w, col % NDOF)) { /* a held unknown: its own row, a step of 0 */
+      *a = big[col % NDOF >= 3] > 0.0 ? big[col % NDOF >= 3] : 1.0;
+      continue;
+    }
     double reg = w->reg * big[col % NDOF >= 3];
     *a += *a < 0.0 ? -reg : reg;
     if (*a == 0.0)
@@ -314,7 +354,7 @@ static int factorise(workspace *w)
 static int newton_step(workspace *w)
 {
   for (int k = 0; k < w->n; k++)
-    gsl_vector_set(w->bv, (size_t)k, -w->r[k]);
+    gsl_vector_set(w->bv, (size_t)k, dof_active(w, k % NDOF) ? -w->r[k] : 0.0);
   if (gsl_linalg_LU_band_solve(HALF_BAND, HALF_BAND, w->ab, w->piv, w->bv, w->xv))
     return 0;
   for (int k = 0; k < w->n; k++) {
@@ -739,6 +779,11 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->floor = kmax * xmax * DBL_EPSILON / w->fs;
   w->hx = 4e-9 * info->h;
   w->reg = REG_MIN;
+  /* FL_STATIC_ALL_DOFS=1 solves all six unknowns of every body even where the problem
+   * is planar (a check of the reduction, tests/static-check.sh) */
+  const char *all = getenv("FL_STATIC_ALL_DOFS");
+  w->planar = !(all && strcmp(all, "1") == 0) && planar_problem(one, w->kind);
+  w->st.unknowns = w->planar ? 3 : NDOF;
   w->hr = 1e-8;
   w->reach = 0.1 * exp->fiber.outer_radius_m;
   if (fl_test_bends(w->kind))

@@ -12,10 +12,11 @@
 typedef struct {
   long increments;        /* converged load increments */
   long newton;            /* Newton iterations, all increments together */
-  long tangents;          /* tangents built (18 load evaluations each) */
+  long tangents;          /* tangents built (18 load evaluations each, 9 in a planar problem) */
   long cutbacks;          /* increments halved after Newton failed */
   long relaxations;       /* dynamic relaxations after a snap */
   long evaluations;       /* load evaluations of the specimen */
+  int unknowns;           /* unknowns per free body solved for: 3 (a planar problem) or 6 */
   int events;             /* bonds that broke, buckled or first yielded */
   double residual_force;  /* largest free-body force residual at an output row, N */
   double residual_torque; /* largest free-body torque residual at an output row, N m */

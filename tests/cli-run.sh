@@ -96,9 +96,10 @@ grep -q 'unstable at step [0-9]*.*specimen 0, bond [0-9]*' err && ok "message na
 
 # the static solver with no equilibrium: a weightless chain of 25 stiff segments (a
 # segment's centre under the nose) on frictionless rollers, held by contact alone,
-# stalls Newton near 35 um (issue #12: its rigid modes are soft beyond what a stiffer
-# diagonal of the tangent helps; 26 segments, a bond under the nose, now pass, and
-# when 25 do, this case needs another that has no equilibrium).  Exit 1, the message
+# stalls Newton near 35 um (issue #12: with the nose and the rollers on cylinder parts,
+# sliding along its axis is a neutral mode that neither the stiffer diagonal nor the
+# planar reduction holds; 26 segments, a bond under the nose, pass; when 25 do, this
+# case needs another that has no equilibrium).  Exit 1, the message
 # names increment, load, specimen and body, the rows so far are kept.
 "$bin/fiber-bend3pt" -q --plot none -o ne --solver static -s fiber.outer_radius=1e-3 -s fiber.inner_radius_ratio=0 \
   -s fiber.segments=25 -s fiber.density=1000 -s fiber.youngs_modulus=5e9 -s test.support_radius=2e-3 \
