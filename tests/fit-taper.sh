@@ -25,7 +25,7 @@
 #      uniform one's (the hollow ratio is the same), so the uniform fit's max_stress is
 #      (R4 / Rm)^3 times the truth, within 1 %.
 # Simpson's rule on 4000 intervals evaluates the integrals; the geometry is read from
-# the two experiment files.
+# the two experiment files, which must differ in their section only.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
@@ -59,6 +59,13 @@ near "tapered fit, max_stress" "$stt" "$s_true" 1e-4
 # the prediction for the straight fit, from the experiments' geometry
 g() { "$yp" "$fits/$1-experiment.yaml" "$2"; }
 e=straw-taper-cantilever
+# the straight experiment must differ from the tapered one by its section only
+for k in fiber.length fiber.inner_radius_ratio fiber.segments fiber.density fiber.youngs_modulus fiber.poisson_ratio \
+  bond.failure.criterion bond.failure.post_failure test.kind test.clamp_length test.control test.max_tip_displacement \
+  simulation.solver simulation.output_points; do
+  [ "$(g $e $k)" = "$(g $e-straight $k)" ] ||
+    { echo "FAIL: $k differs: $(g $e $k) (taper), $(g $e-straight $k) (straight)"; fails=$((fails + 1)); }
+done
 pred=$(awk -v L="$(g $e fiber.length)" -v R0="$(g $e fiber.outer_radius)" -v R1="$(g $e fiber.outer_radius_end)" \
   -v Ru="$(g $e-straight fiber.outer_radius)" -v k="$(g $e fiber.inner_radius_ratio)" -v n="$(g $e fiber.segments)" \
   -v E="$(g $e fiber.youngs_modulus)" -v nu="$(g $e fiber.poisson_ratio)" -v lc="$(g $e test.clamp_length)" -v a="$a_true" '
