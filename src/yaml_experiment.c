@@ -416,7 +416,7 @@ static int set_scalar(const key_def *k, fl_experiment *exp, const char *text, co
     if (strlen(use) >= FL_PATH_LEN)
       return fail(err, errlen, o, "%s: '%s' is too long; allowed: a file name under %d characters", k->path, text,
                   FL_PATH_LEN);
-    snprintf((char *)exp + k->offset, FL_PATH_LEN, "%s", use);
+    memcpy((char *)exp + k->offset, use, strlen(use) + 1); /* shorter than FL_PATH_LEN: checked above */
     return FL_OK;
   }
   case KT_CYCLES:
