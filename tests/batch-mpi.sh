@@ -10,15 +10,21 @@
 # - fiber-calibrate fitting max_stress and strength_variation to 8 measured peaks,
 #   every evaluation a batch of 12 specimens spread over the ranks: the same
 #   calibrated experiment, CSV and summary.
+# - fiber-calibrate fitting the aluminium tube's torque stiffness scale on the explicit
+#   solver: the Jacobian's batch holds the base and the perturbed experiment, whose
+#   stability bounds differ, one on each rank; both take the serial batch's time step
+#   (the smaller), else the fitted value would differ in its last digits.
 # - --resume with a fit file under mpirun is refused (exit 2): rank 0 alone keeps the
 #   checkpoint.
 # Skipped (77) unless fiberlab was configured with --with-mpi and mpirun was found.
 set -u
+top_srcdir=${top_srcdir:-.}
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 if ! grep -q '^#define HAVE_MPI 1' "$top_builddir/config.h" 2>/dev/null || [ -z "${MPIRUN:-}" ]; then
   echo "fiberlab was built without MPI (./configure --with-mpi): skipped"
   exit 77
 fi
+fits=$(cd "$top_srcdir/fits" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -104,6 +110,23 @@ else
   done
   grep -q '^status: converged' s-fit/sum.yaml || fail "the fit did not converge"
   [ "$(ls m-fit | wc -l)" = "$(ls s-fit | wc -l)" ] || fail "the two-rank fit wrote other files: $(ls m-fit)"
+fi
+
+# a batch of two experiments (base and perturbed): the serial batch's time step on each rank
+mkdir s-tube m-tube
+(cd s-tube && "$top_builddir/fiber-calibrate" -q --plot none --solver explicit -o tube "$fits/aluminium-tube-torsion.yaml" \
+  >sum.yaml 2>err.txt)
+st=$?
+(cd m-tube && mpi "$top_builddir/fiber-calibrate" -q --plot none --solver explicit -o tube "$fits/aluminium-tube-torsion.yaml" \
+  >sum.yaml 2>err.txt)
+mt=$?
+if [ "$st" != 0 ] || [ "$mt" != 0 ]; then
+  fail "the tube's fit: serial exit $st, mpirun -n 2 exit $mt"
+  cat s-tube/err.txt m-tube/err.txt
+else
+  for f in tube.yaml tube.csv sum.yaml; do
+    cmp -s "s-tube/$f" "m-tube/$f" || fail "the tube's $f differs between the serial and the two-rank run"
+  done
 fi
 
 (cd m-fit && mpi "$top_builddir/fiber-calibrate" -q --plot none --resume -o again ../fit.yaml >out.txt 2>err.txt)
