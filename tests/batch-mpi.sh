@@ -96,44 +96,39 @@ free:
   bond.failure.max_stress: { start: 2.5e7, min: 1.0e6, max: 1.0e9 }
   bond.failure.strength_variation: { start: 0.05, min: 0.005, max: 0.5 }
 EOF
-mkdir s-fit m-fit
-(cd s-fit && "$top_builddir/fiber-calibrate" -q --plot none -o cal ../fit.yaml >sum.yaml 2>err.txt)
-st=$?
-(cd m-fit && mpi "$top_builddir/fiber-calibrate" -q --plot none -o cal ../fit.yaml >sum.yaml 2>err.txt)
-mt=$?
-if [ "$st" != 0 ] || [ "$mt" != 0 ]; then
-  fail "the fit: serial exit $st, mpirun -n 2 exit $mt"
-  cat s-fit/err.txt m-fit/err.txt
-else
-  for f in cal.yaml cal.csv sum.yaml; do
-    cmp -s "s-fit/$f" "m-fit/$f" || fail "the fit's $f differs between the serial and the two-rank run"
+# same_fit NAME FIT ARGS...: the serial and the two-rank fiber-calibrate -o NAME FIT;
+# returns 1 when either failed
+same_fit() {
+  name=$1
+  fit=$2
+  shift 2
+  mkdir "s-$name" "m-$name"
+  (cd "s-$name" && "$top_builddir/fiber-calibrate" -q --plot none -o "$name" "$@" "$fit" >sum.yaml 2>err.txt)
+  st=$?
+  (cd "m-$name" && mpi "$top_builddir/fiber-calibrate" -q --plot none -o "$name" "$@" "$fit" >sum.yaml 2>err.txt)
+  mt=$?
+  if [ "$st" != 0 ] || [ "$mt" != 0 ]; then
+    fail "the fit $name: serial exit $st, mpirun -n 2 exit $mt"
+    cat "s-$name/err.txt" "m-$name/err.txt"
+    return 1
+  fi
+  for f in "$name.yaml" "$name.csv" sum.yaml; do
+    cmp -s "s-$name/$f" "m-$name/$f" || fail "the fit's $f differs between the serial and the two-rank run"
   done
-  grep -q '^status: converged' s-fit/sum.yaml || fail "the fit did not converge"
-  [ "$(ls m-fit | wc -l)" = "$(ls s-fit | wc -l)" ] || fail "the two-rank fit wrote other files: $(ls m-fit)"
+  [ "$(ls "m-$name" | wc -l)" = "$(ls "s-$name" | wc -l)" ] || fail "the two-rank fit wrote other files: $(ls "m-$name")"
+}
+if same_fit cal "$work/fit.yaml"; then
+  grep -q '^status: converged' s-cal/sum.yaml || fail "the strength fit did not converge"
 fi
-
 # a batch of two experiments (base and perturbed): the serial batch's time step on each rank
-mkdir s-tube m-tube
-(cd s-tube && "$top_builddir/fiber-calibrate" -q --plot none --solver explicit -o tube "$fits/aluminium-tube-torsion.yaml" \
-  >sum.yaml 2>err.txt)
-st=$?
-(cd m-tube && mpi "$top_builddir/fiber-calibrate" -q --plot none --solver explicit -o tube "$fits/aluminium-tube-torsion.yaml" \
-  >sum.yaml 2>err.txt)
-mt=$?
-if [ "$st" != 0 ] || [ "$mt" != 0 ]; then
-  fail "the tube's fit: serial exit $st, mpirun -n 2 exit $mt"
-  cat s-tube/err.txt m-tube/err.txt
-else
-  for f in tube.yaml tube.csv sum.yaml; do
-    cmp -s "s-tube/$f" "m-tube/$f" || fail "the tube's $f differs between the serial and the two-rank run"
-  done
-fi
+same_fit tube "$fits/aluminium-tube-torsion.yaml" --solver explicit
 
-(cd m-fit && mpi "$top_builddir/fiber-calibrate" -q --plot none --resume -o again ../fit.yaml >out.txt 2>err.txt)
+mkdir again
+(cd again && mpi "$top_builddir/fiber-calibrate" -q --plot none --resume -o again ../fit.yaml >out.txt 2>err.txt)
 rt=$?
-[ "$rt" = 2 ] && grep -q -- '--resume under mpirun with 2 ranks; allowed: --resume without mpirun' m-fit/err.txt ||
-  { fail "--resume under mpirun: exit $rt"; cat m-fit/err.txt; }
-[ ! -e m-fit/again.yaml ] && [ ! -e m-fit/again.checkpoint ] || fail "--resume under mpirun left files"
+[ "$rt" = 2 ] && grep -q -- '--resume under mpirun with 2 ranks; allowed: --resume without mpirun' again/err.txt ||
+  { fail "--resume under mpirun: exit $rt"; cat again/err.txt; }
+[ ! -e again/again.yaml ] && [ ! -e again/again.checkpoint ] || fail "--resume under mpirun left files"
 
 [ "$fails" = 0 ] && echo "ok: two ranks, the serial batch and fit byte for byte"
 [ "$fails" = 0 ]
