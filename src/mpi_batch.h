@@ -41,8 +41,9 @@ int fl_mpi_batch_block(int nspec, int *first, int *count);
  * failures have smaller keys).  On return curve and res hold all nspec specimens:
  * rows and per-specimen figures in specimen order, the sums and extremes over the
  * batch, and rank 0's other fields (the same on every rank).  The status is the
- * earliest failure's (smallest key, then lowest rank), with its message, and its
- * rank's row count for every specimen, as the serial run stops there. */
+ * earliest failure's (smallest key, then lowest rank), with its message, and every
+ * specimen keeps the rows all of them recorded (the fewest of any block), as in the
+ * serial run, which stops there. */
 int fl_mpi_batch_gather(int nspec, int first, int count, int rc, double fail_key, fl_curve *curve, fl_result *res,
                         char *err, size_t errlen);
 #else

@@ -961,8 +961,9 @@ out:
 #ifdef HAVE_MPI
 /* A batch spread over MPI ranks (mpi_batch.h): this rank's block, then the whole
  * batch gathered.  Every rank takes the serial run's time step: the stability bound
- * of a probe holding each distinct experiment of the batch once (a bound is a
- * minimum, which repeated specimens do not change).  Strengths are drawn by the
+ * of a probe built (not run) with each run of one experiment in the batch as one
+ * specimen (a bound is a minimum, which repeated specimens do not change; a
+ * calibration's batch is a few experiments, a strength batch one).  Strengths are drawn by the
  * batch's specimen numbers (build_block), so each specimen is the serial run's. */
 static int run_spread(const fl_experiment *const *exps, int nspec, int first, int count, const fl_run_hooks *hooks,
                       fl_curve *curve, fl_result *res, char *err, size_t errlen)
