@@ -79,10 +79,9 @@ static void *gather_column(void *col, size_t size, MPI_Datatype type, int cnt, i
   return all;
 }
 
-int fl_mpi_batch_gather(int nspec, int first, int count, int rc, double fail_key, fl_curve *curve, fl_result *res,
-                        char *err, size_t errlen)
+int fl_mpi_batch_gather(int nspec, int count, int rc, double fail_key, fl_curve *curve, fl_result *res, char *err,
+                        size_t errlen)
 {
-  (void)first;
   /* the earliest failure, if any: the serial run stops there */
   struct {
     double key;

@@ -36,16 +36,16 @@ void fl_mpi_batch_spread(int on);
 int fl_mpi_batch_block(int nspec, int *first, int *count);
 
 /* Gather the blocks into the whole batch on every rank.  curve and res hold this
- * rank's block (count specimens from first, both zero when count is 0), rc and err
- * its status and message, fail_key when (in steps) a failure happened (earlier
- * failures have smaller keys).  On return curve and res hold all nspec specimens:
+ * rank's block (its count specimens of fl_mpi_batch_block; zero when none), rc and err
+ * its status and message, fail_key where the serial run would meet its failure
+ * (run.c: earlier failures have smaller keys).  On return curve and res hold all nspec specimens:
  * rows and per-specimen figures in specimen order, the sums and extremes over the
  * batch, and rank 0's other fields (the same on every rank).  The status is the
  * earliest failure's (smallest key, then lowest rank), with its message, and every
  * specimen keeps the rows all of them recorded (the fewest of any block), as in the
  * serial run, which stops there. */
-int fl_mpi_batch_gather(int nspec, int first, int count, int rc, double fail_key, fl_curve *curve, fl_result *res,
-                        char *err, size_t errlen);
+int fl_mpi_batch_gather(int nspec, int count, int rc, double fail_key, fl_curve *curve, fl_result *res, char *err,
+                        size_t errlen);
 #else
 static inline void fl_mpi_start(int *argc, char ***argv)
 {

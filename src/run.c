@@ -996,7 +996,7 @@ static int run_spread(const fl_experiment *const *exps, int nspec, int first, in
   if (rc == FL_OK && count > 0)
     rc = run_block(exps[0], exps + first, count, first, critical, &h, curve, res, err, errlen, &key);
   free(uniq);
-  return fl_mpi_batch_gather(nspec, first, count, rc, key, curve, res, err, errlen);
+  return fl_mpi_batch_gather(nspec, count, rc, key, curve, res, err, errlen);
 }
 #endif
 
