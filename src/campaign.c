@@ -20,6 +20,7 @@
 #include "campaign.h"
 #include "fl_defs.h"
 #include "measured.h"
+#include "mpi_batch.h"
 #include "yaml_input.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
@@ -558,6 +559,9 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
   double t0 = now();
   long used = 0; /* accepted iterations so far, for stop_after */
   *interrupted = 0;
+  /* the campaign spreads its specimens over the ranks; each rank runs the batches of
+   * its fits whole (mpi_batch.h: one level of spreading) */
+  fl_mpi_batch_spread(0);
   snprintf(dir, sizeof dir, "%s.checkpoint.d", o->prefix);
   if (mkdir(dir, 0777) && errno != EEXIST) {
     snprintf(err, errlen, "cannot make the checkpoint folder %s: %s", dir, strerror(errno));

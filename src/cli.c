@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "fl_defs.h"
 #include "gpu.h"
+#include "mpi_batch.h"
 #include "output.h"
 #include "run.h"
 
@@ -238,7 +239,7 @@ void fl_cli_passive_threads(int threads, char **argv)
 #endif
 }
 
-int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
+static int cli_run(enum fl_test_kind kind, int argc, char **argv)
 {
   const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
   static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
@@ -407,13 +408,18 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   if (force_progress || (!quiet && isatty(STDERR_FILENO)))
     hooks.progress = progress;
   char warn[4096];
-  if (fl_experiment_warnings(&exp, file, warn, sizeof warn) > 0)
+  if (fl_mpi_rank() == 0 && fl_experiment_warnings(&exp, file, warn, sizeof warn) > 0)
     for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
       fprintf(stderr, "%s: warning: %s\n", prog, line);
 
   fl_curve curve;
   fl_result res;
   rc = fl_run(&exp, (int)batch, &hooks, &curve, &res, err, sizeof err);
+  if (fl_mpi_rank() != 0) { /* under mpirun: every rank holds the batch, rank 0 writes */
+    fl_curve_free(&curve);
+    fl_result_free(&res);
+    return rc == FL_OK ? 0 : (rc == FL_ETIMESTEP || rc == FL_ELIMIT) ? 2 : 1;
+  }
   if (rc) {
     if (rc == FL_ETIMESTEP) {
       char where[4200];
@@ -455,4 +461,14 @@ int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
   fl_curve_free(&curve);
   fl_result_free(&res);
   return rc ? 1 : 0;
+}
+
+/* Under mpirun (a build with --with-mpi) MPI starts and ends around the program, and
+ * the batch is spread over the ranks (mpi_batch.h). */
+int fl_cli_main(enum fl_test_kind kind, int argc, char **argv)
+{
+  fl_mpi_start(&argc, &argv);
+  int status = cli_run(kind, argc, argv);
+  fl_mpi_end();
+  return status;
 }

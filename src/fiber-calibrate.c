@@ -20,6 +20,7 @@
 #endif
 #include "fl_defs.h"
 #include "gpu.h"
+#include "mpi_batch.h"
 #include "output.h"
 
 #define MAX_SETS 256
@@ -232,20 +233,12 @@ static int calibrate_main(int argc, char **argv);
 /* Under mpirun (built with --with-mpi), MPI starts and ends around the program. */
 int main(int argc, char **argv)
 {
-#ifdef HAVE_MPI
-  int under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
-  if (under_mpirun) {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &mpi_ranks);
-  }
+  fl_mpi_start(&argc, &argv);
+  mpi_rank = fl_mpi_rank();
+  mpi_ranks = fl_mpi_ranks();
   int status = calibrate_main(argc, argv);
-  if (under_mpirun)
-    MPI_Finalize();
+  fl_mpi_end();
   return status;
-#else
-  return calibrate_main(argc, argv);
-#endif
 }
 
 static int calibrate_main(int argc, char **argv)
@@ -374,10 +367,12 @@ static int calibrate_main(int argc, char **argv)
                   solver_given, plot_given, threads, plot, solver};
     return campaign_main(&a);
   }
-  if (mpi_ranks > 1) {
+  if (mpi_ranks > 1 && resume) {
+    /* every rank runs the fit and rank 0 keeps the checkpoint: a replay on rank 0
+     * alone would leave the others' batches without it */
     if (mpi_rank == 0)
-      fprintf(stderr, "%s: %s: a fit file under mpirun with %d ranks; allowed: a campaign (fiberlab-campaign(5)), "
-              "or the fit file without mpirun\n", prog, file, mpi_ranks);
+      fprintf(stderr, "%s: %s: --resume under mpirun with %d ranks; allowed: --resume without mpirun (the "
+              "checkpoint is the same)\n", prog, file, mpi_ranks);
     return 2;
   }
   char err[4096];
@@ -390,7 +385,7 @@ static int calibrate_main(int argc, char **argv)
   /* the experiments' warnings (an item's set: may add its own), each line once */
   static char shown[16384];
   size_t nshown = 0;
-  for (int d = -1; d < fit.ndata; d++) {
+  for (int d = -1; d < fit.ndata && mpi_rank == 0; d++) {
     const char *path = d < 0 ? fit.exp_path : fit.data[d].exp_path;
     char warn[4096];
     if (fl_experiment_warnings(d < 0 ? &fit.exp : &fit.data[d].exp, path, warn, sizeof warn) <= 0)
@@ -410,7 +405,7 @@ static int calibrate_main(int argc, char **argv)
     }
   }
   /* the fit file's warnings and notes (rows left out, the toe shift) */
-  for (char *line = strtok(fit.notes, "\n"); line; line = strtok(NULL, "\n"))
+  for (char *line = strtok(fit.notes, "\n"); line && mpi_rank == 0; line = strtok(NULL, "\n"))
     fprintf(stderr, "%s: %s\n", prog, line);
   char pbuf[FL_FIT_PATH], out[FL_FIT_PATH + 8];
   if (!prefix) {
@@ -465,7 +460,13 @@ static int calibrate_main(int argc, char **argv)
   if (sn < sizeof settings - 1)
     snprintf(settings + sn, sizeof settings - sn, "device %s\nthreads %ld\n", use_gpu ? "gpu" : "cpu", threads);
   fl_checkpoint *ck = NULL;
-  rc = fl_checkpoint_open(ckpath, &fit, settings, resume, &ck, err, sizeof err);
+  /* under mpirun every rank runs the fit, its batches spread over the ranks
+   * (mpi_batch.h); rank 0 keeps the checkpoint, logs and writes */
+  rc = mpi_rank == 0 ? fl_checkpoint_open(ckpath, &fit, settings, resume, &ck, err, sizeof err) : FL_OK;
+#ifdef HAVE_MPI
+  if (mpi_ranks > 1)
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
   if (rc) {
     fprintf(stderr, "%s: %s\n", prog, err);
     fl_fit_free(&fit);
@@ -476,8 +477,19 @@ static int calibrate_main(int argc, char **argv)
             ckpath);
   fl_calibrate_opts co = {(int)threads, use_gpu, force_progress || (!quiet && isatty(STDERR_FILENO)), stderr, prog,
                           &stop_flag, ck, stop_after, 0};
+  if (mpi_rank != 0) {
+    co.progress = 0;
+    co.log = NULL;
+  }
   fl_calibration cal;
   rc = fl_calibrate(&fit, &co, &cal, err, sizeof err);
+  if (mpi_rank != 0) { /* the same fit as rank 0's, which reports it */
+    int st = rc ? (rc == FL_EINPUT && !stop_flag ? 2 : 1) : cal.status == FL_CAL_CONVERGED ? 0 : 1;
+    if (!rc)
+      fl_calibration_free(&cal);
+    fl_fit_free(&fit);
+    return st;
+  }
   if (resume)
     fprintf(stderr, "%s: --resume: %ld evaluations replayed from %s (%ld records in it)\n", prog,
             fl_checkpoint_replayed(ck), ckpath, fl_checkpoint_loaded(ck));

@@ -15,6 +15,7 @@
 #include "static.h"
 #include "cantilever.h"
 #include "compression.h"
+#include "mpi_batch.h"
 
 #define PI 3.14159265358979323846
 
@@ -113,9 +114,13 @@ int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b)
          a->sim.output_points == b->sim.output_points && a->sim.force_time_step == b->sim.force_time_step;
 }
 
-int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, fl_build_info *info)
+/* fl_build_many for specimens [first, first + nspec) of a batch whose geometry, test
+ * and simulation come from lead (its exps[0]): strengths are drawn by the batch's
+ * specimen numbers. */
+static int build_block(const fl_experiment *lead, const fl_experiment *const *exps, int nspec, int first,
+                       fl_system *sys, fl_build_info *info)
 {
-  const fl_experiment *exp = exps[0]; /* geometry, test and simulation */
+  const fl_experiment *exp = lead; /* geometry, test and simulation */
   const fl_fiber_def *fb = &exp->fiber;
   const fl_test_def *t = &exp->test;
   double R = fb->outer_radius_m, Ri = fb->inner_radius_ratio * R;
@@ -125,8 +130,8 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
   memset(info, 0, sizeof *info);
   info->h = h;
   info->section = sec;
-  for (int s = 1; s < nspec; s++)
-    if (!fl_experiment_batchable(exp, exps[s]))
+  for (int s = 0; s < nspec; s++)
+    if ((s > 0 || exps[s] != exp) && !fl_experiment_batchable(exp, exps[s]))
       return FL_EINPUT;
 
   if (fl_test_bends(t->kind)) {
@@ -303,10 +308,16 @@ int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, f
         }
       }
       sys->bstate[(size_t)s * sys->nbond + b].strength =
-          f * fl_rng_strength(exps[s]->sim.seed, (uint64_t)s, (uint64_t)b, exps[s]->bond.failure.strength_variation);
+          f * fl_rng_strength(exps[s]->sim.seed, (uint64_t)(first + s), (uint64_t)b,
+                             exps[s]->bond.failure.strength_variation);
     }
   fl_shape_free(&sh);
   return FL_OK;
+}
+
+int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, fl_build_info *info)
+{
+  return build_block(exps[0], exps, nspec, 0, sys, info);
 }
 
 int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info *info)
@@ -539,17 +550,22 @@ static double now(void)
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* The static solver's branch: what every specimen's solve did, summed into res. */
-static int run_static(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
-                      const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, int *leg_first_end, char *err,
-                      size_t errlen)
+/* The static solver's branch on specimens [s0, s0 + nspec) of a batch: what every
+ * specimen's solve did, summed into res; *fail_key the first that failed (the
+ * specimens are solved independently, and the serial run reports the first). */
+static int run_static(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
+                      const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, int *leg_first_end,
+                      double *fail_key, char *err, size_t errlen)
 {
   fl_static_stats *st = calloc((size_t)nspec, sizeof *st);
   if (!st) {
     snprintf(err, errlen, "out of memory for %d specimens", nspec);
     return FL_ENOMEM;
   }
-  int rc = fl_static_run(exps, nspec, sys, info, hooks, curve, res, st, leg_first_end, err, errlen);
+  int failed;
+  int rc = fl_static_run(exps, nspec, s0, sys, info, hooks, curve, res, st, leg_first_end, &failed, err, errlen);
+  if (rc)
+    *fail_key = failed >= 0 ? s0 + failed : -1.0;
   for (int s = 0; s < nspec; s++) {
     res->increments += st[s].increments;
     res->newton_iterations += st[s].newton;
@@ -585,20 +601,30 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
   return rc;
 }
 
-int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
-                fl_result *res, char *err, size_t errlen)
+/* fl_run_many for specimens [s0, s0 + nspec) of a batch led by lead (its exps[0]):
+ * one block of a batch spread over MPI ranks (s0 0 and lead exps[0]: the whole
+ * batch).  critical > 0: the batch's stability bound, for a block that cannot see
+ * all of it.  *fail_key orders failures as the serial run meets them (mpi_batch.h):
+ * -1 before the run; the explicit solver's 2 n at the output row of step n, 2 n + 1
+ * after step n; the static solver's the batch's number of the failed specimen. */
+static int run_block(const fl_experiment *lead, const fl_experiment *const *exps, int nspec, int s0,
+                     double critical, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err,
+                     size_t errlen, double *fail_key)
 {
-  const fl_experiment *exp = exps[0];
+  const fl_experiment *exp = lead;
   fl_system sys;
   fl_build_info info;
   const fl_test_def *t = &exp->test;
-  int rc = fl_build_many(exps, nspec, &sys, &info);
+  int rc = build_block(lead, exps, nspec, s0, &sys, &info);
   memset(curve, 0, sizeof *curve);
   memset(res, 0, sizeof *res);
+  *fail_key = -1.0;
   if (rc) {
     snprintf(err, errlen, "cannot build the specimens: %s", fl_strerror(rc));
     return rc;
   }
+  if (critical > 0.0)
+    info.critical_step = critical;
   double dt = exp->sim.time_step > 0.0 ? exp->sim.time_step : exp->sim.safety * info.critical_step;
   if (exp->sim.time_step > 0.0 && dt > info.critical_step && !exp->sim.force_time_step) {
     snprintf(err, errlen,
@@ -712,7 +738,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   if (solver == FL_SOLVER_STATIC) {
     if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION && np > 11)
       curve->npoints = 11; /* the loading path is not recorded: a few rows will do */
-    rc = run_static(exps, nspec, &sys, &info, hooks, curve, res, &leg_first_end, err, errlen);
+    rc = run_static(exps, nspec, s0, &sys, &info, hooks, curve, res, &leg_first_end, fail_key, err, errlen);
     point = curve->npoints;
     if (rc)
       goto out;
@@ -731,6 +757,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
       if (gpu && fl_gpu_download(gpu, &sys)) {
         snprintf(err, errlen, "cannot copy the state back from the GPU");
         rc = FL_EIO;
+        *fail_key = 2.0 * n;
         goto out;
       }
 #endif
@@ -783,8 +810,9 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
                    "unstable at step %ld (t = %.6g s), specimen %d, bond %d: kinetic energy %.3g J is over 100 "
                    "times the work done %.3g J; likely cause: time step too large for the stiffness or damping "
                    "(lower simulation.safety or bond.damping, raise bond.damping_stabilization)",
-                   n, tm, s, worst > 0 ? worst - 1 : 0, curve->kinetic[r], work[s]);
+                   n, tm, s0 + s, worst > 0 ? worst - 1 : 0, curve->kinetic[r], work[s]);
           rc = FL_EUNSTABLE;
+          *fail_key = 2.0 * n;
           goto out;
         }
       }
@@ -813,6 +841,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
         rc = fl_gpu_download(gpu, &sys);
       if (rc == FL_EIO) {
         snprintf(err, errlen, "the GPU step failed at step %ld", n + 1);
+        *fail_key = 2.0 * n + 1.0;
         goto out;
       }
     } else
@@ -843,12 +872,14 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
                "unstable at step %ld (t = %.6g s), specimen %d, bond %d: a body %s; likely cause: time step too "
                "large for the stiffness or damping (lower simulation.safety or bond.damping, raise "
                "bond.damping_stabilization)",
-               n + 1, tm + dt, bs, bb, rc == FL_EUNSTABLE ? "left the finite numbers or the bounding box" : "");
+               n + 1, tm + dt, s0 + bs, bb, rc == FL_EUNSTABLE ? "left the finite numbers or the bounding box" : "");
+      *fail_key = 2.0 * n + 1.0;
       goto out;
     }
     if (hooks && hooks->stop && *hooks->stop) {
       snprintf(err, errlen, "interrupted at step %ld of %ld", n + 1, nsteps);
       rc = FL_EINTERRUPT;
+      *fail_key = 2.0 * n + 1.0;
       goto out;
     }
     if (hooks && hooks->progress && (n & 4095) == 0) {
@@ -926,6 +957,65 @@ out:
 #endif
   fl_system_free(&sys);
   return rc;
+}
+
+#ifdef HAVE_MPI
+/* A batch spread over MPI ranks (mpi_batch.h): this rank's block, then the whole
+ * batch gathered.  Every rank takes the serial run's time step: the stability bound
+ * of a probe built (not run) with each run of one experiment in the batch as one
+ * specimen (a bound is a minimum, which repeated specimens do not change; a
+ * calibration's batch is a few experiments, a strength batch one).  Strengths are drawn by the
+ * batch's specimen numbers (build_block), so each specimen is the serial run's. */
+static int run_spread(const fl_experiment *const *exps, int nspec, int first, int count, const fl_run_hooks *hooks,
+                      fl_curve *curve, fl_result *res, char *err, size_t errlen)
+{
+  const fl_experiment **uniq = malloc((size_t)nspec * sizeof *uniq);
+  int nu = 0, rc = FL_OK;
+  double critical = -1.0, key = -1.0;
+  fl_run_hooks h = hooks ? *hooks : (fl_run_hooks){0};
+  memset(curve, 0, sizeof *curve);
+  memset(res, 0, sizeof *res);
+  if (!uniq) {
+    rc = FL_ENOMEM;
+    snprintf(err, errlen, "out of memory for %d specimens", nspec);
+  }
+  for (int s = 0; uniq && s < nspec; s++)
+    if (s == 0 || exps[s] != exps[s - 1])
+      uniq[nu++] = exps[s];
+  if (rc == FL_OK) {
+    fl_system probe;
+    fl_build_info info;
+    rc = build_block(exps[0], uniq, nu, 0, &probe, &info);
+    if (rc)
+      snprintf(err, errlen, "cannot build the specimens: %s", fl_strerror(rc));
+    else
+      fl_system_free(&probe);
+    critical = info.critical_step;
+  }
+  if (fl_mpi_rank() != 0)
+    h.progress = NULL; /* rank 0 reports */
+  if (rc == FL_OK && count > 0)
+    rc = run_block(exps[0], exps + first, count, first, critical, &h, curve, res, err, errlen, &key);
+  free(uniq);
+  return fl_mpi_batch_gather(nspec, count, rc, key, curve, res, err, errlen);
+}
+#endif
+
+int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
+                fl_result *res, char *err, size_t errlen)
+{
+  double key;
+#ifdef HAVE_MPI
+  /* spread over the ranks: a batch's specimens share only the time step and the
+   * loading path (not a ring-down's, which follows the batch, or a run whose sample
+   * hook looks at the whole system) */
+  const fl_test_def *t = &exps[0]->test;
+  int first, count;
+  if (!(hooks && hooks->sample) && !(t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION) &&
+      fl_mpi_batch_block(nspec, &first, &count) > 1)
+    return run_spread(exps, nspec, first, count, hooks, curve, res, err, errlen);
+#endif
+  return run_block(exps[0], exps, nspec, 0, -1.0, hooks, curve, res, err, errlen, &key);
 }
 
 /* The quasi-static rows (run.h).

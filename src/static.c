@@ -870,6 +870,7 @@ typedef struct {
   fl_curve *curve;
   fl_result *res;
   int nspec, np, s;
+  int s0;             /* the batch's number of specimen 0 of sys, for the messages */
   double speed;       /* for the time column: path length over it, s */
   int rows;           /* rows recorded */
   int leg_first_end;  /* first row of the second leg (np if none) */
@@ -947,7 +948,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
         snprintf(job->err, job->errlen,
                  "static solver: specimen %d: no equilibrium on the supports under its weight; body %d has the "
                  "largest residual",
-                 job->s, worst_body(&w, w.r));
+                 job->s0 + job->s, worst_body(&w, w.r));
         goto done;
       }
       commit(&w);
@@ -962,7 +963,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
       job->status = FL_EUNSTABLE;
       snprintf(job->err, job->errlen,
                "static solver: specimen %d: no equilibrium under its own weight; body %d has the largest residual",
-               job->s, worst_body(&w, w.r));
+               job->s0 + job->s, worst_body(&w, w.r));
       goto done;
     }
     commit(&w);
@@ -1037,7 +1038,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
                  "%s), load %.6g %s, specimen %d, body %d (largest residual)",
                  u, w.kind == FL_TEST_TORSION ? "rad" : "m", w.st.increments + 1, du,
                  w.kind == FL_TEST_TORSION ? "rad" : "m", fl_run_measured(&one, w.kind, 0),
-                 w.kind == FL_TEST_TORSION ? "N m" : "N", job->s, body);
+                 w.kind == FL_TEST_TORSION ? "N m" : "N", job->s0 + job->s, body);
         goto done;
       }
       continue;
@@ -1129,9 +1130,9 @@ enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu)
   return fl_static_auto(exp, gpu) ? FL_SOLVER_STATIC : FL_SOLVER_EXPLICIT;
 }
 
-int fl_static_run(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
+int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
                   const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, fl_static_stats *stats,
-                  int *leg_first_end, char *err, size_t errlen)
+                  int *leg_first_end, int *failed, char *err, size_t errlen)
 {
   int np = curve->npoints;
   specimen_job *jobs = calloc((size_t)nspec, sizeof *jobs);
@@ -1153,6 +1154,7 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, fl_system *sys, c
     jobs[s].nspec = nspec;
     jobs[s].np = np;
     jobs[s].s = s;
+    jobs[s].s0 = s0;
     jobs[s].speed = res->speed > 0.0 ? res->speed : 1.0;
     jobs[s].err = errs + (size_t)s * 512;
     jobs[s].errlen = 512;
@@ -1167,11 +1169,13 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, fl_system *sys, c
   gsl_set_error_handler(old);
   int rc = FL_OK, rows = np;
   *leg_first_end = -1;
+  *failed = -1;
   for (int s = 0; s < nspec; s++) {
     if (jobs[s].rows < rows)
       rows = jobs[s].rows;
     if (jobs[s].status && rc == FL_OK) {
       rc = jobs[s].status;
+      *failed = s;
       snprintf(err, errlen, "%s", jobs[s].err);
     }
     if (s == 0)

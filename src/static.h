@@ -40,10 +40,13 @@ enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu);
  * of exps[0]'s test: rows at output_points path positions evenly spread over the path,
  * into curve (allocated for output_points rows per specimen; npoints is set to the rows
  * every specimen recorded), peaks into res->spec, what the solver did into stats (one
- * per specimen).  Returns FL_OK, or FL_EUNSTABLE when no equilibrium could be found
- * (err names the increment, load, specimen and body), FL_EINTERRUPT, FL_ENOMEM. */
-int fl_static_run(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
+ * per specimen).  s0: the batch's number of the first specimen here (a block of a
+ * batch spread over MPI ranks; 0 otherwise), for the messages.  Returns FL_OK, or
+ * FL_EUNSTABLE when no equilibrium could be found (err names the increment, load,
+ * specimen and body; *failed the first specimen here that failed, else -1),
+ * FL_EINTERRUPT, FL_ENOMEM. */
+int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
                   const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, fl_static_stats *stats,
-                  int *leg_first_end, char *err, size_t errlen);
+                  int *leg_first_end, int *failed, char *err, size_t errlen);
 
 #endif
