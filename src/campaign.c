@@ -39,14 +39,11 @@ typedef struct {
 
 static int fail_at(reader *R, const yaml_node_t *n, const char *fmt, ...)
 {
-  char msg[1536];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  int rc = fl_yaml_fail_at(R->file, R->err, R->errlen, n, fmt, ap);
   va_end(ap);
-  snprintf(R->err, R->errlen, "%s:%zu:%zu: %s", R->file, n ? n->start_mark.line + 1 : 1,
-           n ? n->start_mark.column + 1 : 1, msg);
-  return FL_EINPUT;
+  return rc;
 }
 
 static const char *scalar_of(const yaml_node_t *n)

@@ -44,6 +44,17 @@ static void on_signal(int sig)
   stop_flag = 1;
 }
 
+/* SIGINT and SIGTERM through on_signal: the run stops at its next check and keeps what
+ * it has. */
+static void catch_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
 static void usage(FILE *f, const char *prog)
 {
   fprintf(f,
@@ -149,11 +160,7 @@ static int campaign_main(const cli_args *a)
     fl_campaign_free(&c);
     return 1;
   }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  catch_signals();
   fl_campaign_opts o;
   memset(&o, 0, sizeof o);
   o.cal.threads = (int)a->threads;
@@ -432,11 +439,7 @@ static int calibrate_main(int argc, char **argv)
     fl_fit_free(&fit);
     return 1;
   }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  catch_signals();
 
   int use_gpu;
   {

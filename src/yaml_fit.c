@@ -76,14 +76,11 @@ typedef struct {
 
 static int fail_at(loader *L, const yaml_node_t *n, const char *fmt, ...)
 {
-  char msg[1536];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  int rc = fl_yaml_fail_at(L->file, L->err, L->errlen, n, fmt, ap);
   va_end(ap);
-  snprintf(L->err, L->errlen, "%s:%zu:%zu: %s", L->file, n ? n->start_mark.line + 1 : 1,
-           n ? n->start_mark.column + 1 : 1, msg);
-  return FL_EINPUT;
+  return rc;
 }
 
 /* Append a line to the fit's notes: kind "warning" or "note", at node n (NULL: no

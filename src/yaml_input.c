@@ -107,3 +107,12 @@ void fl_path_relative(const char *base, const char *rel, char *out, size_t len)
   else
     snprintf(out, len, "%.*s/%s", (int)(slash - base), base, rel);
 }
+
+int fl_yaml_fail_at(const char *file, char *err, size_t errlen, const yaml_node_t *n, const char *fmt, va_list ap)
+{
+  char msg[1536];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  snprintf(err, errlen, "%s:%zu:%zu: %s", file, n ? n->start_mark.line + 1 : 1, n ? n->start_mark.column + 1 : 1,
+           msg);
+  return FL_EINPUT;
+}

@@ -4,7 +4,9 @@
 #ifndef FL_YAML_INPUT_H
 #define FL_YAML_INPUT_H
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <yaml.h>
 
 /* The largest YAML file read, bytes: 1 MiB.  The experiment and fit files are a few
  * kB (the largest in experiments/ and fits/ has 2 kB), long lists of numbers live in
@@ -29,5 +31,10 @@ int fl_yaml_input_read(const char *path, const char *what, unsigned char **text,
 /* rel taken relative to the folder of the file base (unless rel is absolute or base has
  * no folder), into out: how fit and campaign files name the files they use. */
 void fl_path_relative(const char *base, const char *rel, char *out, size_t len);
+
+/* "FILE:LINE:COLUMN: message" of node n (line and column 1 without a node) into err,
+ * the message made by fmt from ap: how fit and campaign files report an error at its
+ * place.  Returns FL_EINPUT. */
+int fl_yaml_fail_at(const char *file, char *err, size_t errlen, const yaml_node_t *n, const char *fmt, va_list ap);
 
 #endif
