@@ -177,6 +177,8 @@ static int build_block(const fl_experiment *lead, const fl_experiment *const *ex
                          sizeof serr);
   if (rc)
     return rc;
+  if (sh.curved && (t->kind == FL_TEST_TENSION || t->kind == FL_TEST_TORSION))
+    fl_shape_align_ends(&sh); /* the grips pull along, and turn about, the chord of the end segments */
   rc = fl_system_alloc(sys, nspec, nbody, nbody - 1, ntool);
   if (rc) {
     fl_shape_free(&sh);

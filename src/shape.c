@@ -353,6 +353,20 @@ static fl_quat turn_z(double c, double s)
   return fl_q(cos(0.5 * a), 0.0, 0.0, sin(0.5 * a));
 }
 
+void fl_shape_align_ends(fl_shape *sh)
+{
+  fl_vec3 a = sh->x[0], b = sh->x[sh->n - 1], mid = fl_scale(fl_add(a, b), 0.5);
+  fl_vec3 d = fl_sub(b, a);
+  double nd = fl_norm(d);
+  fl_quat back = fl_qconj(turn_z(d.x / nd, d.y / nd)); /* the chord onto +x */
+  for (int i = 0; i < sh->n; i++) {
+    sh->x[i] = fl_qrot(back, fl_sub(sh->x[i], mid));
+    sh->q[i] = fl_qnormalize(fl_qmul(back, sh->q[i]));
+    sh->x[i].z = 0.0;
+  }
+  sh->x[0].y = sh->x[sh->n - 1].y = 0.0; /* on the axis, not a rounding off it */
+}
+
 int fl_shape_make(const fl_fiber_def *fb, int n, double h, double max_stress, fl_shape *sh, char *err,
                   size_t errlen)
 {

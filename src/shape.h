@@ -39,6 +39,12 @@ int fl_shape_make(const fl_fiber_def *fb, int n, double h, double max_stress, fl
                   size_t errlen);
 void fl_shape_free(fl_shape *sh);
 
+/* Turn and move a curved shape in its plane so that the centres of its end segments lie
+ * on the x axis, the first at -x and the last at +x, their midpoint at the origin: the
+ * line a tension test pulls along and a torsion test turns about, its grips holding
+ * the end segments as they lie. */
+void fl_shape_align_ends(fl_shape *sh);
+
 /* Arc length of the polyline of fb (the fiber's length), m. */
 int fl_shape_polyline_length(const fl_fiber_def *fb, double *length, char *err, size_t errlen);
 

@@ -992,17 +992,22 @@ static int finish_shape(fl_experiment *exp, const char *path, char *err, size_t 
     return fail(err, errlen, &o, "bond.buckling.type: '%s' with a section varying along the fiber (%s); allowed "
                 "with a varying section: none", buckling_names[exp->bond.buckling.type], vkey);
   }
-  /* a curved fiber: 3-point bending, and a static cantilever (its clamp holds the
-   * first segments as they lie, its tip load acts at the free end); the grips of
-   * tension and torsion and the first mode of a ring-down take a straight axis */
-  int cant_static = exp->test.kind == FL_TEST_CANTILEVER && exp->test.mode == FL_MODE_STATIC;
-  if (fb->shape != FL_SHAPE_STRAIGHT && exp->test.kind != FL_TEST_BEND3PT && !cant_static) {
+  /* a curved fiber: 3-point bending, tension and torsion (their grips hold the end
+   * segments as they lie and pull along, or turn about, the chord between them), and a
+   * static cantilever (its clamp holds the first segments as they lie, its tip load
+   * acts at the free end); the first mode of a ring-down, the pinned column's bow and
+   * the two noses of 4-point bending take a straight axis */
+  enum fl_test_kind kind = exp->test.kind;
+  int cant_static = kind == FL_TEST_CANTILEVER && exp->test.mode == FL_MODE_STATIC;
+  if (fb->shape != FL_SHAPE_STRAIGHT && kind != FL_TEST_BEND3PT && kind != FL_TEST_TENSION &&
+      kind != FL_TEST_TORSION && !cant_static) {
     o = key_origin(exp, path, "fiber.shape");
     return fail(err, errlen, &o, "fiber.shape: '%s' in a %s test; allowed in %s: straight (%s; a curved fiber goes "
-                "in bend3pt or a static cantilever)", shape_names[fb->shape], kind_names[exp->test.kind],
-                exp->test.kind == FL_TEST_CANTILEVER ? "a vibration cantilever" : kind_names[exp->test.kind],
-                exp->test.kind == FL_TEST_CANTILEVER ? "its first mode is a straight beam's"
-                                                     : "its grips pull and turn about one straight axis");
+                "in bend3pt, tension, torsion or a static cantilever)", shape_names[fb->shape], kind_names[kind],
+                kind == FL_TEST_CANTILEVER ? "a vibration cantilever" : kind_names[kind],
+                kind == FL_TEST_CANTILEVER     ? "its first mode is a straight beam's"
+                : kind == FL_TEST_COMPRESSION ? "its imperfection is the half-sine bow test.imperfection gives"
+                                              : "its two noses are placed on a straight fiber");
   }
   if (!fl_shape_nontrivial(fb))
     return FL_OK;

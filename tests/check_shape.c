@@ -437,6 +437,105 @@ START_TEST(test_tension_and_torsion_of_a_taper_are_the_series_of_its_sections)
 }
 END_TEST
 
+/* Tension and torsion of an arc: the grips hold the end segments as they lie and pull
+ * along, or turn about, the chord between their centres (fl_shape_align_ends).  The
+ * chain of rigid segments between the innermost gripped bodies has at each bond point
+ * k (height y_k over the chord, its axis at angle t_k to it) springs in series of two
+ * half segments: bending kb = a_rot E I / h, axial ka = a_disp E A / h, shear
+ * ks = a_disp G A / h, twist kt = a_rot G J / h.
+ * - Tension P along the chord, both grips clamped (the moving one keeps its turn): a
+ *   moment M_e at the grips, so the moment at k is M_e - P y_k, its force P cos t_k
+ *   along the axis and P sin t_k across.  Castigliano with M_e free (the clamp's turn
+ *   zero): M_e = P mean(y), and
+ *     delta / P = sum (y_k - mean y)^2 / kb + cos^2 t_k / ka + sin^2 t_k / ks.
+ * - Torsion T about the chord: the moment T along the chord everywhere is a load path
+ *   that balances every part without the grips' other reactions, so by least
+ *   complementary energy the chain is at least as stiff as
+ *     1 / sum (cos^2 t_k / kt + sin^2 t_k / kb)
+ *   (the twist about the bond axis and the out-of-plane bending across it), and an
+ *   arc of 100 m is the straight fiber. */
+static void arc_bonds(const fl_experiment *e, double *ctens, double *ctors)
+{
+  fl_system sys;
+  fl_build_info info;
+  ck_assert_int_eq(fl_build(e, 1, &sys, &info), FL_OK);
+  int first, last, n = sys.nbody;
+  innermost_gripped(&sys, &first, &last);
+  /* the end segments' centres on the chord, the x axis */
+  ck_assert_double_eq_tol(sys.x_ref[0].y, 0.0, 1e-15);
+  ck_assert_double_eq_tol(sys.x_ref[n - 1].y, 0.0, 1e-15);
+  ck_assert(sys.x_ref[0].x < 0.0 && sys.x_ref[n - 1].x > 0.0);
+  double h = info.h, R = e->fiber.outer_radius_m, E = e->fiber.youngs_modulus, G = e->fiber.shear_modulus;
+  double A = PI * R * R, I = PI * pow(R, 4) / 4.0, J = 2.0 * I;
+  double kb = e->bond.torque_stiffness_scale * E * I / h, ka = e->bond.force_stiffness_scale * E * A / h,
+         ks = e->bond.force_stiffness_scale * G * A / h, kt = e->bond.torque_stiffness_scale * G * J / h;
+  int nk = last - first;
+  double y[256], t[256], ym = 0.0;
+  ck_assert(nk <= 256);
+  for (int k = 0; k < nk; k++) {
+    int j = first + k;
+    fl_vec3 a1 = fl_qrot(sys.q_ref[j], fl_v3(1, 0, 0)), a2 = fl_qrot(sys.q_ref[j + 1], fl_v3(1, 0, 0));
+    fl_vec3 p = fl_scale(fl_add(fl_axpy(sys.x_ref[j], 0.5 * h, a1), fl_axpy(sys.x_ref[j + 1], -0.5 * h, a2)), 0.5);
+    fl_vec3 ax = fl_add(a1, a2);
+    y[k] = p.y;
+    t[k] = atan2(ax.y, ax.x);
+    ym += y[k] / nk;
+  }
+  *ctens = *ctors = 0.0;
+  for (int k = 0; k < nk; k++) {
+    double c = cos(t[k]), sn = sin(t[k]);
+    *ctens += (y[k] - ym) * (y[k] - ym) / kb + c * c / ka + sn * sn / ks;
+    *ctors += c * c / kt + sn * sn / kb;
+  }
+  fl_system_free(&sys);
+}
+
+static fl_experiment arc_specimen(const char *kind, double rho)
+{
+  fl_experiment e = specimen(40, 0.1, 1e-3);
+  set(&e, "test.kind=%s", kind);
+  set(&e, "test.gauge_length=0.08");
+  set(&e, "test.grip_length=0.01");
+  set(&e, "simulation.output_points=100");
+  /* small: the arc straightens and stiffens under a large pull */
+  set(&e, "test.%s=%s", strcmp(kind, "tension") == 0 ? "max_elongation" : "max_twist",
+      strcmp(kind, "tension") == 0 ? "2e-6" : "2e-4");
+  if (rho > 0.0) {
+    set(&e, "fiber.shape=arc");
+    set(&e, "fiber.arc_radius=%.17g", rho);
+  }
+  finish(&e);
+  return e;
+}
+
+START_TEST(test_tension_and_torsion_of_an_arc)
+{
+  /* tension: an arc of 0.2 m (the gauge turns 23 deg), bending the larger part */
+  fl_experiment e = arc_specimen("tension", 0.2);
+  double ct, cr;
+  arc_bonds(&e, &ct, &cr);
+  double k = run_stiffness(&e, NULL);
+  printf("arc of 0.2 m in tension: stiffness %.6g N/m, chain by Castigliano %.6g N/m (%+.3f %%)\n", k, 1.0 / ct,
+         100.0 * (k * ct - 1.0));
+  ck_assert_msg(fabs(k * ct - 1.0) <= 0.01, "stiffness %g N/m, Castigliano %g N/m", k, 1.0 / ct);
+  fl_experiment st = arc_specimen("tension", 0.0);
+  double kst = run_stiffness(&st, NULL);
+  ck_assert_msg(k < 0.5 * kst, "the arc %g N/m against the straight fiber %g N/m", k, kst);
+  /* torsion: at least the bound of the moment along the chord; a flat arc as straight */
+  e = arc_specimen("torsion", 0.2);
+  arc_bonds(&e, &ct, &cr);
+  k = run_stiffness(&e, NULL);
+  st = arc_specimen("torsion", 0.0);
+  kst = run_stiffness(&st, NULL);
+  fl_experiment flat = arc_specimen("torsion", 100.0);
+  double kf = run_stiffness(&flat, NULL);
+  printf("arc of 0.2 m in torsion: stiffness %.6g N m/rad, bound %.6g; straight %.6g, arc of 100 m %.6g (%+.4f %%)\n",
+         k, 1.0 / cr, kst, kf, 100.0 * (kf / kst - 1.0));
+  ck_assert_msg(k >= (1.0 - 1e-3) / cr, "torsion %g N m/rad below the bound %g", k, 1.0 / cr);
+  ck_assert_msg(fabs(kf / kst - 1.0) <= 1e-3, "flat arc %g, straight %g", kf, kst);
+}
+END_TEST
+
 /* A 3-point specimen of n segments over span and one beyond each support, round of
  * radius r (the caller may set sections and shape, then finish), frictionless tools,
  * no gravity, 0.2 % of the span of deflection. */
@@ -743,6 +842,7 @@ int main(void)
   tcase_add_test(tc, test_quarter_circle_cantilever_against_castigliano);
   tcase_add_test(tc, test_tapered_cantilever_against_the_integral);
   tcase_add_test(tc, test_tension_and_torsion_of_a_taper_are_the_series_of_its_sections);
+  tcase_add_test(tc, test_tension_and_torsion_of_an_arc);
   tcase_add_test(tc, test_nodes_take_their_own_section_and_modulus);
   tcase_add_test(tc, test_bend3pt_places_tools_on_an_arc);
   tcase_add_test(tc, test_shape_keys_write_back);
