@@ -1111,6 +1111,14 @@ int fl_static_auto(const fl_experiment *exp, int gpu)
    * end); the explicit engine's damping settles them */
   if (exp->test.kind == FL_TEST_BEND3PT && exp->test.gravity == 0.0 && exp->test.friction == 0.0)
     return 0;
+  /* 3-point bending of a specimen whose weight need not be symmetric about its middle
+   * (a taper, a section table, nodes, a scanned polyline): the tools push it along its
+   * axis toward its thick end, which only friction holds, and the static solver may
+   * find no equilibrium on the supports (fiberlab-experiment(5), SHAPE AND SECTIONS) */
+  const fl_fiber_def *fb = &exp->fiber;
+  if (exp->test.kind == FL_TEST_BEND3PT && (fb->outer_radius_end_m > 0.0 || fb->section_table[0] || fb->nodes[0] ||
+                                            fb->shape == FL_SHAPE_POLYLINE))
+    return 0;
   /* 4-point bending: the static solver does not settle the chain between two noses
    * whose rollers turn with it (the explicit engine does) */
   if (exp->test.kind == FL_TEST_BEND4PT)
