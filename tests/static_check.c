@@ -34,6 +34,7 @@
 
 #include "fl_defs.h"
 #include "run.h"
+#include "static.h"
 
 static int n_checks = 0, n_failed = 0;
 static const char *todo = NULL; /* the next check is a known shortfall: reported, not counted */
@@ -113,15 +114,16 @@ static double zero_crossing(const double *x, const double *y, const int *leg, in
   return NAN;
 }
 
+static char last_err[2048]; /* the last failed run's message */
+
 static int run(const fl_experiment *e, enum fl_solver solver, int nspec, int threads, fl_curve *c, fl_result *r)
 {
   fl_experiment x = *e;
-  char err[2048];
   x.sim.solver = solver;
   fl_run_hooks hooks = {NULL, NULL, NULL, NULL, threads, 0};
-  int rc = fl_run(&x, nspec, &hooks, c, r, err, sizeof err);
+  int rc = fl_run(&x, nspec, &hooks, c, r, last_err, sizeof last_err);
   if (rc)
-    fprintf(stderr, "static_check: %s solver: %s\n", fl_solver_name(solver), err);
+    fprintf(stderr, "static_check: %s solver: %s\n", fl_solver_name(solver), last_err);
   return rc;
 }
 
@@ -147,8 +149,20 @@ static void compare(const char *name, const fl_experiment *e, double slow)
 {
   fl_curve ce, cs;
   fl_result re, rs;
-  if (run_reference(e, slow, &ce, &re) || run(e, FL_SOLVER_STATIC, 1, 1, &cs, &rs)) {
-    check(0, "%s: both solvers run", name);
+  if (run(e, FL_SOLVER_STATIC, 1, 1, &cs, &rs)) {
+    /* the known limit (issue #12): a 3-point specimen whose weight is not symmetric,
+     * which auto leaves to the explicit engine (fiberlab-experiment(5)) */
+    if (!fl_static_auto(e, 0) && strstr(last_err, "no equilibrium on the supports under its weight"))
+      todo = "the static solver finds no equilibrium on the supports under this specimen's weight; auto takes "
+             "explicit";
+    check(0, "%s: the static solver runs", name);
+    todo = NULL;
+    return;
+  }
+  if (run_reference(e, slow, &ce, &re)) {
+    fl_curve_free(&cs);
+    fl_result_free(&rs);
+    check(0, "%s: the explicit engine runs", name);
     return;
   }
   if (slow != 1.0)
