@@ -2465,9 +2465,7 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
       const fl_test_def *t = &fit->data[d].exp.test;
       if (t->kind == FL_TEST_BEND3PT)
         continue;
-      double hd = fit->data[d].exp.fiber.length_m / fit->data[d].exp.fiber.segments;
-      double m = floor(t->gauge_length_m / hd + 0.5);
-      fl_yaml_key_int(y, "equally_loaded_bonds", (int)(m < 2 ? 2 : m)); /* the gauge's, as run.c builds it */
+      fl_yaml_key_int(y, "equally_loaded_bonds", fl_equally_loaded_bonds(&fit->data[d].exp));
       break;
     }
     fl_yaml_map_end(y);

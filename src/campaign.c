@@ -528,14 +528,7 @@ static int keep_result(const fl_fit *fit, const fl_calibration *cal, fl_campaign
   r->r_squared = cal->r_squared;
   r->calibrated = cal->calibrated;
   r->test = fit->data[0].test;
-  const fl_test_def *t = &fit->data[0].exp.test;
-  const fl_fiber_def *fb = &fit->data[0].exp.fiber;
-  if (t->kind == FL_TEST_BEND3PT) {
-    r->equally_loaded_bonds = 1; /* the bond under the nose carries the largest moment alone */
-  } else {
-    double m = floor(t->gauge_length_m / (fb->length_m / fb->segments) + 0.5);
-    r->equally_loaded_bonds = m < 2 ? 2 : (int)m; /* the gauge's, as run.c builds it */
-  }
+  r->equally_loaded_bonds = fl_equally_loaded_bonds(&fit->data[0].exp);
   const fl_calibration_curve *cv = &cal->curve[0];
   r->points = cv->points;
   size_t b = (size_t)cv->points * sizeof(double);

@@ -1086,3 +1086,21 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
   }
   return n;
 }
+
+int fl_equally_loaded_bonds(const fl_experiment *e)
+{
+  const fl_test_def *t = &e->test;
+  double h = e->fiber.length_m / e->fiber.segments;
+  if (t->kind == FL_TEST_TENSION || t->kind == FL_TEST_TORSION) {
+    int m = (int)floor(t->gauge_length_m / h + 0.5);
+    return m < 2 ? 2 : m;
+  }
+  if (t->kind == FL_TEST_BEND4PT) { /* bond points strictly between the noses, at k h - L/2 */
+    int m = 0;
+    for (int k = 1; k < e->fiber.segments; k++)
+      if (fabs(k * h - 0.5 * e->fiber.length_m) < 0.5 * t->loading_span_m)
+        m++;
+    return m < 1 ? 1 : m;
+  }
+  return 1;
+}

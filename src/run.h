@@ -138,6 +138,14 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
  * positive, N) or grip torque about it (N m). */
 double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s);
 
+/* The bonds of e's specimen that carry the test's largest load alike, for the strength
+ * of the weakest of n (man 7, Strength and segment length): the gauge's in tension and
+ * torsion (as fl_build makes it, at least 2), those between the two noses in 4-point
+ * bending (at least 1), and 1 where the largest moment peaks at one bond: under the
+ * nose in 3-point bending, at the clamp of a cantilever, at the middle of a pinned
+ * column. */
+int fl_equally_loaded_bonds(const fl_experiment *e);
+
 /* The deflection of specimen s's axis at midspan below the mean of its axis over the
  * supports at +-span/2 (each point on the segment that lies there), m. */
 double fl_run_midspan_deflection(const fl_system *sys, int s, double span);

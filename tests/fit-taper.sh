@@ -54,6 +54,9 @@ near() { # name got want relative-tolerance
   awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN { exit !(g != "" && (g - w) / w <= t && (w - g) / w <= t) }' ||
     { echo "FAIL: $1: $2, want $3 within $4 (relative)"; fails=$((fails + 1)); }
 }
+# a cantilever's strength is calibrated at one bond, the one at the clamp
+elb=$("$yp" straw-taper-cantilever-summary.yaml strength_calibrated_at.equally_loaded_bonds)
+[ "$elb" = 1 ] || { echo "FAIL: strength_calibrated_at.equally_loaded_bonds $elb, want 1 (the clamp's bond)"; fails=$((fails + 1)); }
 near "tapered fit, a_rot" "$at" "$a_true" 1e-4
 near "tapered fit, max_stress" "$stt" "$s_true" 1e-4
 # the prediction for the straight fit, from the experiments' geometry
