@@ -284,6 +284,14 @@ static int build_block(const fl_experiment *lead, const fl_experiment *const *ex
     double c = sqrt(exp->bond.torque_stiffness_scale * G / rho);
     info->first_period = 2.0 * info->gauge / c;
   }
+  if (sh.curved && (t->kind == FL_TEST_TENSION || t->kind == FL_TEST_TORSION)) {
+    /* a curved gauge bends as it is pulled or turned: its first bending mode between
+     * the clamps (4.730^2 for a clamped-clamped beam) is far slower than the axial or
+     * torsional one, and the automatic speed must be slow against it */
+    double om = (4.730 / info->gauge) * (4.730 / info->gauge) *
+                sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
+    info->first_period = fmax(info->first_period, 2.0 * PI / om);
+  }
   /* The stability bound of the batch: the smallest of its specimens'. */
   info->critical_step = HUGE_VAL;
   for (int s = 0; s < nspec; s++) {
