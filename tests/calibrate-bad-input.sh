@@ -14,24 +14,11 @@ fails=0
 n=0
 prog=fiber-calibrate
 
+. "$top_srcdir/tests/bad-input-check.sh"
 check() {
-  expect=$1; shift
-  n=$((n + 1))
-  ( cd "$work" && "$bin/$prog" -q "$@" >stdout 2>stderr; echo $? >status )
-  got=$(cat "$work/stderr"); status=$(cat "$work/status")
-  extra=$(cd "$work" && ls | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$')
-  if [ "$status" != 2 ] || [ "$got" != "$expect" ] || [ -s "$work/stdout" ] || [ -n "$extra" ]; then
-    echo "FAIL: $prog $*"
-    echo "  status:   $status (want 2)"
-    echo "  stderr:   $got"
-    echo "  expected: $expect"
-    [ -s "$work/stdout" ] && echo "  stdout was not empty"
-    [ -n "$extra" ] && echo "  files created: $extra"
-    fails=$((fails + 1))
-  else
-    echo "ok $n: $prog $*"
-  fi
-  find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+  expect=$1
+  shift
+  check_bad "$bin/$prog" "$prog" "$expect" "$@"
 }
 ln -s "$bad" "$work/bad"
 good=bad/good.yaml

@@ -16,26 +16,11 @@ trap 'rm -rf "$work"' EXIT
 fails=0
 n=0
 
+. "$top_srcdir/tests/bad-input-check.sh"
 check() {
   expect=$1
   shift
-  n=$((n + 1))
-  (cd "$work" && "$bin" -q "$@" >stdout 2>stderr; echo $? >status)
-  got=$(cat "$work/stderr")
-  status=$(cat "$work/status")
-  extra=$(cd "$work" && ls -A | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$')
-  if [ "$status" != 2 ] || [ "$got" != "$expect" ] || [ -s "$work/stdout" ] || [ -n "$extra" ]; then
-    echo "FAIL $n: fiber-calibrate $*"
-    echo "  status:   $status (want 2)"
-    echo "  stderr:   $got"
-    echo "  expected: $expect"
-    [ -s "$work/stdout" ] && echo "  stdout was not empty"
-    [ -n "$extra" ] && echo "  files created: $extra"
-    fails=$((fails + 1))
-  else
-    echo "ok $n: fiber-calibrate $*"
-  fi
-  find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
+  check_bad "$bin" fiber-calibrate "$expect" "$@"
 }
 ln -s "$fixtures" "$work/bad"
 

@@ -12,24 +12,12 @@ trap 'rm -rf "$work"' EXIT
 fails=0
 n=0
 
+. "$top_srcdir/tests/bad-input-check.sh"
 check() {
-  prog=$1; expect=$2; shift 2
-  n=$((n + 1))
-  ( cd "$work" && "$bin/$prog" -q "$@" >stdout 2>stderr; echo $? >status )
-  got=$(cat "$work/stderr"); status=$(cat "$work/status")
-  extra=$(cd "$work" && ls | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$' -e '^ex$')
-  if [ "$status" != 2 ] || [ "$got" != "$expect" ] || [ -s "$work/stdout" ] || [ -n "$extra" ]; then
-    echo "FAIL: $prog $*"
-    echo "  status:   $status (want 2)"
-    echo "  stderr:   $got"
-    echo "  expected: $expect"
-    [ -s "$work/stdout" ] && echo "  stdout was not empty"
-    [ -n "$extra" ] && echo "  files created: $extra"
-    fails=$((fails + 1))
-  else
-    echo "ok $n: $prog $*"
-  fi
-  find "$work" -mindepth 1 -maxdepth 1 ! -name bad ! -name ex -exec rm -rf {} +
+  prog=$1
+  expect=$2
+  shift 2
+  check_bad "$bin/$prog" "$prog" "$expect" "$@"
 }
 ln -s "$bad" "$work/bad"
 ln -s "$(cd "$top_srcdir/experiments" && pwd)" "$work/ex"
