@@ -40,25 +40,4 @@ double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info,
 int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
                            const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen);
 
-/* What a ring-down's extremes give. */
-typedef struct {
-  double frequency;     /* damped frequency, Hz */
-  double log_decrement; /* ln of the ratio of amplitudes one period apart */
-  double offset;        /* the rest position the signal rings about */
-  int extremes;         /* extremes used */
-} fl_ringdown;
-
-/* Extremes of samples x at times t (n of them, equally spaced): between two
- * consecutive crossings of the signal's mean, the sample farthest from it, refined by
- * the parabola through it and its neighbours; so the ripples of higher modes on a
- * ring-down give no extremes of their own.  Into te, xe (room for n); returns how
- * many. */
-int fl_ringdown_extremes(const double *t, const double *x, int n, double *te, double *xe);
-
-/* From ne >= 3 alternating extremes: the rest position by Aitken's formula on each
- * three in a row (exact for a damped sinusoid), the half period by least squares of
- * the extremes' times on their index, the decrement by least squares of the logarithm
- * of their amplitudes.  FL_OK, or FL_EINPUT with fewer than 3. */
-int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out);
-
 #endif

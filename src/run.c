@@ -424,20 +424,6 @@ void fl_result_free(fl_result *r)
   memset(r, 0, sizeof *r);
 }
 
-double fl_fit_slope(const double *x, const double *y, int a, int b)
-{
-  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (int i = a; i < b; i++) {
-    n += 1;
-    sx += x[i];
-    sy += y[i];
-    sxx += x[i] * x[i];
-    sxy += x[i] * y[i];
-  }
-  double d = n * sxx - sx * sx;
-  return (n >= 2 && d > 0.0) ? (n * sxy - sx * sy) / d : 0.0;
-}
-
 /* Peak figures and initial stiffness of one specimen's rows [0, np); rows [0, nfirst)
  * belong to the first loading leg. */
 static void specimen_figures(const double *x, const double *y, int np, int nfirst, fl_specimen_result *r)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "experiment.h"
+#include "series.h"
 #include "system.h"
 
 /* The most time steps one run may take (a run beyond it would not end in a day). */
@@ -149,8 +150,5 @@ int fl_equally_loaded_bonds(const fl_experiment *e);
 /* The deflection of specimen s's axis at midspan below the mean of its axis over the
  * supports at +-span/2 (each point on the segment that lies there), m. */
 double fl_run_midspan_deflection(const fl_system *sys, int s, double span);
-
-/* Slope of y on x by least squares over rows [a, b). */
-double fl_fit_slope(const double *x, const double *y, int a, int b);
 
 #endif

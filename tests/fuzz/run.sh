@@ -2,7 +2,8 @@
 # Build the libFuzzer targets with clang (ASan + UBSan) and run each for SECONDS
 # (default 600).  Seeds: experiments/, tests/bad/ and the saved regressions.  A crash
 # or a leak is saved under tests/fuzz/regressions/TARGET/ (replayed by make check) and
-# fails the run.  Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
+# fails the run.  SECONDS 0 only builds the targets (make check's fuzz-build.sh).
+# Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${FUZZ_BUILD:-$top/build-fuzz}
@@ -19,8 +20,8 @@ mkdir -p "$build"
 if [ -f "$top/config.h" ]; then cp "$top/config.h" "$build/config.h"; else
   printf '#define PACKAGE_VERSION "fuzz"\n' >"$build/config.h"; fi
 flags="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="$top/src/yaml_input.c $top/src/yaml_experiment.c $top/src/yaml_emit.c $top/src/errors.c"
-fitsrcs="$top/src/yaml_fit.c $top/src/measured.c"
+srcs="$top/src/yaml_input.c $top/src/yaml_experiment.c $top/src/yaml_emit.c $top/src/errors.c $top/src/shape.c $top/src/measured.c"
+fitsrcs="$top/src/yaml_fit.c $top/src/series.c"
 status=0
 for t in $targets; do
   echo "== fuzz_$t: building"
@@ -28,6 +29,7 @@ for t in $targets; do
   case $t in fit | csv) extra=$fitsrcs ;; esac
   $CC $flags -I"$build" -I"$top/src" "$top/tests/fuzz/fuzz_$t.c" $srcs $extra \
     $(pkg-config --cflags --libs yaml-0.1 gsl) -lcsv -lm -o "$build/fuzz_$t" || { status=1; continue; }
+  [ "$seconds" -gt 0 ] || continue
   corpus="$build/corpus_$t"
   mkdir -p "$corpus" "$top/tests/fuzz/regressions/$t"
   if [ "$t" = set ]; then
