@@ -24,7 +24,10 @@
 #include "yaml_input.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
-#define XMAX_KEY "data.x_max" /* a mapped column that sets the curve's x_max, not an experiment key */
+#define XMAX_KEY "data.x_max" /* mapped columns that set the curve's fitted range, not experiment keys */
+#define XMIN_KEY "data.x_min"
+
+static int range_key(const char *key) { return strcmp(key, XMAX_KEY) == 0 || strcmp(key, XMIN_KEY) == 0; }
 
 static const char *const top_keys[] = {"campaign", NULL};
 static const char *const campaign_keys[] = {"fit", "specimens", "file", "id", "data_folder", "columns", NULL};
@@ -149,8 +152,8 @@ static int load_map(reader *R, const fl_table *t, const char *table_shown, yaml_
   const char *key = scalar_of(k), *col, *unit, *sc;
   char what[FL_FIT_KEY + 16], list[2048];
   snprintf(what, sizeof what, "campaign.columns.%s", key ? key : "?");
-  /* data.x_max, the fit's own key, or an experiment key */
-  const char *yunit = key && strcmp(key, XMAX_KEY) == 0 ? "m" : key ? fl_experiment_key_unit(key) : NULL;
+  /* data.x_min or data.x_max, the fit's own keys, or an experiment key */
+  const char *yunit = key && range_key(key) ? "m" : key ? fl_experiment_key_unit(key) : NULL;
   if (!yunit)
     return fail_at(R, k, "%s: '%s' is not a numeric experiment key; allowed: a dotted path of fiberlab-experiment(5) "
                    "with a number, such as fiber.outer_radius or test.span", what, key ? key : "");
@@ -221,7 +224,7 @@ static const char **specimen_sets(const fl_campaign *c, int i, char (*buf)[FL_FI
     return NULL;
   int k = 0;
   for (int j = 0; j < c->nmap; j++) {
-    if (strcmp(c->map[j].key, XMAX_KEY) == 0)
+    if (range_key(c->map[j].key))
       continue;
     snprintf(buf[j], sizeof buf[j], "%s=%.17g", c->map[j].key, c->spec[i].value[j]);
     sets[k++] = buf[j];
@@ -260,11 +263,13 @@ int fl_campaign_fit(const fl_campaign *c, int i, fl_fit *fit, char *err, size_t 
     snprintf(err, errlen, "out of memory");
     return FL_ENOMEM;
   }
-  double x_max = 0.0;
+  double range[2] = {-1.0, 0.0}; /* x_min (< 0: the fit file's), x_max (<= 0: idem) */
   for (int j = 0; j < c->nmap; j++)
-    if (strcmp(c->map[j].key, XMAX_KEY) == 0)
-      x_max = c->spec[i].value[j];
-  int rc = fl_fit_load_specimen(c->fit_path, sets, n, c->spec[i].data_path, x_max, fit, msg, sizeof msg);
+    if (strcmp(c->map[j].key, XMIN_KEY) == 0)
+      range[0] = c->spec[i].value[j];
+    else if (strcmp(c->map[j].key, XMAX_KEY) == 0)
+      range[1] = c->spec[i].value[j];
+  int rc = fl_fit_load_specimen(c->fit_path, sets, n, c->spec[i].data_path, range, fit, msg, sizeof msg);
   if (rc)
     row_message(c, i, msg, err, errlen);
   free(sets);
@@ -317,11 +322,12 @@ static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, i
     s->value[j] = v * m->factor;
     snprintf(assignment, sizeof assignment, "%s=%.17g", m->key, s->value[j]);
     fl_experiment e = fl_experiment_default();
-    if (strcmp(m->key, XMAX_KEY) == 0) {
-      if (!(s->value[j] > 0.0 && s->value[j] <= 10.0)) {
+    if (range_key(m->key)) {
+      int xmin = strcmp(m->key, XMIN_KEY) == 0;
+      if (!((xmin ? s->value[j] >= 0.0 : s->value[j] > 0.0) && s->value[j] <= 10.0)) {
         snprintf(err, errlen, "%s:%d: row %d (%s), column '%s': %s%s%s gives %s = %.6g m: out of range; allowed: a "
-                 "number in (0, 10] m", c->table_path, s->line, r + 1, s->id, m->column, cell, *m->unit ? " " : "",
-                 m->unit, m->key, s->value[j]);
+                 "number in %s0, 10] m", c->table_path, s->line, r + 1, s->id, m->column, cell, *m->unit ? " " : "",
+                 m->unit, m->key, s->value[j], xmin ? "[" : "(");
         return FL_EINPUT;
       }
     } else if (fl_experiment_set(&e, assignment, msg, sizeof msg)) {

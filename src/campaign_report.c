@@ -110,7 +110,7 @@ int fl_campaign_population(const fl_campaign *c, const fl_campaign_result *res, 
   int rc = FL_OK;
   for (int j = 0; j < c->nmap && !rc; j++) {
     if (!fl_experiment_key_unit(c->map[j].key))
-      continue; /* data.x_max: the fit's, not the experiment's */
+      continue; /* data.x_min, data.x_max: the fit's, not the experiment's */
     snprintf(assignment, sizeof assignment, "%s=%.17g", c->map[j].key, p->mapped[j].mean);
     rc = fl_experiment_set(&e, assignment, err, errlen);
   }

@@ -120,9 +120,10 @@ typedef struct {
 int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fit, char *err, size_t errlen);
 /* The same, for one specimen of a campaign (fiberlab-campaign(5)): data_file (opened as
  * given, not relative to the fit file; NULL: none) replaces the file of every curve item,
- * and x_max (m or rad; <= 0: none) its x_max. */
-int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, const char *data_file, double x_max,
-                         fl_fit *fit, char *err, size_t errlen);
+ * range[0] (m or rad; < 0: none) its x_min and range[1] (<= 0: none) its x_max; range
+ * NULL: neither. */
+int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, const char *data_file,
+                         const double range[2], fl_fit *fit, char *err, size_t errlen);
 /* Free what fl_fit_load allocated. */
 void fl_fit_free(fl_fit *fit);
 

@@ -69,7 +69,8 @@ typedef struct {
   const char *const *sets; /* -s KEY=VALUE for every experiment */
   int nsets;
   const char *data_file;   /* NULL, or the table that replaces the file of the curve item (a campaign) */
-  double x_max;            /* > 0: replaces the curve items' x_max, m or rad (a campaign's data.x_max) */
+  double x_min;            /* >= 0: replaces the curve items' x_min, m or rad (a campaign's data.x_min) */
+  double x_max;            /* > 0: replaces the curve items' x_max (a campaign's data.x_max) */
   char *err;
   size_t errlen;
 } loader;
@@ -607,9 +608,11 @@ static int load_item(loader *L, yaml_node_t *item, int index)
   snprintf(key, sizeof key, "%s.x_min", what);
   if (vxmin && get_number(L, vxmin, key, 0, xhi, 0, xunit, &d->x_min))
     return FL_EINPUT;
-  if (vxmin && vxmax && !(d->x_min < d->x_max))
-    return fail_at(L, vxmin, "%s: %g %s is not below x_max %g %s; allowed: x_min < x_max", key, d->x_min, xunit,
-                   d->x_max, xunit);
+  if (L->x_min >= 0.0 && d->kind == FL_FIT_CURVE)
+    d->x_min = L->x_min;
+  if (d->x_max > 0.0 && !(d->x_min < d->x_max))
+    return fail_at(L, vxmin ? vxmin : item, "%s: %g %s is not below x_max %g %s; allowed: x_min < x_max%s", key, d->x_min,
+                   xunit, d->x_max, xunit, L->x_min >= 0.0 || L->x_max > 0.0 ? " (data.x_min and data.x_max of the campaign's table included)" : "");
   snprintf(key, sizeof key, "%s.toe", what);
   if ((v = get(L, item, "toe", NULL)) && get_enum(L, v, key, toe_names, &d->toe_auto))
     return FL_EINPUT;
@@ -839,11 +842,11 @@ static int check_free_against(loader *L, const yaml_node_t *freemap)
 
 int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fit, char *err, size_t errlen)
 {
-  return fl_fit_load_specimen(path, sets, nsets, NULL, 0.0, fit, err, errlen);
+  return fl_fit_load_specimen(path, sets, nsets, NULL, NULL, fit, err, errlen);
 }
 
-int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, const char *data_file, double x_max,
-                         fl_fit *fit, char *err, size_t errlen)
+int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, const char *data_file,
+                         const double range[2], fl_fit *fit, char *err, size_t errlen)
 {
   yaml_parser_t parser;
   yaml_document_t doc, extra;
@@ -851,7 +854,7 @@ int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, c
   memset(fit, 0, sizeof *fit);
   fit->solver = fl_fit_solver_default();
   snprintf(fit->file, sizeof fit->file, "%s", path);
-  loader L = {path, &doc, fit, sets, nsets, data_file, x_max, err, errlen};
+  loader L = {path, &doc, fit, sets, nsets, data_file, range ? range[0] : -1.0, range ? range[1] : 0.0, err, errlen};
   unsigned char *text;
   size_t len;
   if ((rc = fl_yaml_input_read(path, "a fit file", &text, &len, err, errlen)) != FL_OK)
