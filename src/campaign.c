@@ -535,6 +535,7 @@ static int keep_result(const fl_fit *fit, const fl_calibration *cal, fl_campaign
   r->calibrated = cal->calibrated;
   r->test = fit->data[0].test;
   r->equally_loaded_bonds = fl_equally_loaded_bonds(&fit->data[0].exp);
+  r->features = cal->features;
   const fl_calibration_curve *cv = &cal->curve[0];
   r->points = cv->points;
   size_t b = (size_t)cv->points * sizeof(double);

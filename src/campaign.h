@@ -84,6 +84,7 @@ typedef struct {
   enum fl_test_kind test;            /* its test */
   fl_experiment calibrated;          /* the specimen's experiment with its fitted values */
   int equally_loaded_bonds;          /* of its first curve: 1 in 3-point bending, the gauge's bonds otherwise */
+  fl_calibration_features features;  /* where its drop lands (features.item -1: no buckling fit of a drop) */
 } fl_campaign_result;
 
 typedef struct {

@@ -154,11 +154,18 @@ static int write_specimens(FILE *f, const fl_campaign *c, const fl_campaign_resu
 {
   fprintf(f, "# fiberlab %s: %s\n", PACKAGE_VERSION, o->command ? o->command : "fiber-calibrate");
   fprintf(f, "# values in the experiment's units (fiberlab-experiment(5)); _se: standard error\n");
+  /* a buckling fit of curves with a drop: where each drop's peak lies, measured and
+   * fitted (fiber-calibrate(1), Global stage) */
+  int drops = 0;
+  for (int i = 0; i < c->nspec; i++)
+    drops |= res[i].done && res[i].features.item >= 0;
   fprintf(f, "row,id,file,status,r_squared,iterations,simulations");
   for (int j = 0; j < c->nmap; j++)
     fprintf(f, ",%s", c->map[j].key);
   for (int j = 0; j < c->nfree; j++)
     fprintf(f, ",%s,%s_se", c->free[j].path, c->free[j].path);
+  if (drops)
+    fprintf(f, ",peak_displacement_measured,peak_displacement_fitted,peak_force_measured,peak_force_fitted");
   fprintf(f, ",message\n");
   for (int i = 0; i < c->nspec; i++) {
     const fl_campaign_result *r = &res[i];
@@ -171,6 +178,13 @@ static int write_specimens(FILE *f, const fl_campaign *c, const fl_campaign_resu
       fprintf(f, ",%.10g", c->spec[i].value[j]);
     for (int j = 0; j < c->nfree; j++)
       fprintf(f, ",%.10g,%.6g", r->value[j], r->std_error[j]);
+    if (drops) {
+      const fl_calibration_features *ft = &r->features;
+      int m = r->done && ft->item >= 0, s = m && ft->fitted_found;
+      /* nan where the curve has no drop, or the fitted curve none */
+      fprintf(f, ",%.8g,%.8g,%.8g,%.8g", m ? ft->measured[0] : NAN, s ? ft->fitted[0] : NAN, m ? ft->measured[1] : NAN,
+              s ? ft->fitted[1] : NAN);
+    }
     fputc(',', f);
     fl_csv_field(f, r->message);
     fputc('\n', f);

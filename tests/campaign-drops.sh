@@ -1,0 +1,82 @@
+#!/bin/sh
+# A campaign of buckling fits (fiberlab-campaign(5), PREFIX-specimens.csv): where each
+# curve's drop peaks, measured and fitted, in four columns.  Two hand-made curves rise
+# straight to a peak (0.8 mm, 20 N and 0.9 mm, 24 N), drop to 60 % and stay there; the
+# measured columns must give exactly those peaks (the highest row before the deepest
+# fall; its load from the line through the rows just before it, here the rise itself),
+# the fitted ones a number or nan.  A campaign with no buckling numbers free has no
+# such columns.
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+bin=$top_builddir/fiber-calibrate
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+cat >rod.yaml <<'YAML'
+fiber: { length: 0.028, outer_radius: 1.0e-3, segments: 14, youngs_modulus: 5.0e9 }
+bond:
+  damping: 1.4e-6
+  buckling: { type: plastic, sample_length: 0.024, max_force: 20, min_force: 12,
+              displacement_at_min_force: 5.0e-4, slope_after_min_force: 0 }
+test: { kind: bend3pt, span: 0.024, max_displacement: 1.5e-3 }
+simulation: { solver: static, output_points: 100 }
+YAML
+# rise in 80 rows to (xp, yp), then 60 rows at 0.6 yp, 0.01 mm apart
+curve() {
+  awk -v xp="$2" -v yp="$3" 'BEGIN {
+    print "displacement_m,force_N"
+    for (i = 0; i <= 80; i++) printf "%.9g,%.9g\n", xp * i / 80, yp * i / 80
+    for (i = 1; i <= 60; i++) printf "%.9g,%.9g\n", xp + i * 1e-5, 0.6 * yp }' >"$1"
+}
+curve a.csv 8e-4 20
+curve b.csv 9e-4 24
+printf 'name,curve,diameter_mm\nrod-a,a.csv,2.0\nrod-b,b.csv,2.1\n' >table.csv
+fit() {
+  printf 'experiment: %s\ndata:\n  - test: bend3pt\n    file: a.csv\n    columns: { x: displacement_m, y: force_N }\n' "$1"
+  printf 'free:\n  %s: { start: auto, min: %s, max: %s }\nsolver: { max_iterations: 2, global: off }\n' "$2" "$3" "$4"
+}
+campaign() {
+  printf 'campaign:\n  fit: %s\n  specimens: table.csv\n  file: curve\n  id: name\n' "$1"
+  printf '  columns:\n    fiber.outer_radius: { column: diameter_mm, unit: mm, scale: 0.5 }\n'
+}
+fit rod.yaml bond.buckling.max_force 1 100 >fit.yaml
+campaign fit.yaml >drops.yaml
+"$bin" -q --plot none -o drops drops.yaml >out.txt 2>err.txt
+st=$?
+[ "$st" -le 1 ] || fail "the buckling campaign exited with $st: $(cat err.txt)"
+header=$(grep '^row,' drops-specimens.csv)
+case $header in
+*,bond.buckling.max_force_se,peak_displacement_measured,peak_displacement_fitted,peak_force_measured,peak_force_fitted,message) ;;
+*) fail "the header lacks the drop's columns: $header" ;;
+esac
+# the columns by name, from the header
+check_row() {
+  awk -F, -v id="$1" -v xp="$2" -v yp="$3" '
+    /^row,/ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    /^#/ { next }
+    $2 == id {
+      found = 1
+      xm = $c["peak_displacement_measured"]; ym = $c["peak_force_measured"]
+      xf = $c["peak_displacement_fitted"]; yf = $c["peak_force_fitted"]
+      d = xm - xp; if (d < 0) d = -d; e = ym - yp; if (e < 0) e = -e
+      if (d > 1e-9 * xp || e > 1e-9 * yp) { printf "%s: measured peak %s m, %s N; want %g m, %g N\n", id, xm, ym, xp, yp; exit 1 }
+      if (!(xf == "nan" || xf + 0 > 0) || !(yf == "nan" || yf + 0 > 0)) { printf "%s: fitted peak %s m, %s N\n", id, xf, yf; exit 1 } }
+    END { if (!found) { printf "%s: no row\n", id; exit 1 } }' drops-specimens.csv
+}
+msg=$(check_row rod-a 8e-4 20) || fail "$msg"
+msg=$(check_row rod-b 9e-4 24) || fail "$msg"
+
+# no buckling number free: no such columns
+grep -v -e 'buckling' -e 'displacement_at_min_force' rod.yaml >plain.yaml
+fit plain.yaml bond.torque_stiffness_scale 0.1 10 >plainfit.yaml
+campaign plainfit.yaml >plain-campaign.yaml
+"$bin" -q --plot none -o plain plain-campaign.yaml >out.txt 2>err.txt
+st=$?
+[ "$st" -le 1 ] || fail "the plain campaign exited with $st: $(cat err.txt)"
+grep -q '^row,.*peak_displacement' plain-specimens.csv && fail "a campaign without buckling has the drop's columns"
+grep -q '^row,.*bond.torque_stiffness_scale_se,message$' plain-specimens.csv || fail "the plain campaign's header: $(grep '^row,' plain-specimens.csv)"
+[ "$fails" = 0 ] && echo "ok: the drop's peaks, measured exactly, in the campaign's table; none without buckling"
+[ "$fails" = 0 ]
