@@ -19,8 +19,12 @@
  * The tangent is a forward-difference Jacobian of those loads.  A body's loads depend
  * only on its own and its two neighbours' positions (the tools act on one body alone),
  * so bodies j, j + 3, j + 6 ... are perturbed together: 18 evaluations whatever the
- * length.  In 6-unknown blocks the matrix is block tridiagonal, banded with 11 sub- and
- * super-diagonals, and GSL's banded LU solves it.
+ * length, 9 in a planar problem (planar_problem), which solves for 3 unknowns a body
+ * (x, y and the turn about z).  With a body's unknowns side by side the matrix is block
+ * tridiagonal, banded with 2 nu - 1 sub- and super-diagonals for nu unknowns a body (11,
+ * or 5 in a planar problem: there the band and its LU, GSL's, hold only the unknowns
+ * solved for, a quarter of the solve's and a tenth of the factorisation's work of
+ * 6-unknown blocks).
  *
  * Increments adapt: halved when Newton fails, grown by 1.5 (up to the row spacing) when
  * it converged quickly.  After a turning point of a 3-point cycle with friction they stay
@@ -48,7 +52,6 @@
 #include "compression.h"
 
 #define NDOF 6           /* unknowns per free body */
-#define HALF_BAND 11     /* |row - column| within the tridiagonal 6 x 6 blocks */
 #define NCOLOUR 3        /* bodies perturbed together are 3 apart */
 #define MAX_NEWTON 25    /* iterations before an increment is cut back */
 #define TOL 1e-9         /* converged: residual below TOL times its scale */
@@ -67,7 +70,10 @@ typedef struct {
   fl_system *sys;         /* one specimen */
   enum fl_test_kind kind;
   const fl_experiment *exp; /* its definition */
-  int first, nf, n;       /* free bodies first .. first + nf - 1; n = 6 nf unknowns */
+  int first, nf, n;       /* free bodies first .. first + nf - 1; n = 6 nf residual components */
+  int nu;                 /* unknowns solved for per free body: 6, or 3 in a planar problem */
+  int dof[NDOF];          /* which of a body's six they are (0-2 translation, 3-5 rotation) */
+  int m, hb;              /* the linear system's size nu nf and its half band 2 nu - 1 */
   double fs, ts;          /* force (N) and torque (N m) scales of the residual */
   double hx, hr;          /* difference steps: m, rad */
   double reach;           /* largest step of a body's translation in one iteration, m */
@@ -250,13 +256,6 @@ static void move_body(workspace *w, int i, const double *d, double a)
   sys->q[i] = fl_qnormalize(fl_qmul(fl_qexp(fl_scale(fl_v3(d[3], d[4], d[5]), a)), sys->q[i]));
 }
 
-/* Whether unknown k (0-2 translation, 3-5 rotation) of a body is solved for: a planar
- * problem keeps x, y and the turn about z, the others held at zero. */
-static int dof_active(const workspace *w, int k)
-{
-  return !w->planar || k == 0 || k == 1 || k == 5;
-}
-
 /* A test whose specimen, tools, grips, gravity and point load all lie in the x-y plane
  * (every test but torsion, on a straight or in-plane curved fiber): a mirror image in
  * z leaves it as it is, so its equilibria have no out-of-plane translation or turn, and
@@ -281,16 +280,17 @@ static int planar_problem(const fl_system *one, enum fl_test_kind kind)
   return 1;
 }
 
-/* The tangent dr/du by forward differences about w->r, in band storage. */
+/* The tangent dr/du by forward differences about w->r, in band storage: unknown a of
+ * free body j is column nu j + a, and its residual row the same. */
 static void tangent(workspace *w)
 {
   fl_system *sys = w->sys;
+  const int nu = w->nu;
   gsl_matrix_set_zero(w->ab);
-  const size_t diag = 2 * HALF_BAND; /* column of the diagonal in GSL's band rows */
+  const int diag = 2 * w->hb; /* column of the diagonal in GSL's band rows */
   for (int c = 0; c < NCOLOUR; c++)
-    for (int k = 0; k < NDOF; k++) {
-      if (!dof_active(w, k))
-        continue;
+    for (int a = 0; a < nu; a++) {
+      int k = w->dof[a];
       double h = k < 3 ? w->hx : w->hr, d[NDOF] = {0};
       d[k] = h;
       int any = 0;
@@ -308,16 +308,15 @@ static void tangent(workspace *w)
         int i = w->first + j;
         sys->x[i] = w->xs[i];
         sys->q[i] = w->qs[i];
-        int col = NDOF * j + k;
+        int col = nu * j + a;
+        double *band = gsl_matrix_ptr(w->ab, (size_t)col, 0);
         for (int b = j - 1; b <= j + 1; b++) {
           if (b < 0 || b >= w->nf)
             continue;
-          for (int m = 0; m < NDOF; m++) {
-            if (!dof_active(w, m))
-              continue;
-            int row = NDOF * b + m;
-            /* A(row, col) sits in band row col, column 2 HALF_BAND + row - col */
-            gsl_matrix_set(w->ab, (size_t)col, diag + (size_t)(row - col), (w->rp[row] - w->r[row]) / h);
+          for (int e = 0; e < nu; e++) {
+            int row = nu * b + e, from = NDOF * b + w->dof[e];
+            /* A(row, col) sits in band row col, column 2 hb + row - col */
+            band[diag + row - col] = (w->rp[from] - w->r[from]) / h;
           }
         }
       }
@@ -331,37 +330,42 @@ static void tangent(workspace *w)
  * and so the equilibrium found, as it is.  Returns 0 on failure. */
 static int factorise(workspace *w)
 {
-  const size_t diag = 2 * HALF_BAND;
+  const int diag = 2 * w->hb, nu = w->nu;
   double big[2] = {0.0, 0.0};
-  for (int col = 0; col < w->n; col++)
-    big[col % NDOF >= 3] = fmax(big[col % NDOF >= 3], fabs(gsl_matrix_get(w->ab, (size_t)col, diag)));
-  for (int col = 0; col < w->n; col++) {
-    double *a = gsl_matrix_ptr(w->ab, (size_t)col, diag);
-    if (!dof_active(w, col % NDOF)) { /* a held unknown: its own row, a step of 0 */
-      *a = big[col % NDOF >= 3] > 0.0 ? big[col % NDOF >= 3] : 1.0;
-      continue;
-    }
-    double reg = w->reg * big[col % NDOF >= 3];
+  for (int col = 0; col < w->m; col++) {
+    int rot = w->dof[col % nu] >= 3;
+    big[rot] = fmax(big[rot], fabs(gsl_matrix_get(w->ab, (size_t)col, (size_t)diag)));
+  }
+  for (int col = 0; col < w->m; col++) {
+    double *a = gsl_matrix_ptr(w->ab, (size_t)col, (size_t)diag);
+    double reg = w->reg * big[w->dof[col % nu] >= 3];
     *a += *a < 0.0 ? -reg : reg;
     if (*a == 0.0)
       *a = 1e-300;
   }
-  w->lu_valid = gsl_linalg_LU_band_decomp((size_t)w->n, HALF_BAND, HALF_BAND, w->ab, w->piv) == GSL_SUCCESS;
+  w->lu_valid = gsl_linalg_LU_band_decomp((size_t)w->m, (size_t)w->hb, (size_t)w->hb, w->ab, w->piv) == GSL_SUCCESS;
   return w->lu_valid;
 }
 
-/* dx = -tangent^-1 r with the factorised tangent.  Returns 0 when not finite. */
+/* dx = -tangent^-1 r with the factorised tangent; the unknowns not solved for step 0.
+ * Returns 0 when not finite. */
 static int newton_step(workspace *w)
 {
-  for (int k = 0; k < w->n; k++)
-    gsl_vector_set(w->bv, (size_t)k, dof_active(w, k % NDOF) ? -w->r[k] : 0.0);
-  if (gsl_linalg_LU_band_solve(HALF_BAND, HALF_BAND, w->ab, w->piv, w->bv, w->xv))
+  const int nu = w->nu;
+  double *bv = gsl_vector_ptr(w->bv, 0), *xv = gsl_vector_ptr(w->xv, 0);
+  for (int j = 0; j < w->nf; j++)
+    for (int a = 0; a < nu; a++)
+      bv[nu * j + a] = -w->r[NDOF * j + w->dof[a]];
+  if (gsl_linalg_LU_band_solve((size_t)w->hb, (size_t)w->hb, w->ab, w->piv, w->bv, w->xv))
     return 0;
-  for (int k = 0; k < w->n; k++) {
-    w->dx[k] = gsl_vector_get(w->xv, (size_t)k);
-    if (!isfinite(w->dx[k]))
-      return 0;
-  }
+  memset(w->dx, 0, (size_t)w->n * sizeof *w->dx);
+  for (int j = 0; j < w->nf; j++)
+    for (int a = 0; a < nu; a++) {
+      double d = xv[nu * j + a];
+      if (!isfinite(d))
+        return 0;
+      w->dx[NDOF * j + w->dof[a]] = d;
+    }
   return 1;
 }
 
@@ -783,7 +787,11 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
    * is planar (a check of the reduction, tests/static-check.sh) */
   const char *all = getenv("FL_STATIC_ALL_DOFS");
   w->planar = !(all && strcmp(all, "1") == 0) && planar_problem(one, w->kind);
-  w->st.unknowns = w->planar ? 3 : NDOF;
+  w->st.unknowns = w->nu = w->planar ? 3 : NDOF;
+  for (int a = 0; a < w->nu; a++)
+    w->dof[a] = w->planar ? (a < 2 ? a : 5) : a; /* planar: x, y and the turn about z */
+  w->m = w->nu * w->nf;
+  w->hb = 2 * w->nu - 1;
   w->hr = 1e-8;
   w->reach = 0.1 * exp->fiber.outer_radius_m;
   if (fl_test_bends(w->kind))
@@ -807,11 +815,11 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->r = malloc((size_t)(w->n + 1) * sizeof *w->r);
   w->rp = malloc((size_t)(w->n + 1) * sizeof *w->rp);
   w->dx = malloc((size_t)(w->n + 1) * sizeof *w->dx);
-  if (w->n > 2 * HALF_BAND) {
-    w->ab = gsl_matrix_alloc((size_t)w->n, 3 * HALF_BAND + 1);
-    w->piv = gsl_vector_uint_alloc((size_t)w->n);
-    w->bv = gsl_vector_alloc((size_t)w->n);
-    w->xv = gsl_vector_alloc((size_t)w->n);
+  if (w->m > 2 * w->hb) {
+    w->ab = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
+    w->piv = gsl_vector_uint_alloc((size_t)w->m);
+    w->bv = gsl_vector_alloc((size_t)w->m);
+    w->xv = gsl_vector_alloc((size_t)w->m);
   }
   if (!w->xc || !w->xp || !w->xs || !w->qc || !w->qp || !w->qs || !w->bc || !w->xic || !w->r || !w->rp || !w->dx ||
       !w->ab || !w->piv || !w->bv || !w->xv)
