@@ -216,6 +216,13 @@ static double break_margin(workspace *w)
   return worst - 1.0;
 }
 
+/* The larger of a and b, a where b is not a number (as fmax, which a call costs in the
+ * residual's loops: it is not inlined where NaN is possible). */
+static inline double larger(double a, double b)
+{
+  return b > a ? b : a;
+}
+
 /* Evaluate the loads (advance 0) and the scaled residual into r: per free body,
  * (f + m g) / fs and t / ts.  Returns the largest |component|. */
 static double residual(workspace *w, double *r)
@@ -224,19 +231,21 @@ static double residual(workspace *w, double *r)
   increment_velocities(w);
   fl_system_loads_specimen(sys, 0, 0);
   w->st.evaluations++;
-  double worst = 0.0;
-  w->rf = w->rt = 0.0;
+  double worst = 0.0, rf = 0.0, rt = 0.0;
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
     fl_vec3 f = fl_axpy(sys->f[i], sys->mass[i], sys->gravity), t = sys->t[i];
     double c[NDOF] = {f.x, f.y, f.z, t.x, t.y, t.z};
     for (int k = 0; k < NDOF; k++) {
-      r[NDOF * j + k] = c[k] / (k < 3 ? w->fs : w->ts);
-      worst = fmax(worst, fabs(r[NDOF * j + k]));
+      double rk = c[k] / (k < 3 ? w->fs : w->ts);
+      r[NDOF * j + k] = rk;
+      worst = larger(worst, fabs(rk));
     }
-    w->rf = fmax(w->rf, fl_norm(f));
-    w->rt = fmax(w->rt, fl_norm(t));
+    rf = larger(rf, fl_norm(f));
+    rt = larger(rt, fl_norm(t));
   }
+  w->rf = rf;
+  w->rt = rt;
   return isfinite(worst) ? worst : HUGE_VAL;
 }
 
@@ -406,12 +415,14 @@ static int newton(workspace *w, int *iterations)
     (*iterations)++;
     /* A body's step at most `reach` and 0.1 rad: far steps leave the tangent behind. */
     double big_x = 0.0, big_r = 0.0;
-    for (int k = 0; k < w->n; k++) {
-      if (k % NDOF < 3)
-        big_x = fmax(big_x, fabs(w->dx[k]));
-      else
-        big_r = fmax(big_r, fabs(w->dx[k]));
-    }
+    for (int j = 0; j < w->nf; j++)
+      for (int a = 0; a < w->nu; a++) {
+        int k = w->dof[a];
+        if (k < 3)
+          big_x = larger(big_x, fabs(w->dx[NDOF * j + k]));
+        else
+          big_r = larger(big_r, fabs(w->dx[NDOF * j + k]));
+      }
     double a = 1.0;
     if (big_x > w->reach)
       a = w->reach / big_x;
