@@ -7,10 +7,13 @@
  * and torque vanish.  The loads come from the engine's own evaluation of a specimen
  * (fl_system_loads_specimen), never from a copy of the physics:
  *
- * - without moving the history (advance 0) while Newton iterates: every bond and
- *   contact is evaluated from the state of the last converged increment, so a bond that
- *   yields, buckles or breaks in a trial gives its post-event loads by the return
- *   mapping from that state; once converged, one evaluation with advance 1 commits;
+ * - without moving the history while Newton iterates: every bond and contact is
+ *   evaluated from the state of the last converged increment, so a bond that yields,
+ *   buckles or breaks in a trial gives its post-event loads by the return mapping from
+ *   that state; once converged, the history moves on as an evaluation with advance 1
+ *   there moves it.  Newton's iterates are evaluated with advance 1 (the same loads)
+ *   and the history put back after each, the moved-on one kept aside (trial_residual):
+ *   the converged iterate's is committed without evaluating it again;
  * - with bond damping off (a_damp 0) and contact damping off (beta 0): nothing moves;
  * - with each free body's velocity set to its displacement (and rotation vector) since
  *   the last converged state over a pseudo time step of 1 s, and sys->dt set to it, so
@@ -88,6 +91,15 @@ typedef struct {
   fl_bond_state *bc;      /* bond states of the last converged increment */
   fl_vec3 *xic;           /* contact histories of the last converged increment, m */
   double overlap_c;       /* sys->overlap there, m */
+  fl_bond_state *bpre, *bt; /* a trial's history: before it (restored), and the one it moved on to */
+  fl_vec3 *xipre, *xit;   /* the same, contact histories, m */
+  double overlap_t;       /* sys->overlap of the trial's history, m */
+  int nbroken_t;          /* sys->nbroken of it */
+  long trial_eval;        /* st.evaluations of the last trial (trial_residual), or -1 */
+  fl_vec3 *xt;            /* its free bodies' positions, m */
+  fl_quat *qt;            /* and orientations */
+  double ut;              /* its path position */
+  int crit_t;             /* and the limits' criterion (breakage on or off) */
   int locate;             /* bonds break (total_breakage): each break is located exactly */
   int criterion;          /* the limits' criterion, while trials run with none */
   double g_c;             /* largest bond utilisation less 1 at the last converged state */
@@ -225,11 +237,11 @@ static inline double larger(double a, double b)
 
 /* Evaluate the loads (advance 0) and the scaled residual into r: per free body,
  * (f + m g) / fs and t / ts.  Returns the largest |component|. */
-static double residual(workspace *w, double *r)
+static double residual_advance(workspace *w, double *r, int advance)
 {
   fl_system *sys = w->sys;
   increment_velocities(w);
-  fl_system_loads_specimen(sys, 0, 0);
+  fl_system_loads_specimen(sys, 0, advance);
   w->st.evaluations++;
   double worst = 0.0, rf = 0.0, rt = 0.0;
   for (int j = 0; j < w->nf; j++) {
@@ -247,6 +259,50 @@ static double residual(workspace *w, double *r)
   w->rf = rf;
   w->rt = rt;
   return isfinite(worst) ? worst : HUGE_VAL;
+}
+
+static double residual(workspace *w, double *r)
+{
+  return residual_advance(w, r, 0);
+}
+
+/* The residual of a Newton iterate, as residual() does, by an evaluation that moves the
+ * history on (advance 1) and gives the same loads: the history it moved on to is kept
+ * and the one before put back, so that commit() takes the kept one in place of
+ * evaluating the converged state once more (an evaluation an increment). */
+static double trial_residual(workspace *w, double *r)
+{
+  fl_system *sys = w->sys;
+  size_t nbond = (size_t)sys->nbond, nxi = (size_t)sys->nbody * sys->ntool;
+  memcpy(w->bpre, sys->bstate, nbond * sizeof *w->bpre);
+  memcpy(w->xipre, sys->xi, nxi * sizeof *w->xipre);
+  double overlap = sys->overlap[0];
+  int nbroken = sys->nbroken[0];
+  double nrm = residual_advance(w, r, 1);
+  memcpy(w->bt, sys->bstate, nbond * sizeof *w->bt);
+  memcpy(w->xit, sys->xi, nxi * sizeof *w->xit);
+  w->overlap_t = sys->overlap[0];
+  w->nbroken_t = sys->nbroken[0];
+  memcpy(sys->bstate, w->bpre, nbond * sizeof *w->bpre);
+  memcpy(sys->xi, w->xipre, nxi * sizeof *w->xipre);
+  sys->overlap[0] = overlap;
+  sys->nbroken[0] = nbroken;
+  memcpy(w->xt, sys->x + w->first, (size_t)w->nf * sizeof *w->xt);
+  memcpy(w->qt, sys->q + w->first, (size_t)w->nf * sizeof *w->qt);
+  w->ut = w->u;
+  w->crit_t = sys->limits[0].criterion;
+  w->trial_eval = w->st.evaluations;
+  return nrm;
+}
+
+/* Whether the last evaluation was the trial of the present state (the same bodies,
+ * tools and limits). */
+static int trial_is_current(const workspace *w)
+{
+  const fl_system *sys = w->sys;
+  return w->trial_eval == w->st.evaluations && w->ut == w->u && w->crit_t == sys->limits[0].criterion &&
+         memcmp(w->xt, sys->x + w->first, (size_t)w->nf * sizeof *w->xt) == 0 &&
+         memcmp(w->qt, sys->q + w->first, (size_t)w->nf * sizeof *w->qt) == 0;
 }
 
 static double norm2(const double *r, int n)
@@ -384,7 +440,7 @@ static int newton_step(workspace *w)
  * (w->r holds the residual there). */
 static int newton(workspace *w, int *iterations)
 {
-  double nrm = residual(w, w->r), first = nrm;
+  double nrm = trial_residual(w, w->r), first = nrm;
   int stalled = 0, fresh = 0;
   if (w->reg > REG_MIN) {
     w->reg = REG_MIN;
@@ -435,7 +491,7 @@ static int newton(workspace *w, int *iterations)
     for (int ls = 0; ls < 6; ls++) {
       for (int j = 0; j < w->nf; j++)
         move_body(w, w->first + j, w->dx + NDOF * j, a);
-      next = residual(w, w->rp);
+      next = trial_residual(w, w->rp);
       if (norm2(w->rp, w->n) < n2) {
         descent = 1;
         break;
@@ -449,7 +505,7 @@ static int newton(workspace *w, int *iterations)
     if (!descent && nrm <= 1e-6) {
       /* near balance and no descent along the step: a fresh tangent, or as near as the
        * loads' rounding and the differences let Newton come */
-      residual(w, w->r);
+      trial_residual(w, w->r);
       if (!fresh) {
         w->lu_valid = 0;
         continue;
@@ -480,7 +536,15 @@ static void commit(workspace *w)
 {
   fl_system *sys = w->sys;
   increment_velocities(w);
-  fl_system_loads_specimen(sys, 0, 1);
+  if (trial_is_current(w)) {
+    /* the loads are the trial's, and so is the history it moved on to */
+    memcpy(sys->bstate, w->bt, (size_t)sys->nbond * sizeof *w->bt);
+    memcpy(sys->xi, w->xit, (size_t)sys->nbody * sys->ntool * sizeof *w->xit);
+    sys->overlap[0] = w->overlap_t;
+    sys->nbroken[0] = w->nbroken_t;
+  } else
+    fl_system_loads_specimen(sys, 0, 1);
+  w->trial_eval = -1;
   still(w);
   memcpy(w->xp, w->xc, (size_t)sys->nbody * sizeof *w->xp);
   memcpy(w->qp, w->qc, (size_t)sys->nbody * sizeof *w->qp);
@@ -743,6 +807,12 @@ static void workspace_free(workspace *w)
   free(w->qs);
   free(w->bc);
   free(w->xic);
+  free(w->bpre);
+  free(w->bt);
+  free(w->xipre);
+  free(w->xit);
+  free(w->xt);
+  free(w->qt);
   free(w->r);
   free(w->rp);
   free(w->dx);
@@ -823,6 +893,13 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->qs = malloc(snb * sizeof *w->qs);
   w->bc = malloc(((size_t)one->nbond + 1) * sizeof *w->bc);
   w->xic = malloc((snb * one->ntool + 1) * sizeof *w->xic);
+  w->bpre = malloc(((size_t)one->nbond + 1) * sizeof *w->bpre);
+  w->bt = malloc(((size_t)one->nbond + 1) * sizeof *w->bt);
+  w->xipre = malloc((snb * one->ntool + 1) * sizeof *w->xipre);
+  w->xit = malloc((snb * one->ntool + 1) * sizeof *w->xit);
+  w->xt = malloc((size_t)(w->nf + 1) * sizeof *w->xt);
+  w->qt = malloc((size_t)(w->nf + 1) * sizeof *w->qt);
+  w->trial_eval = -1;
   w->r = malloc((size_t)(w->n + 1) * sizeof *w->r);
   w->rp = malloc((size_t)(w->n + 1) * sizeof *w->rp);
   w->dx = malloc((size_t)(w->n + 1) * sizeof *w->dx);
@@ -832,8 +909,8 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
     w->bv = gsl_vector_alloc((size_t)w->m);
     w->xv = gsl_vector_alloc((size_t)w->m);
   }
-  if (!w->xc || !w->xp || !w->xs || !w->qc || !w->qp || !w->qs || !w->bc || !w->xic || !w->r || !w->rp || !w->dx ||
-      !w->ab || !w->piv || !w->bv || !w->xv)
+  if (!w->xc || !w->xp || !w->xs || !w->qc || !w->qp || !w->qs || !w->bc || !w->xic || !w->bpre || !w->bt ||
+      !w->xipre || !w->xit || !w->xt || !w->qt || !w->r || !w->rp || !w->dx || !w->ab || !w->piv || !w->bv || !w->xv)
     return FL_ENOMEM;
   w->criterion = one->limits[0].criterion;
   w->locate = w->criterion != FL_CRIT_NONE && one->limits[0].post == FL_POST_TOTAL_BREAKAGE;
