@@ -27,7 +27,8 @@
  * tridiagonal, banded with 2 nu - 1 sub- and super-diagonals for nu unknowns a body (11,
  * or 5 in a planar problem: there the band and its LU, GSL's, hold only the unknowns
  * solved for, a quarter of the solve's and a tenth of the factorisation's work of
- * 6-unknown blocks).
+ * 6-unknown blocks).  GSL factorises it; band_solve solves with GSL's factors, as GSL's
+ * own solve does to the bit, without its view and BLAS call a column.
  *
  * Increments adapt: halved when Newton fails, grown by 1.5 (up to the row spacing) when
  * it converged quickly.  After a turning point of a 3-point cycle with friction they stay
@@ -67,6 +68,7 @@
 #define RELAX_INCREMENT 1e-8 /* of the row spacing: below it a failing increment is relaxed */
 #define LEG_INCREMENT 0.1    /* of the row spacing: the largest increment after a turning point */
 #define MAX_RELAX 40         /* relaxations of one specimen before the run gives up */
+#define SOLVE_CHECKS 2       /* a workspace's first solves, checked against GSL's own */
 
 /* The workspace of one specimen. */
 typedef struct {
@@ -113,6 +115,9 @@ typedef struct {
   double rf, rt;             /* largest force (N) and torque (N m) residual of the last evaluation */
   gsl_matrix *ab;            /* the tangent in GSL's band storage, factorised when lu_valid */
   int lu_valid;              /* ab holds a usable factorisation */
+  int own_solve;             /* 1: band_solve solves with it, 0: GSL's gsl_linalg_LU_band_solve */
+  int solve_checks;          /* solves left that run both and compare them (band_solve) */
+  double *ys;                /* band_solve's result while checked */
   gsl_vector_uint *piv;
   gsl_vector *bv, *xv;
   fl_static_stats st;
@@ -412,17 +417,67 @@ static int factorise(workspace *w)
   return w->lu_valid;
 }
 
+/* x <- A^-1 x with the factors gsl_linalg_LU_band_decomp left in ab and piv, in its
+ * documented layout (LAPACK's dgbtrf, row j of ab holding column j of A): U's column j
+ * with the diagonal at column 2 hb of the row and the rows above it before, L's
+ * multipliers after it, piv[j] the row swapped with j at step j.  The operations are
+ * those of gsl_linalg_LU_band_solve and its reference CBLAS dtbsv, in their order, so
+ * the result is theirs to the bit (newton_step compares the two on a workspace's first
+ * SOLVE_CHECKS solves and keeps GSL's if they differ): GSL's takes a vector view and a
+ * BLAS call for every column, which cost a tenth of a planar fit's time (the maize
+ * brace root: 11 % of the profile in the solve's CBLAS and views). */
+static void band_solve(const workspace *w, double *x)
+{
+  const int n = w->m, hb = w->hb, diag = 2 * w->hb;
+  const size_t tda = w->ab->tda;
+  const double *ab = w->ab->data;
+  const unsigned int *piv = w->piv->data;
+  for (int j = 0; j < n; j++) { /* L: the swaps and the multipliers, column by column */
+    int p = (int)piv[j];
+    if (p != j) {
+      double t = x[j];
+      x[j] = x[p];
+      x[p] = t;
+    }
+    int below = n - 1 - j < hb ? n - 1 - j : hb;
+    double a = -x[j];
+    const double *l = ab + (size_t)j * tda + diag + 1;
+    for (int i = 0; i < below; i++)
+      x[j + 1 + i] += a * l[i];
+  }
+  for (int i = n - 1; i >= 0; i--) { /* U: back substitution, row by row */
+    double t = x[i];
+    int last = i + diag < n - 1 ? i + diag : n - 1;
+    for (int j = i + 1; j <= last; j++)
+      t -= ab[(size_t)j * tda + diag + i - j] * x[j];
+    x[i] = t / ab[(size_t)i * tda + diag];
+  }
+}
+
 /* dx = -tangent^-1 r with the factorised tangent; the unknowns not solved for step 0.
  * Returns 0 when not finite. */
 static int newton_step(workspace *w)
 {
   const int nu = w->nu;
+  const size_t bytes = (size_t)w->m * sizeof(double);
   double *bv = gsl_vector_ptr(w->bv, 0), *xv = gsl_vector_ptr(w->xv, 0);
   for (int j = 0; j < w->nf; j++)
     for (int a = 0; a < nu; a++)
       bv[nu * j + a] = -w->r[NDOF * j + w->dof[a]];
-  if (gsl_linalg_LU_band_solve((size_t)w->hb, (size_t)w->hb, w->ab, w->piv, w->bv, w->xv))
-    return 0;
+  if (w->own_solve && w->solve_checks == 0) {
+    memcpy(xv, bv, bytes);
+    band_solve(w, xv);
+  } else {
+    if (gsl_linalg_LU_band_solve((size_t)w->hb, (size_t)w->hb, w->ab, w->piv, w->bv, w->xv))
+      return 0;
+    if (w->solve_checks > 0) {
+      w->solve_checks--;
+      memcpy(w->ys, bv, bytes);
+      band_solve(w, w->ys);
+      if (memcmp(w->ys, xv, bytes) != 0)
+        w->own_solve = w->solve_checks = 0;
+    }
+  }
   memset(w->dx, 0, (size_t)w->n * sizeof *w->dx);
   for (int j = 0; j < w->nf; j++)
     for (int a = 0; a < nu; a++) {
@@ -816,6 +871,7 @@ static void workspace_free(workspace *w)
   free(w->r);
   free(w->rp);
   free(w->dx);
+  free(w->ys);
   if (w->ab)
     gsl_matrix_free(w->ab);
   if (w->piv)
@@ -900,6 +956,8 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->xt = malloc((size_t)(w->nf + 1) * sizeof *w->xt);
   w->qt = malloc((size_t)(w->nf + 1) * sizeof *w->qt);
   w->trial_eval = -1;
+  w->own_solve = 1;
+  w->solve_checks = SOLVE_CHECKS;
   w->r = malloc((size_t)(w->n + 1) * sizeof *w->r);
   w->rp = malloc((size_t)(w->n + 1) * sizeof *w->rp);
   w->dx = malloc((size_t)(w->n + 1) * sizeof *w->dx);
@@ -908,9 +966,11 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
     w->piv = gsl_vector_uint_alloc((size_t)w->m);
     w->bv = gsl_vector_alloc((size_t)w->m);
     w->xv = gsl_vector_alloc((size_t)w->m);
+    w->ys = malloc((size_t)w->m * sizeof *w->ys);
   }
   if (!w->xc || !w->xp || !w->xs || !w->qc || !w->qp || !w->qs || !w->bc || !w->xic || !w->bpre || !w->bt ||
-      !w->xipre || !w->xit || !w->xt || !w->qt || !w->r || !w->rp || !w->dx || !w->ab || !w->piv || !w->bv || !w->xv)
+      !w->xipre || !w->xit || !w->xt || !w->qt || !w->r || !w->rp || !w->dx || !w->ab || !w->piv || !w->bv || !w->xv ||
+      !w->ys)
     return FL_ENOMEM;
   w->criterion = one->limits[0].criterion;
   w->locate = w->criterion != FL_CRIT_NONE && one->limits[0].post == FL_POST_TOTAL_BREAKAGE;
