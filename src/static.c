@@ -112,7 +112,6 @@ typedef struct {
   double a_damp, stab;       /* the bonds' damping coefficient (s) and stabilisation */
   double relax_time;         /* longest relaxation, s */
   double *r, *rp, *dx;       /* scaled residual, perturbed residual, Newton step */
-  double rf, rt;             /* largest force (N) and torque (N m) residual of the last evaluation */
   gsl_matrix *ab;            /* the tangent in GSL's band storage, factorised when lu_valid */
   int lu_valid;              /* ab holds a usable factorisation */
   int own_solve;             /* 1: band_solve solves with it, 0: GSL's gsl_linalg_LU_band_solve */
@@ -248,7 +247,7 @@ static double residual_advance(workspace *w, double *r, int advance)
   increment_velocities(w);
   fl_system_loads_specimen(sys, 0, advance);
   w->st.evaluations++;
-  double worst = 0.0, rf = 0.0, rt = 0.0;
+  double worst = 0.0;
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
     fl_vec3 f = fl_axpy(sys->f[i], sys->mass[i], sys->gravity), t = sys->t[i];
@@ -258,12 +257,21 @@ static double residual_advance(workspace *w, double *r, int advance)
       r[NDOF * j + k] = rk;
       worst = larger(worst, fabs(rk));
     }
-    rf = larger(rf, fl_norm(f));
-    rt = larger(rt, fl_norm(t));
   }
-  w->rf = rf;
-  w->rt = rt;
   return isfinite(worst) ? worst : HUGE_VAL;
+}
+
+/* The largest free-body force (N) and torque (N m) residual of the last evaluation:
+ * only an output row needs them. */
+static void residual_norms(const workspace *w, double *rf, double *rt)
+{
+  const fl_system *sys = w->sys;
+  *rf = *rt = 0.0;
+  for (int j = 0; j < w->nf; j++) {
+    int i = w->first + j;
+    *rf = larger(*rf, fl_norm(fl_axpy(sys->f[i], sys->mass[i], sys->gravity)));
+    *rt = larger(*rt, fl_norm(sys->t[i]));
+  }
 }
 
 static double residual(workspace *w, double *r)
@@ -495,7 +503,7 @@ static int newton_step(workspace *w)
  * (w->r holds the residual there). */
 static int newton(workspace *w, int *iterations)
 {
-  double nrm = trial_residual(w, w->r), first = nrm;
+  double nrm = trial_residual(w, w->r), first = nrm, n2 = norm2(w->r, w->n);
   int stalled = 0, fresh = 0;
   if (w->reg > REG_MIN) {
     w->reg = REG_MIN;
@@ -541,13 +549,14 @@ static int newton(workspace *w, int *iterations)
       a = 0.1 / big_r;
     /* Backtrack while the residual grows. */
     save_state(w, w->xs, w->qs);
-    double n2 = norm2(w->r, w->n), next = HUGE_VAL;
+    double next = HUGE_VAL, next2 = HUGE_VAL;
     int descent = 0;
     for (int ls = 0; ls < 6; ls++) {
       for (int j = 0; j < w->nf; j++)
         move_body(w, w->first + j, w->dx + NDOF * j, a);
       next = trial_residual(w, w->rp);
-      if (norm2(w->rp, w->n) < n2) {
+      next2 = norm2(w->rp, w->n);
+      if (next2 < n2) {
         descent = 1;
         break;
       }
@@ -561,6 +570,7 @@ static int newton(workspace *w, int *iterations)
       /* near balance and no descent along the step: a fresh tangent, or as near as the
        * loads' rounding and the differences let Newton come */
       trial_residual(w, w->r);
+      n2 = norm2(w->r, w->n);
       if (!fresh) {
         w->lu_valid = 0;
         continue;
@@ -578,6 +588,7 @@ static int newton(workspace *w, int *iterations)
       continue;
     }
     memcpy(w->r, w->rp, (size_t)w->n * sizeof *w->r);
+    n2 = next2;
     stalled = next > 0.5 * nrm ? stalled + 1 : 0;
     if (next > 0.3 * nrm)
       w->lu_valid = 0; /* too slow: a fresh tangent next */
@@ -1052,8 +1063,10 @@ static void record(workspace *w, specimen_job *job, double a, double x)
   c->kinetic[r] = 0.0;
   c->strain[r] = sys->strain_energy[0];
   fl_system_count(sys, 0, &c->broken[r], &c->yielded[r]);
-  w->st.residual_force = fmax(w->st.residual_force, w->rf);
-  w->st.residual_torque = fmax(w->st.residual_torque, w->rt);
+  double rf, rt;
+  residual_norms(w, &rf, &rt);
+  w->st.residual_force = fmax(w->st.residual_force, rf);
+  w->st.residual_torque = fmax(w->st.residual_torque, rt);
   w->st.load_scale = fmax(w->st.load_scale, fabs(c->y[r]));
   if (job->hooks && job->hooks->sample && job->nspec == 1)
     job->hooks->sample(job->hooks->ctx, sys, job->rows, w->u);
