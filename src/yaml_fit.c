@@ -610,9 +610,11 @@ static int load_item(loader *L, yaml_node_t *item, int index)
     return FL_EINPUT;
   if (L->x_min >= 0.0 && d->kind == FL_FIT_CURVE)
     d->x_min = L->x_min;
-  if (d->x_max > 0.0 && !(d->x_min < d->x_max))
+  if (d->x_max > 0.0 && !(d->x_min < d->x_max)) {
+    const char *from = L->x_min >= 0.0 || L->x_max > 0.0 ? " (data.x_min and data.x_max of the campaign's table included)" : "";
     return fail_at(L, vxmin ? vxmin : item, "%s: %g %s is not below x_max %g %s; allowed: x_min < x_max%s", key, d->x_min,
-                   xunit, d->x_max, xunit, L->x_min >= 0.0 || L->x_max > 0.0 ? " (data.x_min and data.x_max of the campaign's table included)" : "");
+                   xunit, d->x_max, xunit, from);
+  }
   snprintf(key, sizeof key, "%s.toe", what);
   if ((v = get(L, item, "toe", NULL)) && get_enum(L, v, key, toe_names, &d->toe_auto))
     return FL_EINPUT;
