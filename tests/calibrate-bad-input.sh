@@ -192,7 +192,17 @@ find "$work" -mindepth 1 -maxdepth 1 ! -name bad -exec rm -rf {} +
 # An interrupt before the starting point is evaluated (its run takes minutes): no best
 # point yet, so nothing is written but the checkpoint, and the message says so.
 n=$((n + 1))
-( cd "$work" && { "$bin/$prog" -q --plot none --solver explicit bad/interrupt-start.yaml >stdout 2>stderr & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? >status; } )
+# The run is held (FL_CALIBRATE_PAUSE) once its checkpoint is open, so SIGINT meets it
+# before the start's run however fast the machine is.
+( cd "$work" && {
+  FL_CALIBRATE_PAUSE=checkpoint:1 "$bin/$prog" -q --plot none --solver explicit bad/interrupt-start.yaml >stdout 2>stderr &
+  pid=$!
+  while :; do
+    st=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\).*/\1/p' "/proc/$pid/stat" 2>/dev/null)
+    case $st in T | t | Z | '') break ;; esac
+    sleep 0.05
+  done
+  kill -INT $pid; kill -CONT $pid; wait $pid; echo $? >status; } )
 files=$(cd "$work" && ls | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$' | tr '\n' ' ')
 if [ "$(cat "$work/status")" = 1 ] && [ ! -s "$work/stdout" ] && [ "$files" = "interrupt-start-calibrated.checkpoint " ] &&
    [ "$(cat "$work/stderr")" = "fiber-calibrate: bad/interrupt-start.yaml: interrupted before the starting point was evaluated: no best point yet, no output written" ]; then

@@ -5,7 +5,8 @@
 # calibrated experiment and curves as an uninterrupted run; the calibrated experiment
 # holds each fitted value as the shortest decimal that reads back to the same double,
 # so equal files mean equal values bit for bit.  SIGTERM sent from outside once the
-# checkpoint has grown stops a run with exit 1 and keeps the checkpoint.  A checkpoint
+# checkpoint holds an evaluation stops a run with exit 1 and keeps the checkpoint.  The
+# signals meet runs held by FL_CALIBRATE_PAUSE (fiber-calibrate(1)), never a race.  A checkpoint
 # of another fit file, or one that is not a checkpoint, is refused with exit status 2
 # and nothing written.
 set -u
@@ -31,6 +32,18 @@ fail() {
   echo "FAIL $n: $1"
   [ $# -gt 1 ] && [ -f "$2" ] && sed 's/^/  | /' "$2"
   return 0
+}
+# The state letter of a process from /proc (T stopped, Z ended, empty when gone).
+proc_state() { sed -n 's/^[0-9]* (.*) \([A-Za-z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null; }
+# Waits until process $1 has stopped itself (FL_CALIBRATE_PAUSE) or ended: 0 when stopped.
+wait_stopped() {
+  while :; do
+    case $(proc_state "$1") in
+      T | t) return 0 ;;
+      Z | '') return 1 ;;
+    esac
+    sleep 0.05
+  done
 }
 size() { if [ -f "$1" ]; then wc -c <"$1" | tr -d ' '; else echo 0; fi; }
 
@@ -59,16 +72,14 @@ else
   fail "--stop-after 2: status $st" stop.err
 fi
 
-# 2b. SIGTERM from outside, sent once the run has logged an evaluation to its checkpoint
+# 2b. SIGTERM from outside, sent while the run is held (FL_CALIBRATE_PAUSE) just after it
+# logged its first evaluation, so the signal meets a run in progress however fast it is
 mkdir term
-"$bin" --plot none -o term/out good.yaml >term.out 2>term.err &
+FL_CALIBRATE_PAUSE=record:1 "$bin" --plot none -o term/out good.yaml >term.out 2>term.err &
 pid=$!
-t=0
-while [ "$(size term/out.checkpoint)" -le 1024 ] && kill -0 "$pid" 2>/dev/null && [ $t -lt 3000 ]; do
-  sleep 0.1
-  t=$((t + 1))
-done
-if kill -TERM "$pid" 2>/dev/null; then
+if wait_stopped "$pid"; then
+  kill -TERM "$pid"
+  kill -CONT "$pid"
   wait "$pid"
   st=$?
   pid=
@@ -80,7 +91,7 @@ if kill -TERM "$pid" 2>/dev/null; then
 else
   wait "$pid" 2>/dev/null
   pid=
-  fail "the run ended before SIGTERM could be sent" term.err
+  fail "FL_CALIBRATE_PAUSE=record:1 did not stop the run" term.err
 fi
 
 # 3. a checkpoint of another fit file, or not a checkpoint at all: refused
@@ -104,25 +115,22 @@ else
   fail "not a checkpoint: status $st (want 2)" other.err
 fi
 
-# 4. resumed, then killed with SIGKILL once it has appended past the replayed records
+# 4. resumed, then killed with SIGKILL while held just after its first appended record
 before=$(size part/out.checkpoint)
-"$bin" --plot none -o part/out --resume good.yaml >kill.out 2>kill.err &
+FL_CALIBRATE_PAUSE=record:1 "$bin" --plot none -o part/out --resume good.yaml >kill.out 2>kill.err &
 pid=$!
-t=0
-while [ "$(size part/out.checkpoint)" -le "$before" ] && kill -0 "$pid" 2>/dev/null && [ $t -lt 300 ]; do
-  sleep 0.1
-  t=$((t + 1))
-done
-if kill -KILL "$pid" 2>/dev/null; then
+if wait_stopped "$pid" && [ "$(size part/out.checkpoint)" -gt "$before" ]; then
+  kill -KILL "$pid"
   wait "$pid" 2>/dev/null
   pid=
   # the start of a record cut short by the kill
   printf 'f\000\000\000\000' >>part/out.checkpoint
   ok "resumed run killed with SIGKILL after appending ($before -> $(size part/out.checkpoint) bytes)"
 else
+  kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   pid=
-  fail "the resumed run ended before it could be killed" kill.err
+  fail "the resumed run did not stop after appending a record ($before -> $(size part/out.checkpoint) bytes)" kill.err
 fi
 
 # 5. resumed to the end

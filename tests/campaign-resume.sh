@@ -19,6 +19,18 @@ fails=0
 n=0
 ok() { n=$((n + 1)); echo "ok $n: $1"; }
 fail() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n: $1"; [ $# -gt 1 ] && [ -f "$2" ] && sed 's/^/  | /' "$2"; return 0; }
+# The state letter of a process from /proc (T stopped, Z ended, empty when gone).
+proc_state() { sed -n 's/^[0-9]* (.*) \([A-Za-z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null; }
+# Waits until process $1 has stopped itself (FL_CALIBRATE_PAUSE) or ended: 0 when stopped.
+wait_stopped() {
+  while :; do
+    case $(proc_state "$1") in
+      T | t) return 0 ;;
+      Z | '') return 1 ;;
+    esac
+    sleep 0.05
+  done
+}
 same_reports() { # dir: its reports equal full/'s
   for f in full/pop-*; do
     g=$1/${f#full/}
@@ -61,20 +73,21 @@ else
   fail "resumed: exit $st, reports differ or checkpoints left" part/err.txt
 fi
 
-(cd killed && exec "$bin" -q --plot none -o pop ../campaign.yaml >out.yaml 2>err.txt) &
+(cd killed && export FL_CALIBRATE_PAUSE=checkpoint:3 && exec "$bin" -q --plot none -o pop ../campaign.yaml >out.yaml 2>err.txt) &
 pid=$!
-i=0
-while [ ! -s killed/pop.checkpoint.d/00003.checkpoint ] && [ $i -lt 600 ] && kill -0 "$pid" 2>/dev/null; do
-  sleep 0.05
-  i=$((i + 1))
-done
-kill -KILL "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
-pid=
-if [ -e killed/pop.checkpoint.d ] && ! ls killed | grep -q '^pop-'; then
-  ok "SIGKILL in specimen 3: checkpoints kept, no report"
+if wait_stopped "$pid"; then
+  kill -KILL "$pid"
+  wait "$pid" 2>/dev/null
+  pid=
+  if [ -s killed/pop.checkpoint.d/00003.checkpoint ] && ! ls killed | grep -q '^pop-'; then
+    ok "SIGKILL in specimen 3: checkpoints kept, no report"
+  else
+    fail "SIGKILL in specimen 3: no checkpoint 3, or reports written" killed/err.txt
+  fi
 else
-  fail "SIGKILL came too late (the campaign had finished): the test needs a slower campaign" killed/err.txt
+  wait "$pid" 2>/dev/null
+  pid=
+  fail "FL_CALIBRATE_PAUSE=checkpoint:3 did not stop the campaign" killed/err.txt
 fi
 (cd killed && "$bin" -q --plot none --resume -o pop ../campaign.yaml >out.yaml 2>err.txt)
 st=$?
