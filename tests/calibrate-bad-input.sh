@@ -5,6 +5,7 @@
 # saying why, and the report of its best point all the same.
 set -u
 top_srcdir=${top_srcdir:-.}
+. "$top_srcdir/tests/held.sh"
 top_builddir=${top_builddir:-.}
 bin=$(cd "$top_builddir" && pwd)
 bad=$(cd "$top_srcdir/tests/fit-bad" && pwd)
@@ -197,11 +198,7 @@ n=$((n + 1))
 ( cd "$work" && {
   FL_CALIBRATE_PAUSE=checkpoint:1 "$bin/$prog" -q --plot none --solver explicit bad/interrupt-start.yaml >stdout 2>stderr &
   pid=$!
-  while :; do
-    st=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\).*/\1/p' "/proc/$pid/stat" 2>/dev/null)
-    case $st in T | t | Z | '') break ;; esac
-    sleep 0.05
-  done
+  wait_stopped $pid
   kill -INT $pid; kill -CONT $pid; wait $pid; echo $? >status; } )
 files=$(cd "$work" && ls | grep -v -e '^stdout$' -e '^stderr$' -e '^status$' -e '^bad$' | tr '\n' ' ')
 if [ "$(cat "$work/status")" = 1 ] && [ ! -s "$work/stdout" ] && [ "$files" = "interrupt-start-calibrated.checkpoint " ] &&

@@ -11,6 +11,7 @@
 # and nothing written.
 set -u
 top_srcdir=${top_srcdir:-.}
+. "$top_srcdir/tests/held.sh"
 top_builddir=${top_builddir:-.}
 bin=$(cd "$top_builddir" && pwd)/fiber-calibrate
 fits=$(cd "$top_srcdir/tests/fit-bad" && pwd)
@@ -32,18 +33,6 @@ fail() {
   echo "FAIL $n: $1"
   [ $# -gt 1 ] && [ -f "$2" ] && sed 's/^/  | /' "$2"
   return 0
-}
-# The state letter of a process from /proc (T stopped, Z ended, empty when gone).
-proc_state() { sed -n 's/^[0-9]* (.*) \([A-Za-z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null; }
-# Waits until process $1 has stopped itself (FL_CALIBRATE_PAUSE) or ended: 0 when stopped.
-wait_stopped() {
-  while :; do
-    case $(proc_state "$1") in
-      T | t) return 0 ;;
-      Z | '') return 1 ;;
-    esac
-    sleep 0.05
-  done
 }
 size() { if [ -f "$1" ]; then wc -c <"$1" | tr -d ' '; else echo 0; fi; }
 

@@ -7,6 +7,7 @@
 # resumed, does the same.  A resume with another table value is refused (exit 2).
 set -u
 top_srcdir=${top_srcdir:-.}
+. "$top_srcdir/tests/held.sh"
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 fixtures=$(cd "$top_srcdir/tests/campaign" && pwd)
 . "$top_srcdir/tests/campaign-gen.sh"
@@ -19,18 +20,6 @@ fails=0
 n=0
 ok() { n=$((n + 1)); echo "ok $n: $1"; }
 fail() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n: $1"; [ $# -gt 1 ] && [ -f "$2" ] && sed 's/^/  | /' "$2"; return 0; }
-# The state letter of a process from /proc (T stopped, Z ended, empty when gone).
-proc_state() { sed -n 's/^[0-9]* (.*) \([A-Za-z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null; }
-# Waits until process $1 has stopped itself (FL_CALIBRATE_PAUSE) or ended: 0 when stopped.
-wait_stopped() {
-  while :; do
-    case $(proc_state "$1") in
-      T | t) return 0 ;;
-      Z | '') return 1 ;;
-    esac
-    sleep 0.05
-  done
-}
 same_reports() { # dir: its reports equal full/'s
   for f in full/pop-*; do
     g=$1/${f#full/}
