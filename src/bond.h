@@ -877,6 +877,37 @@ FL_HD static inline double fl_bond_utilisation(const fl_bond *bd, const fl_bond_
   return fl_bond_yield_value(lim, &wk, &scratch, &out) / fl_bond_limit(lim, &scratch);
 }
 
+/* How close an unbroken bond is to its buckling point: the bending angle fl_bond_buckle
+ * compares with the envelope's phi_b (the total angle for plastic buckling, the elastic
+ * one for the other kinds), over phi_b, for its present configuration.  1 at the
+ * buckling point; 0 for a bond that has buckled (reversible buckling: while it is past
+ * the point; it buckles again when it comes back to it and is loaded past it), a broken
+ * bond, or without buckling. */
+FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const fl_bond_limits *lim,
+                                                        const fl_body *b1, const fl_body *b2, const fl_bond_state *st)
+{
+  const fl_buckling_envelope *e = &lim->buckling;
+  if (st->broken || (st->buckled && e->type != FL_BUCKLING_REVERSIBLE) || e->type == FL_BUCKLING_NONE ||
+      !(e->phi_b > 0.0))
+    return 0.0;
+  fl_vec3 dp_w = fl_v3(0.0, 0.0, 0.0), thp_w = fl_v3(0.0, 0.0, 0.0);
+  if (st->yielded) {
+    fl_mat3 r1 = fl_qmat(b1->q);
+    dp_w = fl_mat_mul(&r1, st->dp);
+    thp_w = fl_mat_mul(&r1, st->thp);
+  }
+  fl_bond_loads out;
+  fl_bond_work wk;
+  fl_bond_elastic(bd, b1, b2, dp_w, thp_w, &out, &wk);
+  if (!(wk.kb_eff > 0.0))
+    return 0.0;
+  if (e->type == FL_BUCKLING_PLASTIC)
+    return fl_norm(out.bend) / e->phi_b;
+  fl_vec3 mb = fl_axpy(out.moment, -fl_dot(out.moment, out.axis), out.axis);
+  double u = fl_norm(mb) / wk.kb_eff / e->phi_b;
+  return u <= 1.0 ? u : 0.0; /* reversible: past it, until it comes back */
+}
+
 /* One bond, one step: elastic law with plastic offsets, limit and post-failure
  * behaviour (lim may be NULL: elastic), damping, torques about both centres.  st may
  * be NULL for an elastic bond without damping history. */

@@ -673,8 +673,8 @@ static int run_spread(const fl_experiment *const *exps, int nspec, int first, in
 }
 #endif
 
-int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
-                fl_result *res, char *err, size_t errlen)
+static int run_dispatch(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
+                        fl_result *res, char *err, size_t errlen)
 {
   double key;
 #ifdef HAVE_MPI
@@ -688,6 +688,39 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     return run_spread(exps, nspec, first, count, hooks, curve, res, err, errlen);
 #endif
   return run_block(exps[0], exps, nspec, 0, -1.0, hooks, curve, res, err, errlen, &key);
+}
+
+/* simulation.solver auto takes the static solver where it serves; where it finds no
+ * equilibrium along the path (a specimen whose buckled or broken bonds leave a
+ * mechanism that falls off its supports), the explicit engine runs the batch instead,
+ * and the result says why. */
+int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
+                fl_result *res, char *err, size_t errlen)
+{
+  int rc = run_dispatch(exps, nspec, hooks, curve, res, err, errlen);
+  if (rc != FL_EUNSTABLE || res->solver != FL_SOLVER_STATIC || exps[0]->sim.solver != FL_SOLVER_AUTO)
+    return rc;
+  char why[sizeof res->static_fallback];
+  snprintf(why, sizeof why, "%s", err);
+  fl_experiment *alt = malloc((size_t)nspec * sizeof *alt);
+  const fl_experiment **ptr = malloc((size_t)nspec * sizeof *ptr);
+  if (!alt || !ptr) {
+    free(alt);
+    free(ptr);
+    return rc; /* the static solver's failure stands */
+  }
+  for (int s = 0; s < nspec; s++) {
+    alt[s] = *exps[s];
+    alt[s].sim.solver = FL_SOLVER_EXPLICIT;
+    ptr[s] = &alt[s];
+  }
+  fl_curve_free(curve);
+  fl_result_free(res);
+  rc = run_dispatch(ptr, nspec, hooks, curve, res, err, errlen);
+  snprintf(res->static_fallback, sizeof res->static_fallback, "%s", why);
+  free(alt);
+  free(ptr);
+  return rc;
 }
 
 /* The quasi-static rows (run.h).
@@ -733,7 +766,25 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
   for (int i = 0; i < np; i++) {
     if (sup && i > 0 && i < np - 1 && out_of_equilibrium(y, sup, i, np, top))
       continue;
-    if (sup && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
+    if (sr->peak_on_path && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
+      /* the static solver's peak, a state of the path between two rows; after a snap
+       * there the drop takes a row's width, as below, to the load the rows after it
+       * give there */
+      qx[n] = sr->x_at_peak;
+      qy[n] = sr->peak;
+      n++;
+      double w = fabs(x[np - 1] - x[0]) / (np - 1), at = sr->x_at_peak + w;
+      if (sr->snap_at_peak) {
+        while (i + 1 < np && x[i + 1] <= at)
+          i++;
+        if (i + 1 < np && x[i] < at) {
+          qx[n] = at;
+          qy[n] = y[i] + (y[i + 1] - y[i]) * (at - x[i]) / (x[i + 1] - x[i]);
+          n++;
+          i++;
+        }
+      }
+    } else if (sup && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
       /* rows left out right after the peak: a snap, and a step down at the peak */
       int j = 0;
       while (j < np && !(x[j] > sr->x_at_peak))

@@ -60,6 +60,8 @@ typedef struct {
   double initial_stiffness; /* N/m or N m/rad */
   double peak;              /* N or N m */
   double x_at_peak;         /* m or rad */
+  int peak_on_path;         /* 1: (x_at_peak, peak) is an equilibrium of the path (the static solver) */
+  int snap_at_peak;         /* 1: and the path snaps there (a buckle or a break; the static solver) */
   double y_at_max_x;        /* N or N m */
   int failure_row;          /* first row with a bond at its limit, or -1 */
   int broken;               /* broken bonds at the end */
@@ -104,6 +106,9 @@ typedef struct {
   double residual_force;  /* largest force residual of a free body at an output row, over the load scale */
   double residual_torque; /* largest torque residual, over load scale times length (torsion: load scale) */
   int vibration;          /* 1: a cantilever's ring-down (rows in time after the release) */
+  /* simulation.solver auto: why the static solver gave way to the explicit engine (it
+   * found no equilibrium: a specimen that collapses), or empty */
+  char static_fallback[512];
 } fl_result;
 
 void fl_result_free(fl_result *r);
@@ -130,7 +135,9 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
  * npoints + 2): a 3-point specimen's rows out of equilibrium (nose and support forces
  * more than 5 % apart: the snap after a buckle or a break) are left out, and a snap
  * right after the peak becomes a drop within one row's width of displacement from the
- * peak.  Returns the number of rows. */
+ * peak.  A peak that is an equilibrium of the path (peak_on_path: the static solver,
+ * whose peak before a snap is the state where the bond reaches its buckling point or
+ * limit) between two rows is a row of its own.  Returns the number of rows. */
 int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum fl_test_kind kind, int k,
                           double *qx, double *qy);
 

@@ -68,7 +68,11 @@
 #define RELAX_INCREMENT 1e-8 /* of the row spacing: below it a failing increment is relaxed */
 #define LEG_INCREMENT 0.1    /* of the row spacing: the largest increment after a turning point */
 #define MAX_RELAX 40         /* relaxations of one specimen before the run gives up */
+#define RELAX_PERIODS 100.0  /* longest relaxation, in periods of the lowest bending mode ... */
+#define SNAP_PERIODS 10.0    /* ... and after an event: a specimen not at rest by then falls */
 #define SOLVE_CHECKS 2       /* a workspace's first solves, checked against GSL's own */
+#define ONSET_APPROACH 0.99  /* an increment towards a predicted buckling point stops short by 1 % */
+#define ONSET_NEWTON 8       /* Newton's iterations for the increment that crosses it and the slivers after */
 
 /* The workspace of one specimen. */
 typedef struct {
@@ -105,12 +109,16 @@ typedef struct {
   int locate;             /* bonds break (total_breakage): each break is located exactly */
   int criterion;          /* the limits' criterion, while trials run with none */
   double g_c;             /* largest bond utilisation less 1 at the last converged state */
+  int buckles;            /* the bonds have a buckling envelope */
+  double gb_c;            /* largest buckling utilisation less 1 at the last converged state */
+  int max_newton;         /* Newton's iterations before an increment is cut back */
   int nbroken_c;          /* sys->nbroken there */
   double beta[FL_MAX_TOOLS]; /* the contact laws' damping, off while solving */
   fl_bond_damping damping;   /* the bonds' damping, off while solving */
   double dt_explicit;        /* the explicit step, for relaxation, s */
   double a_damp, stab;       /* the bonds' damping coefficient (s) and stabilisation */
   double relax_time;         /* longest relaxation, s */
+  double snap_time;          /* longest once a bond has broken, yielded or buckled, s */
   double *r, *rp, *dx;       /* scaled residual, perturbed residual, Newton step */
   gsl_matrix *ab;            /* the tangent in GSL's band storage, factorised when lu_valid */
   int lu_valid;              /* ab holds a usable factorisation */
@@ -228,6 +236,21 @@ static double break_margin(workspace *w)
     fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
     fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
     worst = fmax(worst, fl_bond_utilisation(&sys->bond[b], &lim, &b1, &b2, &sys->bstate[b]));
+  }
+  return worst - 1.0;
+}
+
+/* The largest buckling utilisation (fl_bond_buckling_utilisation) of the bonds in the
+ * present state, less 1: negative while none is at its buckling point, -1 when none
+ * can buckle (or every one has). */
+static double buckle_margin(workspace *w)
+{
+  fl_system *sys = w->sys;
+  double worst = 0.0;
+  for (int b = 0; b < sys->nbond; b++) {
+    fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+    fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+    worst = fmax(worst, fl_bond_buckling_utilisation(&sys->bond[b], &sys->limits[0], &b1, &b2, &sys->bstate[b]));
   }
   return worst - 1.0;
 }
@@ -513,9 +536,9 @@ static int newton(workspace *w, int *iterations)
   for (int it = 0;; it++) {
     if (nrm <= TOL || (stalled >= 3 && nrm <= TOL_STALL))
       return 1;
-    if (it == MAX_NEWTON && nrm <= 4.0 * w->floor)
+    if (it == w->max_newton && nrm <= 4.0 * w->floor)
       return 1; /* as close as the positions' rounding lets the loads come */
-    if (it == MAX_NEWTON || !(nrm < 1e8 * fmax(first, 1e-6)))
+    if (it == w->max_newton || !(nrm < 1e8 * fmax(first, 1e-6)))
       return 0;
     fresh = !w->lu_valid;
     if (fresh) {
@@ -624,6 +647,8 @@ static void commit(workspace *w)
   w->nbroken_c = sys->nbroken[0];
   if (w->locate)
     w->g_c = break_margin(w);
+  if (w->buckles)
+    w->gb_c = buckle_margin(w);
   for (int k = 2; fl_test_bends(w->kind) && k < sys->ntool; k++)
     sys->tool[k].vel = fl_v3(0.0, 0.0, 0.0);
 }
@@ -736,7 +761,7 @@ static double still_residual(workspace *w)
 /* From the last converged state, with the tools held at position u: the explicit
  * engine with kinetic damping (the free bodies stop whenever the kinetic energy passes
  * a peak) until the specimen rests, then Newton from there.  Returns 1 when converged. */
-static int relax(workspace *w, double u, int *iterations)
+static int relax(workspace *w, double u, double time, int *iterations)
 {
   fl_system *sys = w->sys;
   w->st.relaxations++;
@@ -747,7 +772,7 @@ static int relax(workspace *w, double u, int *iterations)
   still(w);
   for (int b = 0; b < sys->nbond; b++)
     sys->bstate[b].fd = sys->bstate[b].td = fl_v3(0.0, 0.0, 0.0);
-  long max_steps = (long)ceil(w->relax_time / w->dt_explicit);
+  long max_steps = (long)ceil(time / w->dt_explicit);
   double ke_prev = 0.0;
   int ok = 0;
   for (long n = 1; n <= max_steps; n++) {
@@ -950,7 +975,8 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->a_damp = exp->bond.damping;
   w->stab = exp->bond.damping_stabilization;
   w->dt_explicit = one->dt;
-  w->relax_time = 100.0 * info->first_period;
+  w->relax_time = RELAX_PERIODS * info->first_period;
+  w->snap_time = SNAP_PERIODS * info->first_period;
   size_t snb = (size_t)nb;
   w->xc = malloc(snb * sizeof *w->xc);
   w->xp = malloc(snb * sizeof *w->xp);
@@ -994,6 +1020,9 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->overlap_c = one->overlap[0];
   w->nbroken_c = one->nbroken[0];
   w->g_c = w->locate ? break_margin(w) : -1.0;
+  w->buckles = one->limits[0].buckling.type != FL_BUCKLING_NONE;
+  w->gb_c = w->buckles ? buckle_margin(w) : -1.0;
+  w->max_newton = MAX_NEWTON;
   return FL_OK;
 }
 
@@ -1143,11 +1172,17 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
   record(&w, job, 0.0, w.kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(&one, 0) : 0.0);
   sr->peak = job->curve->y[(size_t)job->s * job->np];
   sr->x_at_peak = 0.0;
+  sr->peak_on_path = 1;
 
   double a = 0.0, du = 0.25 * spacing;
   double pending = -1.0; /* path length of a located break's increment, or -1 */
   int friction = w.kind == FL_TEST_BEND3PT && t->friction > 0.0; /* contacts that stick and slip */
   int touched = 0, loaded = 0;
+  double a_prev = 0.0, gb_prev = 0.0; /* the converged state before the last: arc, buckling margin */
+  int gb_have = 0;                    /* they are set, on the present leg */
+  double y_last = sr->peak;           /* the last converged state's load */
+  double x_calm = 0.0;                /* the abscissa of the last ordinary increment's */
+  double post = 0.0;                  /* after a buckling point: the next sliver's length, or 0 */
   while (job->rows < job->np) {
     if (job->hooks && job->hooks->stop && *job->hooks->stop) {
       job->status = FL_EINTERRUPT;
@@ -1169,16 +1204,47 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     int breaking = w.locate && (pending >= 0.0 || w.g_c >= 0.0);
     if (pending >= 0.0)
       next = pending;
+    /* buckling: a bond's buckling point, predicted by the secant through the margins of
+     * the last two converged states, is approached from below (stopping 1 % short, so
+     * the gap shrinks a hundredfold an increment while the margin stays smooth) until it
+     * lies within RELAX_INCREMENT of a row spacing; the increment that then crosses it
+     * goes that far past it and no further, so the curve snaps where the bond reaches
+     * its buckling point, and relaxes at once where Newton finds no equilibrium near (a
+     * snap), instead of cutting back down to a sliver */
+    int crossing = 0;
+    if (post > 0.0) {
+      /* past a buckling point: slivers growing tenfold while the bond's drop holds,
+       * relaxed at the first that finds no equilibrium (the snap) */
+      next = fmin(next, a + post);
+      crossing = 1;
+    } else if (w.buckles && !breaking && gb_have && w.gb_c < 0.0 && w.gb_c > gb_prev && a > a_prev) {
+      double at = a + -w.gb_c / (w.gb_c - gb_prev) * (a - a_prev);
+      if (at < next) {
+        if (at - a > RELAX_INCREMENT * spacing) {
+          next = a + ONSET_APPROACH * (at - a);
+        } else {
+          next = fmin(next, at + RELAX_INCREMENT * spacing);
+          crossing = 1;
+        }
+      }
+    }
     double u = path_pos(&p, next, NULL);
     breakage(&w, breaking);
+    w.max_newton = crossing ? ONSET_NEWTON : MAX_NEWTON;
     int ok = increment(&w, u, &it);
+    w.max_newton = MAX_NEWTON;
 
     /* relaxed: the snap of a break, a failing increment cut back to a sliver (a snap),
      * or the first one that loads the specimen (contacts at the foot of their Hertz
      * law, nothing else holding it, where Newton's tangent is no guide) */
+    int relaxed = 0, unrested = 0;
     if (!ok && w.st.relaxations < MAX_RELAX &&
-        (breaking || next - a < RELAX_INCREMENT * spacing || (!loaded && next - a < 0.02 * spacing)))
-      ok = relax(&w, u, &it);
+        (breaking || crossing || next - a < RELAX_INCREMENT * spacing || (!loaded && next - a < 0.02 * spacing))) {
+      int broken, events;
+      fl_system_count(&one, 0, &broken, &events); /* bonds broken, yielded or buckled */
+      ok = relaxed = relax(&w, u, events ? w.snap_time : w.relax_time, &it);
+      unrested = !ok && events; /* no rest after an event: the specimen falls or runs away */
+    }
     if (ok && !breaking && w.locate) {
       double g = break_margin(&w);
       double s_lo = 0.0, s_hi = 1.0;
@@ -1195,24 +1261,38 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     if (!ok) {
       w.st.cutbacks++;
       du = 0.5 * (next - a);
-      if (du < MIN_INCREMENT * total || w.st.relaxations >= MAX_RELAX) {
+      if (unrested || du < MIN_INCREMENT * total || w.st.relaxations >= MAX_RELAX) {
         /* report the failing state's worst body */
         apply_position(&w, u);
         residual(&w, w.r);
         int body = worst_body(&w, w.r);
         restore(&w);
         job->status = FL_EUNSTABLE;
+        const char *unit = w.kind == FL_TEST_TORSION ? "rad" : "m";
+        char how[128];
+        if (unrested)
+          snprintf(how, sizeof how, "the specimen did not come to rest in a relaxation of %.3g s", w.snap_time);
+        else
+          snprintf(how, sizeof how, "cut back to %.3g %s", du, unit);
         snprintf(job->err, job->errlen,
-                 "static solver: no equilibrium found at path position %.6g %s (increment %ld, cut back to %.3g "
-                 "%s), load %.6g %s, specimen %d, body %d (largest residual)",
-                 u, w.kind == FL_TEST_TORSION ? "rad" : "m", w.st.increments + 1, du,
-                 w.kind == FL_TEST_TORSION ? "rad" : "m", fl_run_measured(&one, w.kind, 0),
+                 "static solver: no equilibrium found at path position %.6g %s (increment %ld, %s), load %.6g %s, "
+                 "specimen %d, body %d (largest residual)",
+                 u, unit, w.st.increments + 1, how, fl_run_measured(&one, w.kind, 0),
                  w.kind == FL_TEST_TORSION ? "N m" : "N", job->s0 + job->s, body);
         goto done;
       }
       continue;
     }
+    gb_have = !relaxed;
+    a_prev = a;
+    gb_prev = w.gb_c;
     commit(&w);
+    if (crossing && !relaxed)
+      post = post > 0.0 ? 10.0 * post : RELAX_INCREMENT * spacing;
+    else
+      post = 0.0;
+    if (post >= spacing)
+      post = 0.0;
     breakage(&w, 0);
     if (breaking)
       pending = -1.0;
@@ -1225,10 +1305,19 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     double x = fl_test_bends(w.kind)          ? (touched ? w.u - touch : 0.0)
                : w.kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(&one, 0)
                                               : w.u;
+    /* a snap right after the peak: an increment relaxed, or one of the slivers past a
+     * buckling point or a located break, across which the load fell, with the peak
+     * among the states since the last ordinary increment */
+    int event = relaxed || crossing || breaking;
+    if (event && sr->x_at_peak >= x_calm && y < y_last - 1e-3 * fabs(y_last))
+      sr->snap_at_peak = 1;
     if (y > sr->peak) {
       sr->peak = y;
       sr->x_at_peak = x;
     }
+    y_last = y;
+    if (!event)
+      x_calm = x;
     if (it <= FEW_ITERATIONS)
       du = fmin(1.5 * du, spacing);
     a = next;
@@ -1291,11 +1380,6 @@ int fl_static_auto(const fl_experiment *exp, int gpu)
   /* 4-point bending: the static solver does not settle the chain between two noses
    * whose rollers turn with it (the explicit engine does) */
   if (exp->test.kind == FL_TEST_BEND4PT)
-    return 0;
-  /* Buckling: the static curve matches the explicit one (tests/static_check), but a fit
-   * of the envelope on it does not yet recover max_force to 2e-4 (check_calibrate
-   * --slow, buckling fits: 3e-3), the snap's dynamic relaxation not being smooth in it. */
-  if (exp->bond.buckling.type != FL_BUCKLING_NONE)
     return 0;
   return 1;
 }

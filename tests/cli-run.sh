@@ -7,6 +7,7 @@ top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
 bin=$(cd "$top_builddir" && pwd)
 ex=$(cd "$top_srcdir/experiments" && pwd)
+tests=$(cd "$top_srcdir/tests" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -57,6 +58,25 @@ grep -q '^solver: static$' summary && grep -q '^increments: [1-9]' summary && gr
 "$bin/fiber-bend3pt" -q --plot none -o be --solver explicit -s fiber.segments=24 -s test.max_displacement=1e-3 \
   -s simulation.output_points=50 "$ex/wheat-straw-bend3pt.yaml" >summary 2>err
 grep -q '^solver: explicit$' summary && ok "explicit summary says so" || bad "explicit summary: $(grep solver summary)"
+
+# a specimen that collapses after its bond buckles: the static solver finds no rest
+# after the snap, exits 1 naming it and keeps the rows so far; auto runs the explicit
+# engine instead and says why
+col="$tests/static-collapse.yaml"
+"$bin/fiber-bend3pt" -q --plot none -o cs --solver static "$col" >summary 2>err
+st=$?
+[ $st -eq 1 ] && grep -q 'static solver: no equilibrium found at path position 0.0063.*the specimen did not come to rest in a relaxation of' err &&
+  [ -s cs.partial.csv ] && [ ! -e cs.csv ] && ok "static: a collapse ends the run, exit 1, partial rows kept" ||
+  { bad "static collapse: exit $st"; cat err; }
+"$bin/fiber-bend3pt" -q --plot none -o ca "$col" >summary 2>err
+st=$?
+[ $st -eq 0 ] && grep -q '^solver: explicit$' summary && grep -q "^static_fallback: 'static solver: no equilibrium found at path position 0.0063" summary &&
+  [ -s ca.csv ] && ok "auto: the explicit engine after the static solver's collapse, static_fallback in the summary" ||
+  { bad "auto after a collapse: exit $st"; cat summary err; }
+"$bin/fiber-bend3pt" -q --plot none -o cn -s bond.buckling.min_force=2.5 -s bond.buckling.slope_after_min_force=-100 \
+  -s bond.buckling.displacement_at_min_force=4e-3 -s bond.buckling.max_force=4 "$col" >summary 2>err
+grep -q '^solver: static$' summary && ! grep -q '^static_fallback' summary && ok "auto: static where the envelope holds" ||
+  { bad "auto, an envelope that holds: $(grep solver summary)"; cat err; }
 
 # the summary is YAML and nothing else: every line "key: value"
 grep -qv '^[a-z_]*: ' summary && bad "summary has non-YAML lines" || ok "summary is key: value lines"
