@@ -146,7 +146,8 @@ typedef struct {
 } fl_bond_damping;
 
 /* State a bond carries from step to step.  What every step of the common bond reads
- * (the damping state and the flags) comes first, in the first 64 bytes. */
+ * (the damping state and the flags) comes first, in the first 64 bytes; the CPU engine
+ * keeps fd and td in rows of its own (fl_system's state_row). */
 typedef struct {
   fl_vec3 fd;      /* damping force on body 1, body-1 frame, N */
   fl_vec3 td;      /* damping torque on body 1, body-1 frame, N m */

@@ -76,11 +76,10 @@ typedef struct {
   const fl_quat *q;
   const int *b1, *b2;
   const double *def[FL_DEF_ROWS]; /* the specimen's bond definitions */
-  double *damp[6];     /* a chunk's damping state fd, td (x, y, z each), index b - lo: in,
-                        * and out moved on */
-  const double *live;  /* 1 where the chunk's bond is neither broken, yielded nor buckled
-                        * (doubles, as every array of the loop: a narrower type would
-                        * make the compiler take many vectors of doubles at once) */
+  double *state[FL_STATE_ROWS];    /* the specimen's bond state rows: the damping state
+                                    * moved on, the live flags (doubles, as every array
+                                    * of the loop: a narrower type would make the
+                                    * compiler take many vectors of doubles at once) */
   fl_bond_damping dm;
   double *load[FL_LOAD_ROWS];
 } bond_args;
@@ -121,9 +120,11 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
   const double *FL_RESTRICT x = (const double *)a->x, *FL_RESTRICT v = (const double *)a->v,
                             *FL_RESTRICT w = (const double *)a->w, *FL_RESTRICT q = (const double *)a->q;
   const int *FL_RESTRICT b1 = a->b1, *FL_RESTRICT b2 = a->b2;
-  double *FL_RESTRICT dx = a->damp[0], *FL_RESTRICT dy = a->damp[1], *FL_RESTRICT dz = a->damp[2];
-  double *FL_RESTRICT ex = a->damp[3], *FL_RESTRICT ey = a->damp[4], *FL_RESTRICT ez = a->damp[5];
-  const double *FL_RESTRICT live = a->live;
+  double *FL_RESTRICT dx = a->state[FL_STATE_FD], *FL_RESTRICT dy = a->state[FL_STATE_FD + 1],
+                      *FL_RESTRICT dz = a->state[FL_STATE_FD + 2];
+  double *FL_RESTRICT ex = a->state[FL_STATE_TD], *FL_RESTRICT ey = a->state[FL_STATE_TD + 1],
+                      *FL_RESTRICT ez = a->state[FL_STATE_TD + 2];
+  const double *FL_RESTRICT live = a->state[FL_STATE_LIVE];
   /* the rows in locals, so that the loop reads them as plain arrays */
   const double *FL_RESTRICT r1x = a->def[FL_DEF_R1], *FL_RESTRICT r1y = a->def[FL_DEF_R1 + 1],
                             *FL_RESTRICT r1z = a->def[FL_DEF_R1 + 2];
@@ -172,16 +173,19 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
     bd.s2.k_twist = kt2[b];
     bd.s2.k_bend = kb2[b];
     bd.oblique = 0;
-    int k = b - lo;
-    fl_bond_inline_loads ld = fl_bond_eval_inline(bd, dm, bi, bj, fl_v3(dx[k], dy[k], dz[k]), fl_v3(ex[k], ey[k], ez[k]));
-    /* fl_bond_is_inline: the definition's part made once, the state's by the caller */
-    int ok = ld.ok & (okd[b] != 0.0) & (live[k] != 0.0);
-    dx[k] = ld.fd.x;
-    dy[k] = ld.fd.y;
-    dz[k] = ld.fd.z;
-    ex[k] = ld.td.x;
-    ey[k] = ld.td.y;
-    ez[k] = ld.td.z;
+    fl_vec3 fd = fl_v3(dx[b], dy[b], dz[b]), td = fl_v3(ex[b], ey[b], ez[b]);
+    fl_bond_inline_loads ld = fl_bond_eval_inline(bd, dm, bi, bj, fd, td);
+    /* fl_bond_is_inline: the definition's part made once, the state's in the live row */
+    int ok = ld.ok & (okd[b] != 0.0) & (live[b] != 0.0);
+    /* a bond the law did not serve keeps its state, for fl_bond_eval */
+    fd = pick3(ok, ld.fd, fd);
+    td = pick3(ok, ld.td, td);
+    dx[b] = fd.x;
+    dy[b] = fd.y;
+    dz[b] = fd.z;
+    ex[b] = td.x;
+    ey[b] = td.y;
+    ez[b] = td.z;
     fx[b] = ld.force.x;
     fy[b] = ld.force.y;
     fz[b] = ld.force.z;
@@ -231,15 +235,33 @@ static inline void put_load(double *const *load, int b, const fl_bond_loads *ld)
   load[FL_LOAD_E][b] = ld->energy;
 }
 
-/* Bonds or bodies a vectorised loop takes at a time: the length of its flag and
- * damping-state buffers, on the stack. */
+/* Bonds or bodies a vectorised loop takes at a time: the length of its buffers of
+ * flags, on the stack. */
 #define FL_INLINE_CHUNK 256
+
+/* fl_bond_eval on bond b of specimen s with its damping state taken from the rows and,
+ * with advance, the state it moves on to put back (else left as it was). */
+static void bond_eval_rows(fl_system *sys, int s, int b, const fl_bond_limits *lim, int advance, fl_bond_loads *ld)
+{
+  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
+  fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
+  fl_bond_state *st = &sys->bstate[bb + b];
+  if (advance) {
+    fl_system_damp_get(sys, s, b, st);
+    fl_bond_eval(&sys->bond[bb + b], &sys->damping[s], lim, &bi, &bj, st, ld);
+    fl_system_damp_put(sys, s, b, st);
+  } else {
+    fl_bond_state scratch = *st; /* evaluate without moving the state on */
+    fl_system_damp_get(sys, s, b, &scratch);
+    fl_bond_eval(&sys->bond[bb + b], &sys->damping[s], lim, &bi, &bj, &scratch, ld);
+  }
+}
 
 /* Bonds [lo, hi) of specimen s (advancing, no limits, damped) through the vectorised
  * law; the bonds it does not serve or gives back through fl_bond_eval. */
 static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
 {
-  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
+  size_t base = (size_t)s * sys->nbody;
   bond_args a;
   a.x = sys->x + base;
   a.v = sys->v + base;
@@ -250,12 +272,8 @@ static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
   const double *def = sys->bond_def + (sys->def_shared ? 0 : (size_t)s * FL_DEF_ROWS * sys->nbond);
   for (int r = 0; r < FL_DEF_ROWS; r++)
     a.def[r] = def + (size_t)r * sys->nbond;
-  fl_bond_state *st = sys->bstate + bb;
-  double damp[6][FL_INLINE_CHUNK];
-  double live[FL_INLINE_CHUNK];
-  for (int r = 0; r < 6; r++)
-    a.damp[r] = damp[r];
-  a.live = live;
+  for (int r = 0; r < FL_STATE_ROWS; r++)
+    a.state[r] = fl_system_state_row(sys, s, r);
   a.dm = sys->damping[s];
   for (int r = 0; r < FL_LOAD_ROWS; r++)
     a.load[r] = load_row(sys, s, r);
@@ -263,18 +281,6 @@ static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
   double redo[FL_INLINE_CHUNK];
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
     int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
-    /* the damping state is kept in fl_bond_state, which the static solver saves and
-     * restores: its 6 numbers come in and go out here */
-    for (int k = 0; k < n; k++) {
-      const fl_bond_state *sb = &st[c + k];
-      damp[0][k] = sb->fd.x;
-      damp[1][k] = sb->fd.y;
-      damp[2][k] = sb->fd.z;
-      damp[3][k] = sb->td.x;
-      damp[4][k] = sb->td.y;
-      damp[5][k] = sb->td.z;
-      live[k] = (sb->broken | sb->yielded | sb->buckled) == 0 ? 1.0 : 0.0;
-    }
     if (!sys->adj_chain)
       bond_kernel_any(&a, c, c + n, redo);
 #if FL_HAVE_ISA
@@ -286,18 +292,12 @@ static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
     else
       bond_kernel_base(&a, c, c + n, redo);
     (void)isa;
-    for (int k = 0; k < n; k++) {
-      int b = c + k;
-      if (redo[k] == 0.0) {
-        st[b].fd = fl_v3(damp[0][k], damp[1][k], damp[2][k]);
-        st[b].td = fl_v3(damp[3][k], damp[4][k], damp[5][k]);
-        continue;
+    for (int k = 0; k < n; k++)
+      if (redo[k] != 0.0) {
+        fl_bond_loads ld;
+        bond_eval_rows(sys, s, c + k, NULL, 1, &ld);
+        put_load(a.load, c + k, &ld);
       }
-      fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
-      fl_bond_loads ld;
-      fl_bond_eval(&sys->bond[bb + b], &a.dm, NULL, &bi, &bj, &st[b], &ld);
-      put_load(a.load, b, &ld);
-    }
   }
 }
 
@@ -309,24 +309,16 @@ static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *l
     bond_pass_inline(sys, s, lo, hi);
     return 0;
   }
-  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
-  const fl_bond *bond = sys->bond + bb;
-  fl_bond_state *st = sys->bstate + bb;
+  const fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
   double *load[FL_LOAD_ROWS];
   for (int r = 0; r < FL_LOAD_ROWS; r++)
     load[r] = load_row(sys, s, r);
   int events = 0;
   for (int b = lo; b < hi; b++) {
-    fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
     fl_bond_loads ld;
-    if (advance) {
-      int before = st[b].broken + st[b].buckled;
-      fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &st[b], &ld);
-      events += st[b].broken + st[b].buckled - before;
-    } else {
-      fl_bond_state scratch = st[b]; /* evaluate without moving the state on */
-      fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &scratch, &ld);
-    }
+    int before = st[b].broken + st[b].buckled;
+    bond_eval_rows(sys, s, b, lim, advance, &ld);
+    events += st[b].broken + st[b].buckled - before;
     put_load(load, b, &ld);
   }
   return events;

@@ -56,6 +56,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->adj_side = calloc(2 * nbd + 1, sizeof *sys->adj_side);
   sys->bond_load = calloc(FL_LOAD_ROWS * ns * nbd + 1, sizeof *sys->bond_load);
   sys->bond_def = calloc(FL_DEF_ROWS * ns * nbd + 1, sizeof *sys->bond_def);
+  sys->state_row = calloc(FL_STATE_ROWS * ns * nbd + 1, sizeof *sys->state_row);
   sys->tool_share = calloc(nsb * (size_t)ntool + 1, sizeof *sys->tool_share);
   sys->threads = 1;
   sys->inline_law = 1;
@@ -63,7 +64,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
       !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
       !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
       !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->pload_force || !sys->damping || !sys->limits || !sys->law ||
-      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_load || !sys->bond_def || !sys->tool_share) {
+      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_load || !sys->bond_def || !sys->state_row || !sys->tool_share) {
     fl_system_free(sys);
     return FL_ENOMEM;
   }
@@ -71,6 +72,9 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
     sys->q_ref[i] = fl_qid();
   for (size_t i = 0; i < nsb; i++)
     sys->q[i] = fl_qid();
+  for (int s = 0; s < nspec; s++) /* no bond broken, yielded or buckled */
+    for (size_t b = 0; b < nbd; b++)
+      fl_system_state_row(sys, s, FL_STATE_LIVE)[b] = 1.0;
   return FL_OK;
 }
 
@@ -80,7 +84,7 @@ void fl_system_free(fl_system *sys)
                sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
                sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
                sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->pload_force, sys->damping, sys->limits, sys->law,
-               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_load, sys->bond_def, sys->tool_share};
+               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_load, sys->bond_def, sys->state_row, sys->tool_share};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
     free(p[i]);
   memset(sys, 0, sizeof *sys);
@@ -110,6 +114,7 @@ int fl_system_extract(const fl_system *src, int s, fl_system *dst)
   memcpy(dst->b2, src->b2, nd * sizeof *dst->b2);
   memcpy(dst->bond, src->bond + od, nd * sizeof *dst->bond);
   memcpy(dst->bstate, src->bstate + od, nd * sizeof *dst->bstate);
+  memcpy(dst->state_row, fl_system_state_row(src, s, 0), FL_STATE_ROWS * nd * sizeof *dst->state_row);
   memcpy(dst->tool, src->tool, sizeof dst->tool);
   memcpy(dst->law, src->law + ot, nt * sizeof *dst->law);
   memcpy(dst->xi, src->xi + ob * nt, nb * nt * sizeof *dst->xi);
@@ -182,12 +187,35 @@ void fl_system_reset(fl_system *sys)
   memset(sys->bstate, 0, (size_t)sys->nspec * sys->nbond * sizeof *sys->bstate);
   for (size_t k = 0; k < (size_t)sys->nspec * sys->nbond; k++)
     sys->bstate[k].strength = 1.0;
+  for (int s = 0; s < sys->nspec; s++)
+    fl_system_damping_clear(sys, s);
   memset(sys->overlap, 0, (size_t)sys->nspec * sizeof *sys->overlap);
   memset(sys->nbroken, 0, (size_t)sys->nspec * sizeof *sys->nbroken);
   memset(sys->xi, 0, (size_t)sys->nspec * sys->nbody * sys->ntool * sizeof *sys->xi);
   sys->grip_disp = sys->grip_angle = 0.0;
   sys->step = 0;
   fl_system_adjacency(sys);
+}
+
+void fl_system_states_get(const fl_system *sys, int s, fl_bond_state *st)
+{
+  memcpy(st, sys->bstate + (size_t)s * sys->nbond, (size_t)sys->nbond * sizeof *st);
+  for (int b = 0; b < sys->nbond; b++)
+    fl_system_damp_get(sys, s, b, &st[b]);
+}
+
+void fl_system_states_put(fl_system *sys, int s, const fl_bond_state *st)
+{
+  fl_bond_state *to = sys->bstate + (size_t)s * sys->nbond;
+  memcpy(to, st, (size_t)sys->nbond * sizeof *st);
+  for (int b = 0; b < sys->nbond; b++)
+    fl_system_damp_put(sys, s, b, &to[b]);
+}
+
+void fl_system_damping_clear(fl_system *sys, int s)
+{
+  /* rows FL_STATE_FD to FL_STATE_TD + 2, the ones before FL_STATE_LIVE */
+  memset(fl_system_state_row(sys, s, FL_STATE_FD), 0, (size_t)FL_STATE_LIVE * sys->nbond * sizeof *sys->state_row);
 }
 
 /* The definitions' rows (system.h), one set when every specimen has the same bonds. */
@@ -256,6 +284,12 @@ int fl_system_adjacency(fl_system *sys)
     if (sys->b1[b] != b || sys->b2[b] != b + 1)
       sys->adj_chain = 0;
   bond_defs(sys);
+  for (int s = 0; s < sys->nspec; s++) {
+    double *live = fl_system_state_row(sys, s, FL_STATE_LIVE);
+    const fl_bond_state *st = sys->bstate + (size_t)s * nd;
+    for (int b = 0; b < nd; b++)
+      live[b] = (st[b].broken | st[b].yielded | st[b].buckled) == 0 ? 1.0 : 0.0;
+  }
   sys->adj_ready = 1;
   return FL_OK;
 }

@@ -38,6 +38,14 @@ enum fl_def_row {
   FL_DEF_R1 = 0, FL_DEF_R2 = 3, FL_DEF_Q0 = 6, FL_DEF_S1 = 10, FL_DEF_S2 = 14, FL_DEF_OK = 18, FL_DEF_ROWS = 19
 };
 
+/* Rows of the bond state that every step of the common bond reads and writes, kept
+ * apart from fl_bond_state: the damping force and torque (fl_bond_state's fd and td,
+ * body-1 frame), and 1 where the bond is neither broken, yielded nor buckled (0: the
+ * step takes it through fl_bond_eval).  The engine moves the damping state on in these
+ * rows alone; fl_system_states_get and fl_system_states_put give and take whole
+ * states. */
+enum fl_state_row { FL_STATE_FD = 0, FL_STATE_TD = 3, FL_STATE_LIVE = 6, FL_STATE_ROWS = 7 };
+
 /* Instruction sets of the engine's vectorised loops (each gives the same bits). */
 enum fl_isa {
   FL_ISA_AUTO = 0,  /* the widest the processor runs */
@@ -84,7 +92,11 @@ typedef struct {
    * differ in stiffness; set them through fl_system_bond_chain, or after writing them
    * directly set adj_ready to 0) and state */
   fl_bond *bond;
-  fl_bond_state *bstate;
+  fl_bond_state *bstate; /* fd and td are 0 here: the damping state lives in state_row */
+  /* the bonds' damping state and live flags (enum fl_state_row): row r of specimen s at
+   * state_row + (s * FL_STATE_ROWS + r) * nbond.  The live row follows bstate's flags
+   * (the step keeps it, and so does fl_system_adjacency, for flags written directly) */
+  double *state_row;
 
   /* each body's bonds, built once from b1, b2 (fl_system_reset, or the first step after
    * fl_system_bond_chain): body i's are adj_bond[adj_start[i] .. adj_start[i + 1]), in
@@ -203,6 +215,44 @@ void fl_system_loads_specimen(fl_system *sys, int s, int advance);
 /* A one-specimen system holding specimen s of src: geometry, tools, settings, and the
  * specimen's bonds, limits, contact laws and state.  FL_ENOMEM on failure. */
 int fl_system_extract(const fl_system *src, int s, fl_system *dst);
+
+/* Row r (enum fl_state_row) of specimen s's bond state. */
+static inline double *fl_system_state_row(const fl_system *sys, int s, int r)
+{
+  return sys->state_row + ((size_t)s * FL_STATE_ROWS + r) * sys->nbond;
+}
+
+/* Bond b of specimen s: its damping state from the rows into st->fd, st->td. */
+static inline void fl_system_damp_get(const fl_system *sys, int s, int b, fl_bond_state *st)
+{
+  const double *d = fl_system_state_row(sys, s, 0);
+  size_t n = (size_t)sys->nbond;
+  const double *e = d + FL_STATE_TD * n;
+  st->fd = fl_v3(d[b], d[n + b], d[2 * n + b]);
+  st->td = fl_v3(e[b], e[n + b], e[2 * n + b]);
+}
+
+/* Bond b of specimen s: st's damping state and flags into the rows, st->fd and st->td
+ * set to 0 (where a system's bstate keeps them). */
+static inline void fl_system_damp_put(fl_system *sys, int s, int b, fl_bond_state *st)
+{
+  double *d = fl_system_state_row(sys, s, 0);
+  size_t n = (size_t)sys->nbond;
+  double *e = d + FL_STATE_TD * n;
+  d[b] = st->fd.x, d[n + b] = st->fd.y, d[2 * n + b] = st->fd.z;
+  e[b] = st->td.x, e[n + b] = st->td.y, e[2 * n + b] = st->td.z;
+  d[FL_STATE_LIVE * n + b] = (st->broken | st->yielded | st->buckled) == 0 ? 1.0 : 0.0;
+  st->fd = st->td = fl_v3(0.0, 0.0, 0.0);
+}
+
+/* Specimen s's bond states, whole (the damping state from the rows), into
+ * st[0 .. nbond). */
+void fl_system_states_get(const fl_system *sys, int s, fl_bond_state *st);
+/* Specimen s's bond states from st[0 .. nbond): the damping state and flags into the
+ * rows, the rest into bstate. */
+void fl_system_states_put(fl_system *sys, int s, const fl_bond_state *st);
+/* The damping state of specimen s's bonds set to 0. */
+void fl_system_damping_clear(fl_system *sys, int s);
 
 /* Broken and yielded bonds of specimen s. */
 void fl_system_count(const fl_system *sys, int s, int *broken, int *yielded);

@@ -81,9 +81,9 @@ static double gpu_bytes_per_update(void)
  * sharing one set of bond definitions. */
 static double cpu_bytes_per_bond(int nspec)
 {
-  /* the definitions' rows (shared), the state (of which the step reads its first 64
-   * bytes, the damping state and flags), the loads' rows */
-  double bond = FL_DEF_ROWS * sizeof(double) / nspec + sizeof(fl_bond_state) + FL_LOAD_ROWS * sizeof(double);
+  /* the definitions' rows (shared), the state's rows (the damping state and the live
+   * flags; fl_bond_state is not read), the loads' rows */
+  double bond = FL_DEF_ROWS * sizeof(double) / nspec + FL_STATE_ROWS * sizeof(double) + FL_LOAD_ROWS * sizeof(double);
   /* x, v, w, L, f, t, q; mass and inertias; motion */
   double body = 6 * sizeof(fl_vec3) + sizeof(fl_quat) + 3 * sizeof(double) + 1;
   return bond + body;

@@ -761,6 +761,7 @@ static void step_both_same_bits(fl_system *a, fl_system *b, int nbond, int steps
   ck_assert_int_eq(memcmp(a->L, b->L, nb * sizeof *a->L), 0);
   ck_assert_int_eq(memcmp(a->f, b->f, nb * sizeof *a->f), 0);
   ck_assert_int_eq(memcmp(a->bstate, b->bstate, (size_t)nbond * sizeof *a->bstate), 0);
+  ck_assert_int_eq(memcmp(a->state_row, b->state_row, FL_STATE_ROWS * (size_t)nbond * sizeof *a->state_row), 0);
   ck_assert_int_eq(memcmp(a->grip_force, b->grip_force, sizeof *a->grip_force), 0);
   ck_assert_int_eq(memcmp(a->grip_torque, b->grip_torque, sizeof *a->grip_torque), 0);
   ck_assert_int_eq(memcmp(a->strain_energy, b->strain_energy, sizeof *a->strain_energy), 0);
@@ -871,6 +872,9 @@ START_TEST(test_batch_definitions_per_specimen)
       ck_assert_int_eq(memcmp(one.q, batch.q + at, nb * sizeof *one.q), 0);
       ck_assert_int_eq(memcmp(one.f, batch.f + at, nb * sizeof *one.f), 0);
       ck_assert_int_eq(memcmp(one.bstate, batch.bstate + (size_t)s * NBOND, NBOND * sizeof *one.bstate), 0);
+      ck_assert_int_eq(memcmp(one.state_row, fl_system_state_row(&batch, s, 0),
+                              FL_STATE_ROWS * NBOND * sizeof *one.state_row),
+                       0);
       ck_assert_int_eq(memcmp(&one.strain_energy[0], &batch.strain_energy[s], sizeof(double)), 0);
       fl_system_free(&one);
     }
@@ -900,6 +904,7 @@ START_TEST(test_body_pass_sums_in_bond_order)
     int i = sys.b1[b], j = sys.b2[b];
     fl_body bi = {sys.x[i], sys.q[i], sys.v[i], sys.w[i]}, bj = {sys.x[j], sys.q[j], sys.v[j], sys.w[j]};
     fl_bond_state st = sys.bstate[b];
+    fl_system_damp_get(&sys, 0, b, &st);
     fl_bond_loads ld;
     fl_bond_eval(&sys.bond[b], &sys.damping[0], NULL, &bi, &bj, &st, &ld);
     f[i] = fl_add(f[i], ld.force);
