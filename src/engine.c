@@ -109,13 +109,30 @@ static inline void put3_at(double *p, long at, fl_vec3 a)
   p[at + 2] = a.z;
 }
 static inline fl_vec3 v3_at(const double *p, long at) { return fl_v3(p[at], p[at + 1], p[at + 2]); }
+/* Column b of the definitions' rows. */
+static inline fl_bond_inline_def def_column(const double *const *def, long b)
+{
+  fl_bond_inline_def d;
+  d.r1 = fl_v3(def[FL_DEF_R1][b], def[FL_DEF_R1 + 1][b], def[FL_DEF_R1 + 2][b]);
+  d.r2 = fl_v3(def[FL_DEF_R2][b], def[FL_DEF_R2 + 1][b], def[FL_DEF_R2 + 2][b]);
+  d.q0 = fl_q(def[FL_DEF_Q0][b], def[FL_DEF_Q0 + 1][b], def[FL_DEF_Q0 + 2][b], def[FL_DEF_Q0 + 3][b]);
+  d.ks1 = def[FL_DEF_KS1][b];
+  d.kd1 = def[FL_DEF_KD1][b];
+  d.ks2 = def[FL_DEF_KS2][b];
+  d.kd2 = def[FL_DEF_KD2][b];
+  d.kt_eff = def[FL_DEF_KT][b];
+  d.kb_eff = def[FL_DEF_KB][b];
+  return d;
+}
+
 /* Bonds [lo, hi) through fl_bond_eval_inline.  chain (a constant): bond b joins bodies
  * b and b + 1, so the bodies are read by stride, which vectorises (the general case
- * reads b1, b2, which GCC does not vectorise without gathers).  redo[b - lo] is 1
- * where the law did not serve the bond (fl_bond_is_inline, or a large angle), for
+ * reads b1, b2, which GCC does not vectorise without gathers).  uni (a constant): every
+ * bond has the first column's q0 and stiffnesses, read once (sys->def_uniform).  redo[b - lo]
+ * is 1 where the law did not serve the bond (fl_bond_is_inline, or a large angle), for
  * fl_bond_eval to take it again from the state it had. */
 FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int hi, double *FL_RESTRICT redo,
-                                                const int chain)
+                                                const int chain, const int uni)
 {
   const double *FL_RESTRICT x = (const double *)a->x, *FL_RESTRICT v = (const double *)a->v,
                             *FL_RESTRICT w = (const double *)a->w, *FL_RESTRICT q = (const double *)a->q;
@@ -132,10 +149,9 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
                             *FL_RESTRICT r2z = a->def[FL_DEF_R2 + 2];
   const double *FL_RESTRICT q0w = a->def[FL_DEF_Q0], *FL_RESTRICT q0x = a->def[FL_DEF_Q0 + 1],
                             *FL_RESTRICT q0y = a->def[FL_DEF_Q0 + 2], *FL_RESTRICT q0z = a->def[FL_DEF_Q0 + 3];
-  const double *FL_RESTRICT ka1 = a->def[FL_DEF_S1], *FL_RESTRICT ks1 = a->def[FL_DEF_S1 + 1],
-                            *FL_RESTRICT kt1 = a->def[FL_DEF_S1 + 2], *FL_RESTRICT kb1 = a->def[FL_DEF_S1 + 3];
-  const double *FL_RESTRICT ka2 = a->def[FL_DEF_S2], *FL_RESTRICT ks2 = a->def[FL_DEF_S2 + 1],
-                            *FL_RESTRICT kt2 = a->def[FL_DEF_S2 + 2], *FL_RESTRICT kb2 = a->def[FL_DEF_S2 + 3];
+  const double *FL_RESTRICT ks1 = a->def[FL_DEF_KS1], *FL_RESTRICT kd1 = a->def[FL_DEF_KD1],
+                            *FL_RESTRICT ks2 = a->def[FL_DEF_KS2], *FL_RESTRICT kd2 = a->def[FL_DEF_KD2];
+  const double *FL_RESTRICT kt = a->def[FL_DEF_KT], *FL_RESTRICT kb = a->def[FL_DEF_KB];
   double *FL_RESTRICT fx = a->load[FL_LOAD_FX], *FL_RESTRICT fy = a->load[FL_LOAD_FX + 1],
                       *FL_RESTRICT fz = a->load[FL_LOAD_FX + 2];
   double *FL_RESTRICT t1x = a->load[FL_LOAD_T1X], *FL_RESTRICT t1y = a->load[FL_LOAD_T1X + 1],
@@ -144,6 +160,8 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
                       *FL_RESTRICT t2z = a->load[FL_LOAD_T2X + 2];
   double *FL_RESTRICT en = a->load[FL_LOAD_E];
   const double *FL_RESTRICT okd = a->def[FL_DEF_OK];
+  const fl_bond_inline_def d0 = def_column(a->def, 0);
+  const double ok0 = okd[0];
   const fl_bond_damping dm = a->dm;
   const long nq = (long)(sizeof(fl_quat) / sizeof(double));
 #ifdef _OPENMP
@@ -160,23 +178,24 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
     bj.q = fl_q(q[nq * j], q[nq * j + 1], q[nq * j + 2], q[nq * j + 3]);
     bj.v = v3_at(v, 3 * j);
     bj.w = v3_at(w, 3 * j);
-    fl_bond bd;
+    fl_bond_inline_def bd = d0;
+    double okb = ok0;
     bd.r1 = fl_v3(r1x[b], r1y[b], r1z[b]);
     bd.r2 = fl_v3(r2x[b], r2y[b], r2z[b]);
-    bd.q0 = fl_q(q0w[b], q0x[b], q0y[b], q0z[b]);
-    bd.s1.k_axial = ka1[b];
-    bd.s1.k_shear = ks1[b];
-    bd.s1.k_twist = kt1[b];
-    bd.s1.k_bend = kb1[b];
-    bd.s2.k_axial = ka2[b];
-    bd.s2.k_shear = ks2[b];
-    bd.s2.k_twist = kt2[b];
-    bd.s2.k_bend = kb2[b];
-    bd.oblique = 0;
+    if (!uni) {
+      bd.q0 = fl_q(q0w[b], q0x[b], q0y[b], q0z[b]);
+      bd.ks1 = ks1[b];
+      bd.kd1 = kd1[b];
+      bd.ks2 = ks2[b];
+      bd.kd2 = kd2[b];
+      bd.kt_eff = kt[b];
+      bd.kb_eff = kb[b];
+      okb = okd[b];
+    }
     fl_vec3 fd = fl_v3(dx[b], dy[b], dz[b]), td = fl_v3(ex[b], ey[b], ez[b]);
     fl_bond_inline_loads ld = fl_bond_eval_inline(bd, dm, bi, bj, fd, td);
     /* fl_bond_is_inline: the definition's part made once, the state's in the live row */
-    int ok = ld.ok & (okd[b] != 0.0) & (live[b] != 0.0);
+    int ok = ld.ok & (okb != 0.0) & (live[b] != 0.0);
     /* a bond the law did not serve keeps its state, for fl_bond_eval */
     fd = pick3(ok, ld.fd, fd);
     td = pick3(ok, ld.td, td);
@@ -200,24 +219,24 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
   }
 }
 
+/* The bond law's build for one instruction set, over a chain: uni chooses the loop. */
+#define BOND_KERNEL_BUILD(name, target)                                                \
+  target static void name(const bond_args *a, int lo, int hi, double *redo, int uni) \
+  {                                                                                 \
+    if (uni)                                                                        \
+      bond_kernel(a, lo, hi, redo, 1, 1);                                           \
+    else                                                                            \
+      bond_kernel(a, lo, hi, redo, 1, 0);                                           \
+  }
 #if FL_HAVE_ISA
-FL_TARGET_AVX512 static void bond_kernel_avx512(const bond_args *a, int lo, int hi, double *redo)
-{
-  bond_kernel(a, lo, hi, redo, 1);
-}
-FL_TARGET_AVX2 static void bond_kernel_avx2(const bond_args *a, int lo, int hi, double *redo)
-{
-  bond_kernel(a, lo, hi, redo, 1);
-}
+BOND_KERNEL_BUILD(bond_kernel_avx512, FL_TARGET_AVX512)
+BOND_KERNEL_BUILD(bond_kernel_avx2, FL_TARGET_AVX2)
 #endif
-static void bond_kernel_base(const bond_args *a, int lo, int hi, double *redo)
-{
-  bond_kernel(a, lo, hi, redo, 1);
-}
+BOND_KERNEL_BUILD(bond_kernel_base, )
 /* any bonds: one at a time */
 static void bond_kernel_any(const bond_args *a, int lo, int hi, double *redo)
 {
-  bond_kernel(a, lo, hi, redo, 0);
+  bond_kernel(a, lo, hi, redo, 0, 0);
 }
 
 /* Store one bond's loads in the rows. */
@@ -285,12 +304,12 @@ static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
       bond_kernel_any(&a, c, c + n, redo);
 #if FL_HAVE_ISA
     else if (isa == FL_ISA_AVX512)
-      bond_kernel_avx512(&a, c, c + n, redo);
+      bond_kernel_avx512(&a, c, c + n, redo, sys->def_uniform);
     else if (isa == FL_ISA_AVX2)
-      bond_kernel_avx2(&a, c, c + n, redo);
+      bond_kernel_avx2(&a, c, c + n, redo, sys->def_uniform);
 #endif
     else
-      bond_kernel_base(&a, c, c + n, redo);
+      bond_kernel_base(&a, c, c + n, redo, sys->def_uniform);
     (void)isa;
     for (int k = 0; k < n; k++)
       if (redo[k] != 0.0) {
@@ -330,7 +349,7 @@ typedef struct {
   fl_quat *q;
   fl_vec3 *f, *t;         /* their loads of this step */
   const double *load[FL_LOAD_ROWS]; /* the specimen's bond loads */
-  const double *m, *ia, *it;
+  const double *quot[FL_BODY_ROWS]; /* the step's quotients, sys->body_row */
   const double *is_free; /* a chunk's bodies: 1 for a free one, index i - lo */
   fl_vec3 g;
   double dt;
@@ -354,7 +373,9 @@ FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int 
   double *FL_RESTRICT x = (double *)a->x, *FL_RESTRICT v = (double *)a->v, *FL_RESTRICT L = (double *)a->L,
                       *FL_RESTRICT w = (double *)a->w, *FL_RESTRICT q = (double *)a->q;
   double *FL_RESTRICT f = (double *)a->f, *FL_RESTRICT t = (double *)a->t;
-  const double *FL_RESTRICT m = a->m, *FL_RESTRICT ia = a->ia, *FL_RESTRICT it = a->it;
+  const double *FL_RESTRICT dtm = a->quot[FL_BODY_DTM], *FL_RESTRICT dti = a->quot[FL_BODY_DTI],
+                            *FL_RESTRICT rit = a->quot[FL_BODY_RIT], *FL_RESTRICT di = a->quot[FL_BODY_DI],
+                            *FL_RESTRICT dtdi = a->quot[FL_BODY_DTDI];
   const double *FL_RESTRICT free_d = a->is_free;
   const fl_vec3 g = a->g;
   const double dt = a->dt;
@@ -376,7 +397,13 @@ FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int 
       fi = v3_at(f, k3);
       ti = v3_at(t, k3);
     }
-    fl_free_step r = fl_integrate_free_inline(x0, v0, q0, L0, fi, ti, g, m[i], ia[i], it[i], dt);
+    fl_body_quotients kq;
+    kq.dtm = dtm[i];
+    kq.dti = dti[i];
+    kq.rit = rit[i];
+    kq.di = di[i];
+    kq.dtdi = dtdi[i];
+    fl_free_step r = fl_integrate_free_inline(x0, v0, q0, L0, fi, ti, g, kq, dt);
     int is_free = free_d[i - lo] != 0.0, take = is_free & r.ok;
     put3_at(x, k3, pick3(take, r.x, x0));
     put3_at(v, k3, pick3(take, r.v, v0));
@@ -469,9 +496,8 @@ static int body_integrate(fl_system *sys, int s, int lo, int hi, int gather)
   a.t = sys->t + base;
   for (int r = 0; r < FL_LOAD_ROWS; r++)
     a.load[r] = load_row(sys, s, r);
-  a.m = sys->mass;
-  a.ia = sys->inertia_axial;
-  a.it = sys->inertia_trans;
+  for (int r = 0; r < FL_BODY_ROWS; r++)
+    a.quot[r] = sys->body_row + (size_t)r * sys->nbody;
   double is_free[FL_INLINE_CHUNK];
   a.is_free = is_free;
   a.g = g;
@@ -664,6 +690,8 @@ int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond)
   int first_bad_spec = -1, first_bad_body = -1;
   if (!sys->adj_ready)
     fl_system_adjacency(sys);
+  if (sys->body_dt != sys->dt)
+    fl_system_body_rows(sys);
   int inner = inner_threads(sys);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(sys->threads) if (inner == 1 && sys->threads > 1 && sys->nspec > 1)

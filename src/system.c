@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fl_defs.h"
+#include "integrate.h"
 #include "system.h"
 
 #define PI 3.14159265358979323846
@@ -57,6 +58,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->bond_load = calloc(FL_LOAD_ROWS * ns * nbd + 1, sizeof *sys->bond_load);
   sys->bond_def = calloc(FL_DEF_ROWS * ns * nbd + 1, sizeof *sys->bond_def);
   sys->state_row = calloc(FL_STATE_ROWS * ns * nbd + 1, sizeof *sys->state_row);
+  sys->body_row = calloc(FL_BODY_ROWS * nb, sizeof *sys->body_row);
   sys->tool_share = calloc(nsb * (size_t)ntool + 1, sizeof *sys->tool_share);
   sys->threads = 1;
   sys->inline_law = 1;
@@ -64,7 +66,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
       !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
       !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
       !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->pload_force || !sys->damping || !sys->limits || !sys->law ||
-      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_load || !sys->bond_def || !sys->state_row || !sys->tool_share) {
+      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_load || !sys->bond_def || !sys->state_row || !sys->body_row || !sys->tool_share) {
     fl_system_free(sys);
     return FL_ENOMEM;
   }
@@ -84,7 +86,7 @@ void fl_system_free(fl_system *sys)
                sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
                sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
                sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->pload_force, sys->damping, sys->limits, sys->law,
-               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_load, sys->bond_def, sys->state_row, sys->tool_share};
+               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_load, sys->bond_def, sys->state_row, sys->body_row, sys->tool_share};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
     free(p[i]);
   memset(sys, 0, sizeof *sys);
@@ -160,6 +162,7 @@ void fl_system_set_segment(fl_system *sys, int i, double r_out, double r_in, dou
   sys->inertia_trans[i] = m * (3.0 * rr + h * h) / 12.0;
   sys->half_length[i] = h / 2.0;
   sys->radius[i] = r_out;
+  sys->adj_ready = 0; /* the body step's quotients */
 }
 
 void fl_system_bond_chain(fl_system *sys, int s, int b, int i, int j, const fl_side_stiffness *s1,
@@ -234,18 +237,34 @@ static void bond_defs(fl_system *sys)
   int nsets = sys->def_shared ? 1 : sys->nspec;
   fl_bond_state fresh;
   memset(&fresh, 0, sizeof fresh);
+  sys->def_uniform = 1;
   for (int s = 0; s < nsets; s++) {
     double *row = sys->bond_def + (size_t)s * FL_DEF_ROWS * nd;
     for (size_t b = 0; b < nd; b++) {
       const fl_bond *bd = &sys->bond[(size_t)s * nd + b];
-      double v[FL_DEF_ROWS] = {bd->r1.x,       bd->r1.y,       bd->r1.z,       bd->r2.x,       bd->r2.y,
-                               bd->r2.z,       bd->q0.w,       bd->q0.x,       bd->q0.y,       bd->q0.z,
-                               bd->s1.k_axial, bd->s1.k_shear, bd->s1.k_twist, bd->s1.k_bend,  bd->s2.k_axial,
-                               bd->s2.k_shear, bd->s2.k_twist, bd->s2.k_bend,  fl_bond_is_inline(bd, &fresh)};
-      for (int r = 0; r < FL_DEF_ROWS; r++)
+      fl_bond_inline_def d = fl_bond_inline_make(bd);
+      double v[FL_DEF_ROWS] = {d.r1.x, d.r1.y, d.r1.z, d.r2.x, d.r2.y,   d.r2.z,   d.q0.w, d.q0.x, d.q0.y,
+                               d.q0.z, d.ks1,  d.kd1,  d.ks2,  d.kd2,  d.kt_eff, d.kb_eff, fl_bond_is_inline(bd, &fresh)};
+      for (int r = 0; r < FL_DEF_ROWS; r++) {
         row[(size_t)r * nd + b] = v[r];
+        /* q0 and the stiffnesses, bit for bit, as the law would read them */
+        if (r >= FL_DEF_Q0 && memcmp(&row[(size_t)r * nd + b], &row[(size_t)r * nd], sizeof v[r]) != 0)
+          sys->def_uniform = 0;
+      }
     }
   }
+}
+
+void fl_system_body_rows(fl_system *sys)
+{
+  size_t nb = (size_t)sys->nbody;
+  for (size_t i = 0; i < nb; i++) {
+    fl_body_quotients k = fl_integrate_quotients(sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt);
+    double v[FL_BODY_ROWS] = {k.dtm, k.dti, k.rit, k.di, k.dtdi};
+    for (int r = 0; r < FL_BODY_ROWS; r++)
+      sys->body_row[r * nb + i] = v[r];
+  }
+  sys->body_dt = sys->dt;
 }
 
 int fl_system_adjacency(fl_system *sys)
@@ -284,6 +303,7 @@ int fl_system_adjacency(fl_system *sys)
     if (sys->b1[b] != b || sys->b2[b] != b + 1)
       sys->adj_chain = 0;
   bond_defs(sys);
+  fl_system_body_rows(sys);
   for (int s = 0; s < sys->nspec; s++) {
     double *live = fl_system_state_row(sys, s, FL_STATE_LIVE);
     const fl_bond_state *st = sys->bstate + (size_t)s * nd;
