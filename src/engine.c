@@ -131,8 +131,8 @@ static inline fl_bond_inline_def def_column(const double *const *def, long b)
  * bond has the first column's q0 and stiffnesses, read once (sys->def_uniform).  redo[b - lo]
  * is 1 where the law did not serve the bond (fl_bond_is_inline, or a large angle), for
  * fl_bond_eval to take it again from the state it had. */
-FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int hi, double *FL_RESTRICT redo,
-                                                const int chain, const int uni)
+FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int hi, double *FL_RESTRICT redo,
+                                               const int chain, const int uni)
 {
   const double *FL_RESTRICT x = (const double *)a->x, *FL_RESTRICT v = (const double *)a->v,
                             *FL_RESTRICT w = (const double *)a->w, *FL_RESTRICT q = (const double *)a->q;
@@ -164,8 +164,9 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
   const double ok0 = okd[0];
   const fl_bond_damping dm = a->dm;
   const long nq = (long)(sizeof(fl_quat) / sizeof(double));
+  double nredo = 0.0; /* a count, in doubles as every value of the loop */
 #ifdef _OPENMP
-#pragma omp simd
+#pragma omp simd reduction(+ : nredo)
 #endif
   for (int b = lo; b < hi; b++) {
     long i = chain ? b : b1[b], j = chain ? b + 1 : b2[b];
@@ -216,17 +217,18 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
     t2z[b] = ld.torque2.z;
     en[b] = ld.energy;
     redo[b - lo] = ok ? 0.0 : 1.0;
+    nredo += redo[b - lo];
   }
+  return (int)nredo;
 }
 
 /* The bond law's build for one instruction set, over a chain: uni chooses the loop. */
 #define BOND_KERNEL_BUILD(name, target)                                                \
-  target static void name(const bond_args *a, int lo, int hi, double *redo, int uni) \
-  {                                                                                 \
-    if (uni)                                                                        \
-      bond_kernel(a, lo, hi, redo, 1, 1);                                           \
-    else                                                                            \
-      bond_kernel(a, lo, hi, redo, 1, 0);                                           \
+  target static int name(const bond_args *a, int lo, int hi, double *redo, int uni) \
+  {                                                                                \
+    if (uni)                                                                       \
+      return bond_kernel(a, lo, hi, redo, 1, 1);                                   \
+    return bond_kernel(a, lo, hi, redo, 1, 0);                                     \
   }
 #if FL_HAVE_ISA
 BOND_KERNEL_BUILD(bond_kernel_avx512, FL_TARGET_AVX512)
@@ -234,9 +236,9 @@ BOND_KERNEL_BUILD(bond_kernel_avx2, FL_TARGET_AVX2)
 #endif
 BOND_KERNEL_BUILD(bond_kernel_base, )
 /* any bonds: one at a time */
-static void bond_kernel_any(const bond_args *a, int lo, int hi, double *redo)
+static int bond_kernel_any(const bond_args *a, int lo, int hi, double *redo)
 {
-  bond_kernel(a, lo, hi, redo, 0, 0);
+  return bond_kernel(a, lo, hi, redo, 0, 0);
 }
 
 /* Store one bond's loads in the rows. */
@@ -299,20 +301,21 @@ static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
   int isa = fl_system_isa(sys);
   double redo[FL_INLINE_CHUNK];
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
-    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
+    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK, nredo;
     if (!sys->adj_chain)
-      bond_kernel_any(&a, c, c + n, redo);
+      nredo = bond_kernel_any(&a, c, c + n, redo);
 #if FL_HAVE_ISA
     else if (isa == FL_ISA_AVX512)
-      bond_kernel_avx512(&a, c, c + n, redo, sys->def_uniform);
+      nredo = bond_kernel_avx512(&a, c, c + n, redo, sys->def_uniform);
     else if (isa == FL_ISA_AVX2)
-      bond_kernel_avx2(&a, c, c + n, redo, sys->def_uniform);
+      nredo = bond_kernel_avx2(&a, c, c + n, redo, sys->def_uniform);
 #endif
     else
-      bond_kernel_base(&a, c, c + n, redo, sys->def_uniform);
+      nredo = bond_kernel_base(&a, c, c + n, redo, sys->def_uniform);
     (void)isa;
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n && nredo > 0; k++)
       if (redo[k] != 0.0) {
+        nredo--;
         fl_bond_loads ld;
         bond_eval_rows(sys, s, c + k, NULL, 1, &ld);
         put_load(a.load, c + k, &ld);
@@ -361,8 +364,8 @@ typedef struct {
  * inner bodies of a chain without tools, whose loads are body i - 1's bond (as its
  * body 2) and then body i's (as its body 1), summed here in that order into f, t as
  * the general gather does; else f, t are given. */
-FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int hi, double *FL_RESTRICT redo,
-                                                const int gather)
+FL_ALWAYS_INLINE static inline int body_kernel(const body_args *a, int lo, int hi, double *FL_RESTRICT redo,
+                                               const int gather)
 {
   const double *FL_RESTRICT fx = a->load[FL_LOAD_FX], *FL_RESTRICT fy = a->load[FL_LOAD_FX + 1],
                             *FL_RESTRICT fz = a->load[FL_LOAD_FX + 2];
@@ -379,8 +382,9 @@ FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int 
   const double *FL_RESTRICT free_d = a->is_free;
   const fl_vec3 g = a->g;
   const double dt = a->dt;
+  double nredo = 0.0; /* a count, in doubles as every value of the loop */
 #ifdef _OPENMP
-#pragma omp simd
+#pragma omp simd reduction(+ : nredo)
 #endif
   for (int i = lo; i < hi; i++) {
     long k3 = 3L * i, k4 = 4L * i;
@@ -414,17 +418,18 @@ FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int 
     q[k4 + 2] = pick(take, r.q.y, q0.y);
     q[k4 + 3] = pick(take, r.q.z, q0.z);
     redo[i - lo] = is_free & !r.ok ? 1.0 : 0.0;
+    nredo += redo[i - lo];
   }
+  return (int)nredo;
 }
 
 /* The body step's build for one instruction set: gather chooses the loop. */
 #define BODY_KERNEL_BUILD(name, target)                                                \
-  target static void name(const body_args *a, int lo, int hi, double *redo, int gather) \
-  {                                                                                    \
-    if (gather)                                                                        \
-      body_kernel(a, lo, hi, redo, 1);                                                 \
-    else                                                                               \
-      body_kernel(a, lo, hi, redo, 0);                                                 \
+  target static int name(const body_args *a, int lo, int hi, double *redo, int gather) \
+  {                                                                                   \
+    if (gather)                                                                       \
+      return body_kernel(a, lo, hi, redo, 1);                                         \
+    return body_kernel(a, lo, hi, redo, 0);                                           \
   }
 #if FL_HAVE_ISA
 BODY_KERNEL_BUILD(body_kernel_avx512, FL_TARGET_AVX512)
@@ -505,21 +510,22 @@ static int body_integrate(fl_system *sys, int s, int lo, int hi, int gather)
   int isa = fl_system_isa(sys);
   double redo[FL_INLINE_CHUNK];
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
-    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
+    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK, nredo;
     for (int m = 0; m < n; m++)
       is_free[m] = sys->motion[c + m] == FL_FREE ? 1.0 : 0.0;
 #if FL_HAVE_ISA
     if (isa == FL_ISA_AVX512)
-      body_kernel_avx512(&a, c, c + n, redo, gather);
+      nredo = body_kernel_avx512(&a, c, c + n, redo, gather);
     else if (isa == FL_ISA_AVX2)
-      body_kernel_avx2(&a, c, c + n, redo, gather);
+      nredo = body_kernel_avx2(&a, c, c + n, redo, gather);
     else
 #endif
-      body_kernel_base(&a, c, c + n, redo, gather);
+      nredo = body_kernel_base(&a, c, c + n, redo, gather);
     (void)isa;
-    for (int m = 0; m < n; m++) {
+    for (int m = 0; m < n && nredo > 0; m++) {
       int i = c + m;
       size_t k = base + i;
+      nredo -= redo[m] != 0.0;
       if (redo[m] != 0.0 && !fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->f[k],
                                                sys->t[k], g, sys->mass[i], sys->inertia_axial[i],
                                                sys->inertia_trans[i], dt) &&
@@ -606,8 +612,11 @@ static int specimen_pass(fl_system *sys, int s, int advance, const grip_motion *
     for (int lo = 0; lo < nbond; lo += FL_BLOCK_BONDS) {
       int hi = nbond - lo < FL_BLOCK_BONDS ? nbond : lo + FL_BLOCK_BONDS, upto = done;
       events += bond_pass(sys, s, advance, lim, lo, hi);
-      while (upto < nbody && (start[upto + 1] == start[upto] || adj[start[upto + 1] - 1] < hi))
-        upto++;
+      if (sys->adj_chain) /* body i's last bond is i (the last body's, i - 1) */
+        upto = hi == nbond ? nbody : hi;
+      else
+        while (upto < nbody && (start[upto + 1] == start[upto] || adj[start[upto + 1] - 1] < hi))
+          upto++;
       int bd = body_pass(sys, s, advance, gm, done, upto, &overlap);
       if (bd < bad)
         bad = bd;
@@ -641,7 +650,8 @@ static int specimen_pass(fl_system *sys, int s, int advance, const grip_motion *
   /* The load the specimen puts on the moving grip: minus the bond loads its bodies take.
    * Bonds between two gripped bodies cancel in the sum.  Taken before the grip moves. */
   fl_vec3 gf = fl_v3(0, 0, 0), gt = fl_v3(0, 0, 0);
-  for (int i = 0; i < nbody; i++)
+  const unsigned char *moving = memchr(sys->motion, FL_GRIP_MOVING, (size_t)nbody);
+  for (int i = moving ? (int)(moving - sys->motion) : nbody; i < nbody; i++)
     if (sys->motion[i] == FL_GRIP_MOVING) {
       size_t k = base + i;
       gf = fl_add(gf, sys->f[k]);
