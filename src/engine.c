@@ -49,6 +49,15 @@ typedef struct {
 #else
 #define FL_HAVE_ISA 0
 #endif
+/* The wrappers also schedule the loop's instructions before register allocation,
+ * minding register pressure (GCC leaves this pass off on x86): the bond law's long
+ * chains of divisions and square roots then overlap with other work.  It only orders
+ * the operations, so the bits do not change. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FL_SCHEDULE __attribute__((optimize("schedule-insns", "sched-pressure")))
+#else
+#define FL_SCHEDULE
+#endif
 
 int fl_system_isa(const fl_system *sys)
 {
@@ -224,7 +233,7 @@ FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int h
 
 /* The bond law's build for one instruction set, over a chain: uni chooses the loop. */
 #define BOND_KERNEL_BUILD(name, target)                                                \
-  target static int name(const bond_args *a, int lo, int hi, double *redo, int uni) \
+  target FL_SCHEDULE static int name(const bond_args *a, int lo, int hi, double *redo, int uni) \
   {                                                                                \
     if (uni)                                                                       \
       return bond_kernel(a, lo, hi, redo, 1, 1);                                   \
@@ -236,7 +245,7 @@ BOND_KERNEL_BUILD(bond_kernel_avx2, FL_TARGET_AVX2)
 #endif
 BOND_KERNEL_BUILD(bond_kernel_base, )
 /* any bonds: one at a time */
-static int bond_kernel_any(const bond_args *a, int lo, int hi, double *redo)
+FL_SCHEDULE static int bond_kernel_any(const bond_args *a, int lo, int hi, double *redo)
 {
   return bond_kernel(a, lo, hi, redo, 0, 0);
 }
@@ -425,7 +434,7 @@ FL_ALWAYS_INLINE static inline int body_kernel(const body_args *a, int lo, int h
 
 /* The body step's build for one instruction set: gather chooses the loop. */
 #define BODY_KERNEL_BUILD(name, target)                                                \
-  target static int name(const body_args *a, int lo, int hi, double *redo, int gather) \
+  target FL_SCHEDULE static int name(const body_args *a, int lo, int hi, double *redo, int gather) \
   {                                                                                   \
     if (gather)                                                                       \
       return body_kernel(a, lo, hi, redo, 1);                                         \
