@@ -17,6 +17,9 @@ extern "C" {
 #include "bond.h"
 #include "contact.h"
 #include "integrate.h"
+extern "C" {
+#include "system.h" /* after the physics headers: its own functions (system.c) are C */
+}
 #include "gpu.h"
 
 /* Device arrays, passed to kernels by value. */
@@ -312,7 +315,24 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(xi, sys->xi, g->nsb * nt * v3);
   PUT(tshare, NULL, g->nsb * nt * v3);
   PUT(bond, sys->bond, g->nsd * sizeof(fl_bond));
-  PUT(st, sys->bstate, g->nsd * sizeof(fl_bond_state));
+  {
+    /* the bonds' whole states: the host keeps their damping state in rows of its own */
+    fl_bond_state *whole = (fl_bond_state *)malloc(g->nsd * sizeof(fl_bond_state) + 8);
+    if (!whole) {
+      fl_gpu_free(&g);
+      return FL_ENOMEM;
+    }
+    for (int s = 0; s < ns; s++)
+      fl_system_states_get(sys, s, whole + (size_t)s * nd);
+    void *p_ = NULL;
+    int rc_ = put(g, &p_, whole, g->nsd * sizeof(fl_bond_state), msg, len);
+    free(whole);
+    if (rc_) {
+      fl_gpu_free(&g);
+      return rc_;
+    }
+    g->d.st = (fl_bond_state *)p_;
+  }
   PUT(bf, NULL, g->nsd * v3);
   PUT(bt1, NULL, g->nsd * v3);
   PUT(bt2, NULL, g->nsd * v3);
@@ -400,6 +420,10 @@ extern "C" int fl_gpu_download(fl_gpu *g, fl_system *sys)
       get(sys->xi, d.xi, g->nsb * d.ntool * v3) || get(sys->bstate, d.st, g->nsd * sizeof(fl_bond_state)) ||
       get(sys->nbroken, d.nbroken, d.nspec * sizeof(int)) || get(sys->overlap, d.overlap, d.nspec * sizeof(double)))
     return FL_EIO;
+  /* the damping state and the flags into the host's rows (whole states came down) */
+  for (int s = 0; s < d.nspec; s++)
+    for (int b = 0; b < d.nbond; b++)
+      fl_system_damp_put(sys, s, b, &sys->bstate[(size_t)s * d.nbond + b]);
   return FL_OK;
 }
 

@@ -146,7 +146,8 @@ typedef struct {
 } fl_bond_damping;
 
 /* State a bond carries from step to step.  What every step of the common bond reads
- * (the damping state and the flags) comes first, in the first 64 bytes. */
+ * (the damping state and the flags) comes first, in the first 64 bytes; the CPU engine
+ * keeps fd and td in rows of its own (fl_system's state_row). */
 typedef struct {
   fl_vec3 fd;      /* damping force on body 1, body-1 frame, N */
   fl_vec3 td;      /* damping torque on body 1, body-1 frame, N m */
@@ -765,6 +766,33 @@ FL_HD static inline int fl_bond_is_inline(const fl_bond *bd, const fl_bond_state
          (bd->s1.k_bend > 0.0) & ((st->broken | st->yielded | st->buckled) == 0);
 }
 
+/* What fl_bond_eval_inline reads of a definition that fl_bond_is_inline accepts, made
+ * once by fl_bond_inline_make: the differences and series of its stiffnesses, which
+ * the law would otherwise form every step (to the same bits). */
+typedef struct {
+  fl_vec3 r1, r2;   /* fl_bond's r1, r2, m */
+  fl_quat q0;       /* fl_bond's q0 */
+  double ks1, kd1;  /* side 1: k_shear and k_axial - k_shear, N/m */
+  double ks2, kd2;  /* side 2 */
+  double kt_eff;    /* series twist stiffness, N m/rad */
+  double kb_eff;    /* series bending stiffness, N m/rad */
+} fl_bond_inline_def;
+
+FL_HD static inline fl_bond_inline_def fl_bond_inline_make(const fl_bond *bd)
+{
+  fl_bond_inline_def d;
+  d.r1 = bd->r1;
+  d.r2 = bd->r2;
+  d.q0 = bd->q0;
+  d.ks1 = bd->s1.k_shear;
+  d.kd1 = bd->s1.k_axial - bd->s1.k_shear;
+  d.ks2 = bd->s2.k_shear;
+  d.kd2 = bd->s2.k_axial - bd->s2.k_shear;
+  d.kt_eff = fl_series(bd->s1.k_twist, bd->s2.k_twist);
+  d.kb_eff = fl_series(bd->s1.k_bend, bd->s2.k_bend);
+  return d;
+}
+
 /* What fl_bond_eval_inline returns. */
 typedef struct {
   fl_vec3 fd;      /* damping force, body-1 frame, moved on, N */
@@ -784,8 +812,8 @@ typedef struct {
  * where fl_bond_eval would take a path this one leaves out (an angle beyond the
  * arctangent series, a half turn): the caller evaluates that bond again with
  * fl_bond_eval, from the damping state it had. */
-FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl_bond bd, fl_bond_damping dm, fl_body b1, fl_body b2,
-                                                             fl_vec3 fd, fl_vec3 td)
+FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl_bond_inline_def bd, fl_bond_damping dm,
+                                                                             fl_body b1, fl_body b2, fl_vec3 fd, fl_vec3 td)
 {
   fl_bond_inline_loads out;
   /* elastic force: springs in series */
@@ -794,8 +822,8 @@ FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl
   fl_vec3 p1 = fl_add(b1.x, r1w);
   fl_vec3 a1 = fl_scale(r1w, 1.0 / fl_norm(r1w)), a2 = fl_scale(r2w, 1.0 / fl_norm(r2w));
   fl_vec3 gap = fl_sub(fl_add(fl_sub(b1.x, b2.x), fl_sub(r1w, r2w)), fl_v3(0.0, 0.0, 0.0)); /* as fl_bond_elastic */
-  fl_sym3 k1 = fl_sym_axial(a1, bd.s1.k_axial, bd.s1.k_shear);
-  fl_sym3 k2 = fl_sym_axial(a2, bd.s2.k_axial, bd.s2.k_shear);
+  fl_sym3 k1 = fl_sym_axial_diff(a1, bd.ks1, bd.kd1);
+  fl_sym3 k2 = fl_sym_axial_diff(a2, bd.ks2, bd.kd2);
   fl_sym3 s_inv = fl_sym_inv_regular(fl_sym_add(k1, k2));
   fl_vec3 w = fl_sym_mul(s_inv, fl_sym_mul(k2, gap));
   fl_vec3 f = fl_neg(fl_sym_mul(k1, w));
@@ -808,17 +836,17 @@ FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl
   fl_vec3 v = fl_qvec(dq);
   double p = fl_dot(v, a1);
   double n = sqrt(dq.w * dq.w + p * p);
-  fl_vec3 vs = fl_scale(fl_sub(fl_scale(fl_axpy(v, -p, a1), dq.w), fl_scale(fl_cross(v, a1), p)), 1.0 / n);
+  double rn = 1.0 / n; /* 2 rn is 2 / n to the bit: a power of two only shifts the exponent */
+  fl_vec3 vs = fl_scale(fl_sub(fl_scale(fl_axpy(v, -p, a1), dq.w), fl_scale(fl_cross(v, a1), p)), rn);
   double sv = fl_norm(vs);
-  double f_small = 2.0 / n, f_series = 2.0 * fl_atan_series(sv / n) / sv;
+  double f_small = 2.0 * rn, f_series = 2.0 * fl_atan_series(sv / n) / sv;
   double fb = (sv < 1e-12 * n) ? f_small : f_series;
   fl_vec3 bend = fl_scale(vs, fb);
   double psi = 2.0 * fl_atan_series(p / dq.w);
   out.ok = (n > 1e-300) & (sv < 0.125 * n) & (dq.w > 0.0) & (fabs(p) < 0.125 * dq.w);
 
-  /* moment: twist along the axis, bending across it (fl_series of positive stiffnesses) */
-  double kt_eff = bd.s1.k_twist * bd.s2.k_twist / (bd.s1.k_twist + bd.s2.k_twist);
-  double kb_eff = bd.s1.k_bend * bd.s2.k_bend / (bd.s1.k_bend + bd.s2.k_bend);
+  /* moment: twist along the axis, bending across it */
+  double kt_eff = bd.kt_eff, kb_eff = bd.kb_eff;
   fl_vec3 axis = fl_add(fl_scale(a1, n), fl_cross(vs, a1));
   fl_vec3 theta = fl_sub(fl_axpy(bend, psi, axis), fl_v3(0.0, 0.0, 0.0));
   double along = fl_dot(axis, theta);

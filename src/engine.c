@@ -49,6 +49,15 @@ typedef struct {
 #else
 #define FL_HAVE_ISA 0
 #endif
+/* The wrappers also schedule the loop's instructions before register allocation,
+ * minding register pressure (GCC leaves this pass off on x86): the bond law's long
+ * chains of divisions and square roots then overlap with other work.  It only orders
+ * the operations, so the bits do not change. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FL_SCHEDULE __attribute__((optimize("schedule-insns", "sched-pressure")))
+#else
+#define FL_SCHEDULE
+#endif
 
 int fl_system_isa(const fl_system *sys)
 {
@@ -76,11 +85,10 @@ typedef struct {
   const fl_quat *q;
   const int *b1, *b2;
   const double *def[FL_DEF_ROWS]; /* the specimen's bond definitions */
-  double *damp[6];     /* a chunk's damping state fd, td (x, y, z each), index b - lo: in,
-                        * and out moved on */
-  const double *live;  /* 1 where the chunk's bond is neither broken, yielded nor buckled
-                        * (doubles, as every array of the loop: a narrower type would
-                        * make the compiler take many vectors of doubles at once) */
+  double *state[FL_STATE_ROWS];    /* the specimen's bond state rows: the damping state
+                                    * moved on, the live flags (doubles, as every array
+                                    * of the loop: a narrower type would make the
+                                    * compiler take many vectors of doubles at once) */
   fl_bond_damping dm;
   double *load[FL_LOAD_ROWS];
 } bond_args;
@@ -110,20 +118,39 @@ static inline void put3_at(double *p, long at, fl_vec3 a)
   p[at + 2] = a.z;
 }
 static inline fl_vec3 v3_at(const double *p, long at) { return fl_v3(p[at], p[at + 1], p[at + 2]); }
+/* Column b of the definitions' rows. */
+static inline fl_bond_inline_def def_column(const double *const *def, long b)
+{
+  fl_bond_inline_def d;
+  d.r1 = fl_v3(def[FL_DEF_R1][b], def[FL_DEF_R1 + 1][b], def[FL_DEF_R1 + 2][b]);
+  d.r2 = fl_v3(def[FL_DEF_R2][b], def[FL_DEF_R2 + 1][b], def[FL_DEF_R2 + 2][b]);
+  d.q0 = fl_q(def[FL_DEF_Q0][b], def[FL_DEF_Q0 + 1][b], def[FL_DEF_Q0 + 2][b], def[FL_DEF_Q0 + 3][b]);
+  d.ks1 = def[FL_DEF_KS1][b];
+  d.kd1 = def[FL_DEF_KD1][b];
+  d.ks2 = def[FL_DEF_KS2][b];
+  d.kd2 = def[FL_DEF_KD2][b];
+  d.kt_eff = def[FL_DEF_KT][b];
+  d.kb_eff = def[FL_DEF_KB][b];
+  return d;
+}
+
 /* Bonds [lo, hi) through fl_bond_eval_inline.  chain (a constant): bond b joins bodies
  * b and b + 1, so the bodies are read by stride, which vectorises (the general case
- * reads b1, b2, which GCC does not vectorise without gathers).  redo[b - lo] is 1
- * where the law did not serve the bond (fl_bond_is_inline, or a large angle), for
+ * reads b1, b2, which GCC does not vectorise without gathers).  uni (a constant): every
+ * bond has the first column's q0 and stiffnesses, read once (sys->def_uniform).  redo[b - lo]
+ * is 1 where the law did not serve the bond (fl_bond_is_inline, or a large angle), for
  * fl_bond_eval to take it again from the state it had. */
-FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int hi, double *FL_RESTRICT redo,
-                                                const int chain)
+FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int hi, double *FL_RESTRICT redo,
+                                               const int chain, const int uni)
 {
   const double *FL_RESTRICT x = (const double *)a->x, *FL_RESTRICT v = (const double *)a->v,
                             *FL_RESTRICT w = (const double *)a->w, *FL_RESTRICT q = (const double *)a->q;
   const int *FL_RESTRICT b1 = a->b1, *FL_RESTRICT b2 = a->b2;
-  double *FL_RESTRICT dx = a->damp[0], *FL_RESTRICT dy = a->damp[1], *FL_RESTRICT dz = a->damp[2];
-  double *FL_RESTRICT ex = a->damp[3], *FL_RESTRICT ey = a->damp[4], *FL_RESTRICT ez = a->damp[5];
-  const double *FL_RESTRICT live = a->live;
+  double *FL_RESTRICT dx = a->state[FL_STATE_FD], *FL_RESTRICT dy = a->state[FL_STATE_FD + 1],
+                      *FL_RESTRICT dz = a->state[FL_STATE_FD + 2];
+  double *FL_RESTRICT ex = a->state[FL_STATE_TD], *FL_RESTRICT ey = a->state[FL_STATE_TD + 1],
+                      *FL_RESTRICT ez = a->state[FL_STATE_TD + 2];
+  const double *FL_RESTRICT live = a->state[FL_STATE_LIVE];
   /* the rows in locals, so that the loop reads them as plain arrays */
   const double *FL_RESTRICT r1x = a->def[FL_DEF_R1], *FL_RESTRICT r1y = a->def[FL_DEF_R1 + 1],
                             *FL_RESTRICT r1z = a->def[FL_DEF_R1 + 2];
@@ -131,10 +158,9 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
                             *FL_RESTRICT r2z = a->def[FL_DEF_R2 + 2];
   const double *FL_RESTRICT q0w = a->def[FL_DEF_Q0], *FL_RESTRICT q0x = a->def[FL_DEF_Q0 + 1],
                             *FL_RESTRICT q0y = a->def[FL_DEF_Q0 + 2], *FL_RESTRICT q0z = a->def[FL_DEF_Q0 + 3];
-  const double *FL_RESTRICT ka1 = a->def[FL_DEF_S1], *FL_RESTRICT ks1 = a->def[FL_DEF_S1 + 1],
-                            *FL_RESTRICT kt1 = a->def[FL_DEF_S1 + 2], *FL_RESTRICT kb1 = a->def[FL_DEF_S1 + 3];
-  const double *FL_RESTRICT ka2 = a->def[FL_DEF_S2], *FL_RESTRICT ks2 = a->def[FL_DEF_S2 + 1],
-                            *FL_RESTRICT kt2 = a->def[FL_DEF_S2 + 2], *FL_RESTRICT kb2 = a->def[FL_DEF_S2 + 3];
+  const double *FL_RESTRICT ks1 = a->def[FL_DEF_KS1], *FL_RESTRICT kd1 = a->def[FL_DEF_KD1],
+                            *FL_RESTRICT ks2 = a->def[FL_DEF_KS2], *FL_RESTRICT kd2 = a->def[FL_DEF_KD2];
+  const double *FL_RESTRICT kt = a->def[FL_DEF_KT], *FL_RESTRICT kb = a->def[FL_DEF_KB];
   double *FL_RESTRICT fx = a->load[FL_LOAD_FX], *FL_RESTRICT fy = a->load[FL_LOAD_FX + 1],
                       *FL_RESTRICT fz = a->load[FL_LOAD_FX + 2];
   double *FL_RESTRICT t1x = a->load[FL_LOAD_T1X], *FL_RESTRICT t1y = a->load[FL_LOAD_T1X + 1],
@@ -143,10 +169,13 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
                       *FL_RESTRICT t2z = a->load[FL_LOAD_T2X + 2];
   double *FL_RESTRICT en = a->load[FL_LOAD_E];
   const double *FL_RESTRICT okd = a->def[FL_DEF_OK];
+  const fl_bond_inline_def d0 = def_column(a->def, 0);
+  const double ok0 = okd[0];
   const fl_bond_damping dm = a->dm;
   const long nq = (long)(sizeof(fl_quat) / sizeof(double));
+  double nredo = 0.0; /* a count, in doubles as every value of the loop */
 #ifdef _OPENMP
-#pragma omp simd
+#pragma omp simd reduction(+ : nredo)
 #endif
   for (int b = lo; b < hi; b++) {
     long i = chain ? b : b1[b], j = chain ? b + 1 : b2[b];
@@ -159,29 +188,33 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
     bj.q = fl_q(q[nq * j], q[nq * j + 1], q[nq * j + 2], q[nq * j + 3]);
     bj.v = v3_at(v, 3 * j);
     bj.w = v3_at(w, 3 * j);
-    fl_bond bd;
+    fl_bond_inline_def bd = d0;
+    double okb = ok0;
     bd.r1 = fl_v3(r1x[b], r1y[b], r1z[b]);
     bd.r2 = fl_v3(r2x[b], r2y[b], r2z[b]);
-    bd.q0 = fl_q(q0w[b], q0x[b], q0y[b], q0z[b]);
-    bd.s1.k_axial = ka1[b];
-    bd.s1.k_shear = ks1[b];
-    bd.s1.k_twist = kt1[b];
-    bd.s1.k_bend = kb1[b];
-    bd.s2.k_axial = ka2[b];
-    bd.s2.k_shear = ks2[b];
-    bd.s2.k_twist = kt2[b];
-    bd.s2.k_bend = kb2[b];
-    bd.oblique = 0;
-    int k = b - lo;
-    fl_bond_inline_loads ld = fl_bond_eval_inline(bd, dm, bi, bj, fl_v3(dx[k], dy[k], dz[k]), fl_v3(ex[k], ey[k], ez[k]));
-    /* fl_bond_is_inline: the definition's part made once, the state's by the caller */
-    int ok = ld.ok & (okd[b] != 0.0) & (live[k] != 0.0);
-    dx[k] = ld.fd.x;
-    dy[k] = ld.fd.y;
-    dz[k] = ld.fd.z;
-    ex[k] = ld.td.x;
-    ey[k] = ld.td.y;
-    ez[k] = ld.td.z;
+    if (!uni) {
+      bd.q0 = fl_q(q0w[b], q0x[b], q0y[b], q0z[b]);
+      bd.ks1 = ks1[b];
+      bd.kd1 = kd1[b];
+      bd.ks2 = ks2[b];
+      bd.kd2 = kd2[b];
+      bd.kt_eff = kt[b];
+      bd.kb_eff = kb[b];
+      okb = okd[b];
+    }
+    fl_vec3 fd = fl_v3(dx[b], dy[b], dz[b]), td = fl_v3(ex[b], ey[b], ez[b]);
+    fl_bond_inline_loads ld = fl_bond_eval_inline(bd, dm, bi, bj, fd, td);
+    /* fl_bond_is_inline: the definition's part made once, the state's in the live row */
+    int ok = ld.ok & (okb != 0.0) & (live[b] != 0.0);
+    /* a bond the law did not serve keeps its state, for fl_bond_eval */
+    fd = pick3(ok, ld.fd, fd);
+    td = pick3(ok, ld.td, td);
+    dx[b] = fd.x;
+    dy[b] = fd.y;
+    dz[b] = fd.z;
+    ex[b] = td.x;
+    ey[b] = td.y;
+    ez[b] = td.z;
     fx[b] = ld.force.x;
     fy[b] = ld.force.y;
     fz[b] = ld.force.z;
@@ -193,27 +226,28 @@ FL_ALWAYS_INLINE static inline void bond_kernel(const bond_args *a, int lo, int 
     t2z[b] = ld.torque2.z;
     en[b] = ld.energy;
     redo[b - lo] = ok ? 0.0 : 1.0;
+    nredo += redo[b - lo];
   }
+  return (int)nredo;
 }
 
+/* The bond law's build for one instruction set, over a chain: uni chooses the loop. */
+#define BOND_KERNEL_BUILD(name, target)                                                \
+  target FL_SCHEDULE static int name(const bond_args *a, int lo, int hi, double *redo, int uni) \
+  {                                                                                \
+    if (uni)                                                                       \
+      return bond_kernel(a, lo, hi, redo, 1, 1);                                   \
+    return bond_kernel(a, lo, hi, redo, 1, 0);                                     \
+  }
 #if FL_HAVE_ISA
-FL_TARGET_AVX512 static void bond_kernel_avx512(const bond_args *a, int lo, int hi, double *redo)
-{
-  bond_kernel(a, lo, hi, redo, 1);
-}
-FL_TARGET_AVX2 static void bond_kernel_avx2(const bond_args *a, int lo, int hi, double *redo)
-{
-  bond_kernel(a, lo, hi, redo, 1);
-}
+BOND_KERNEL_BUILD(bond_kernel_avx512, FL_TARGET_AVX512)
+BOND_KERNEL_BUILD(bond_kernel_avx2, FL_TARGET_AVX2)
 #endif
-static void bond_kernel_base(const bond_args *a, int lo, int hi, double *redo)
-{
-  bond_kernel(a, lo, hi, redo, 1);
-}
+BOND_KERNEL_BUILD(bond_kernel_base, )
 /* any bonds: one at a time */
-static void bond_kernel_any(const bond_args *a, int lo, int hi, double *redo)
+FL_SCHEDULE static int bond_kernel_any(const bond_args *a, int lo, int hi, double *redo)
 {
-  bond_kernel(a, lo, hi, redo, 0);
+  return bond_kernel(a, lo, hi, redo, 0, 0);
 }
 
 /* Store one bond's loads in the rows. */
@@ -231,15 +265,33 @@ static inline void put_load(double *const *load, int b, const fl_bond_loads *ld)
   load[FL_LOAD_E][b] = ld->energy;
 }
 
-/* Bonds or bodies a vectorised loop takes at a time: the length of its flag and
- * damping-state buffers, on the stack. */
+/* Bonds or bodies a vectorised loop takes at a time: the length of its buffers of
+ * flags, on the stack. */
 #define FL_INLINE_CHUNK 256
+
+/* fl_bond_eval on bond b of specimen s with its damping state taken from the rows and,
+ * with advance, the state it moves on to put back (else left as it was). */
+static void bond_eval_rows(fl_system *sys, int s, int b, const fl_bond_limits *lim, int advance, fl_bond_loads *ld)
+{
+  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
+  fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
+  fl_bond_state *st = &sys->bstate[bb + b];
+  if (advance) {
+    fl_system_damp_get(sys, s, b, st);
+    fl_bond_eval(&sys->bond[bb + b], &sys->damping[s], lim, &bi, &bj, st, ld);
+    fl_system_damp_put(sys, s, b, st);
+  } else {
+    fl_bond_state scratch = *st; /* evaluate without moving the state on */
+    fl_system_damp_get(sys, s, b, &scratch);
+    fl_bond_eval(&sys->bond[bb + b], &sys->damping[s], lim, &bi, &bj, &scratch, ld);
+  }
+}
 
 /* Bonds [lo, hi) of specimen s (advancing, no limits, damped) through the vectorised
  * law; the bonds it does not serve or gives back through fl_bond_eval. */
 static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
 {
-  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
+  size_t base = (size_t)s * sys->nbody;
   bond_args a;
   a.x = sys->x + base;
   a.v = sys->v + base;
@@ -250,54 +302,33 @@ static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
   const double *def = sys->bond_def + (sys->def_shared ? 0 : (size_t)s * FL_DEF_ROWS * sys->nbond);
   for (int r = 0; r < FL_DEF_ROWS; r++)
     a.def[r] = def + (size_t)r * sys->nbond;
-  fl_bond_state *st = sys->bstate + bb;
-  double damp[6][FL_INLINE_CHUNK];
-  double live[FL_INLINE_CHUNK];
-  for (int r = 0; r < 6; r++)
-    a.damp[r] = damp[r];
-  a.live = live;
+  for (int r = 0; r < FL_STATE_ROWS; r++)
+    a.state[r] = fl_system_state_row(sys, s, r);
   a.dm = sys->damping[s];
   for (int r = 0; r < FL_LOAD_ROWS; r++)
     a.load[r] = load_row(sys, s, r);
   int isa = fl_system_isa(sys);
   double redo[FL_INLINE_CHUNK];
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
-    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
-    /* the damping state is kept in fl_bond_state, which the static solver saves and
-     * restores: its 6 numbers come in and go out here */
-    for (int k = 0; k < n; k++) {
-      const fl_bond_state *sb = &st[c + k];
-      damp[0][k] = sb->fd.x;
-      damp[1][k] = sb->fd.y;
-      damp[2][k] = sb->fd.z;
-      damp[3][k] = sb->td.x;
-      damp[4][k] = sb->td.y;
-      damp[5][k] = sb->td.z;
-      live[k] = (sb->broken | sb->yielded | sb->buckled) == 0 ? 1.0 : 0.0;
-    }
+    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK, nredo;
     if (!sys->adj_chain)
-      bond_kernel_any(&a, c, c + n, redo);
+      nredo = bond_kernel_any(&a, c, c + n, redo);
 #if FL_HAVE_ISA
     else if (isa == FL_ISA_AVX512)
-      bond_kernel_avx512(&a, c, c + n, redo);
+      nredo = bond_kernel_avx512(&a, c, c + n, redo, sys->def_uniform);
     else if (isa == FL_ISA_AVX2)
-      bond_kernel_avx2(&a, c, c + n, redo);
+      nredo = bond_kernel_avx2(&a, c, c + n, redo, sys->def_uniform);
 #endif
     else
-      bond_kernel_base(&a, c, c + n, redo);
+      nredo = bond_kernel_base(&a, c, c + n, redo, sys->def_uniform);
     (void)isa;
-    for (int k = 0; k < n; k++) {
-      int b = c + k;
-      if (redo[k] == 0.0) {
-        st[b].fd = fl_v3(damp[0][k], damp[1][k], damp[2][k]);
-        st[b].td = fl_v3(damp[3][k], damp[4][k], damp[5][k]);
-        continue;
+    for (int k = 0; k < n && nredo > 0; k++)
+      if (redo[k] != 0.0) {
+        nredo--;
+        fl_bond_loads ld;
+        bond_eval_rows(sys, s, c + k, NULL, 1, &ld);
+        put_load(a.load, c + k, &ld);
       }
-      fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
-      fl_bond_loads ld;
-      fl_bond_eval(&sys->bond[bb + b], &a.dm, NULL, &bi, &bj, &st[b], &ld);
-      put_load(a.load, b, &ld);
-    }
   }
 }
 
@@ -309,24 +340,16 @@ static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *l
     bond_pass_inline(sys, s, lo, hi);
     return 0;
   }
-  size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
-  const fl_bond *bond = sys->bond + bb;
-  fl_bond_state *st = sys->bstate + bb;
+  const fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
   double *load[FL_LOAD_ROWS];
   for (int r = 0; r < FL_LOAD_ROWS; r++)
     load[r] = load_row(sys, s, r);
   int events = 0;
   for (int b = lo; b < hi; b++) {
-    fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
     fl_bond_loads ld;
-    if (advance) {
-      int before = st[b].broken + st[b].buckled;
-      fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &st[b], &ld);
-      events += st[b].broken + st[b].buckled - before;
-    } else {
-      fl_bond_state scratch = st[b]; /* evaluate without moving the state on */
-      fl_bond_eval(&bond[b], &sys->damping[s], lim, &bi, &bj, &scratch, &ld);
-    }
+    int before = st[b].broken + st[b].buckled;
+    bond_eval_rows(sys, s, b, lim, advance, &ld);
+    events += st[b].broken + st[b].buckled - before;
     put_load(load, b, &ld);
   }
   return events;
@@ -338,7 +361,7 @@ typedef struct {
   fl_quat *q;
   fl_vec3 *f, *t;         /* their loads of this step */
   const double *load[FL_LOAD_ROWS]; /* the specimen's bond loads */
-  const double *m, *ia, *it;
+  const double *quot[FL_BODY_ROWS]; /* the step's quotients, sys->body_row */
   const double *is_free; /* a chunk's bodies: 1 for a free one, index i - lo */
   fl_vec3 g;
   double dt;
@@ -350,8 +373,8 @@ typedef struct {
  * inner bodies of a chain without tools, whose loads are body i - 1's bond (as its
  * body 2) and then body i's (as its body 1), summed here in that order into f, t as
  * the general gather does; else f, t are given. */
-FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int hi, double *FL_RESTRICT redo,
-                                                const int gather)
+FL_ALWAYS_INLINE static inline int body_kernel(const body_args *a, int lo, int hi, double *FL_RESTRICT redo,
+                                               const int gather)
 {
   const double *FL_RESTRICT fx = a->load[FL_LOAD_FX], *FL_RESTRICT fy = a->load[FL_LOAD_FX + 1],
                             *FL_RESTRICT fz = a->load[FL_LOAD_FX + 2];
@@ -362,12 +385,15 @@ FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int 
   double *FL_RESTRICT x = (double *)a->x, *FL_RESTRICT v = (double *)a->v, *FL_RESTRICT L = (double *)a->L,
                       *FL_RESTRICT w = (double *)a->w, *FL_RESTRICT q = (double *)a->q;
   double *FL_RESTRICT f = (double *)a->f, *FL_RESTRICT t = (double *)a->t;
-  const double *FL_RESTRICT m = a->m, *FL_RESTRICT ia = a->ia, *FL_RESTRICT it = a->it;
+  const double *FL_RESTRICT dtm = a->quot[FL_BODY_DTM], *FL_RESTRICT dti = a->quot[FL_BODY_DTI],
+                            *FL_RESTRICT rit = a->quot[FL_BODY_RIT], *FL_RESTRICT di = a->quot[FL_BODY_DI],
+                            *FL_RESTRICT dtdi = a->quot[FL_BODY_DTDI];
   const double *FL_RESTRICT free_d = a->is_free;
   const fl_vec3 g = a->g;
   const double dt = a->dt;
+  double nredo = 0.0; /* a count, in doubles as every value of the loop */
 #ifdef _OPENMP
-#pragma omp simd
+#pragma omp simd reduction(+ : nredo)
 #endif
   for (int i = lo; i < hi; i++) {
     long k3 = 3L * i, k4 = 4L * i;
@@ -384,7 +410,13 @@ FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int 
       fi = v3_at(f, k3);
       ti = v3_at(t, k3);
     }
-    fl_free_step r = fl_integrate_free_inline(x0, v0, q0, L0, fi, ti, g, m[i], ia[i], it[i], dt);
+    fl_body_quotients kq;
+    kq.dtm = dtm[i];
+    kq.dti = dti[i];
+    kq.rit = rit[i];
+    kq.di = di[i];
+    kq.dtdi = dtdi[i];
+    fl_free_step r = fl_integrate_free_inline(x0, v0, q0, L0, fi, ti, g, kq, dt);
     int is_free = free_d[i - lo] != 0.0, take = is_free & r.ok;
     put3_at(x, k3, pick3(take, r.x, x0));
     put3_at(v, k3, pick3(take, r.v, v0));
@@ -395,17 +427,18 @@ FL_ALWAYS_INLINE static inline void body_kernel(const body_args *a, int lo, int 
     q[k4 + 2] = pick(take, r.q.y, q0.y);
     q[k4 + 3] = pick(take, r.q.z, q0.z);
     redo[i - lo] = is_free & !r.ok ? 1.0 : 0.0;
+    nredo += redo[i - lo];
   }
+  return (int)nredo;
 }
 
 /* The body step's build for one instruction set: gather chooses the loop. */
 #define BODY_KERNEL_BUILD(name, target)                                                \
-  target static void name(const body_args *a, int lo, int hi, double *redo, int gather) \
-  {                                                                                    \
-    if (gather)                                                                        \
-      body_kernel(a, lo, hi, redo, 1);                                                 \
-    else                                                                               \
-      body_kernel(a, lo, hi, redo, 0);                                                 \
+  target FL_SCHEDULE static int name(const body_args *a, int lo, int hi, double *redo, int gather) \
+  {                                                                                   \
+    if (gather)                                                                       \
+      return body_kernel(a, lo, hi, redo, 1);                                         \
+    return body_kernel(a, lo, hi, redo, 0);                                           \
   }
 #if FL_HAVE_ISA
 BODY_KERNEL_BUILD(body_kernel_avx512, FL_TARGET_AVX512)
@@ -477,9 +510,8 @@ static int body_integrate(fl_system *sys, int s, int lo, int hi, int gather)
   a.t = sys->t + base;
   for (int r = 0; r < FL_LOAD_ROWS; r++)
     a.load[r] = load_row(sys, s, r);
-  a.m = sys->mass;
-  a.ia = sys->inertia_axial;
-  a.it = sys->inertia_trans;
+  for (int r = 0; r < FL_BODY_ROWS; r++)
+    a.quot[r] = sys->body_row + (size_t)r * sys->nbody;
   double is_free[FL_INLINE_CHUNK];
   a.is_free = is_free;
   a.g = g;
@@ -487,21 +519,22 @@ static int body_integrate(fl_system *sys, int s, int lo, int hi, int gather)
   int isa = fl_system_isa(sys);
   double redo[FL_INLINE_CHUNK];
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
-    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK;
+    int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK, nredo;
     for (int m = 0; m < n; m++)
       is_free[m] = sys->motion[c + m] == FL_FREE ? 1.0 : 0.0;
 #if FL_HAVE_ISA
     if (isa == FL_ISA_AVX512)
-      body_kernel_avx512(&a, c, c + n, redo, gather);
+      nredo = body_kernel_avx512(&a, c, c + n, redo, gather);
     else if (isa == FL_ISA_AVX2)
-      body_kernel_avx2(&a, c, c + n, redo, gather);
+      nredo = body_kernel_avx2(&a, c, c + n, redo, gather);
     else
 #endif
-      body_kernel_base(&a, c, c + n, redo, gather);
+      nredo = body_kernel_base(&a, c, c + n, redo, gather);
     (void)isa;
-    for (int m = 0; m < n; m++) {
+    for (int m = 0; m < n && nredo > 0; m++) {
       int i = c + m;
       size_t k = base + i;
+      nredo -= redo[m] != 0.0;
       if (redo[m] != 0.0 && !fl_integrate_free(&sys->x[k], &sys->v[k], &sys->q[k], &sys->L[k], &sys->w[k], sys->f[k],
                                                sys->t[k], g, sys->mass[i], sys->inertia_axial[i],
                                                sys->inertia_trans[i], dt) &&
@@ -588,8 +621,11 @@ static int specimen_pass(fl_system *sys, int s, int advance, const grip_motion *
     for (int lo = 0; lo < nbond; lo += FL_BLOCK_BONDS) {
       int hi = nbond - lo < FL_BLOCK_BONDS ? nbond : lo + FL_BLOCK_BONDS, upto = done;
       events += bond_pass(sys, s, advance, lim, lo, hi);
-      while (upto < nbody && (start[upto + 1] == start[upto] || adj[start[upto + 1] - 1] < hi))
-        upto++;
+      if (sys->adj_chain) /* body i's last bond is i (the last body's, i - 1) */
+        upto = hi == nbond ? nbody : hi;
+      else
+        while (upto < nbody && (start[upto + 1] == start[upto] || adj[start[upto + 1] - 1] < hi))
+          upto++;
       int bd = body_pass(sys, s, advance, gm, done, upto, &overlap);
       if (bd < bad)
         bad = bd;
@@ -623,7 +659,8 @@ static int specimen_pass(fl_system *sys, int s, int advance, const grip_motion *
   /* The load the specimen puts on the moving grip: minus the bond loads its bodies take.
    * Bonds between two gripped bodies cancel in the sum.  Taken before the grip moves. */
   fl_vec3 gf = fl_v3(0, 0, 0), gt = fl_v3(0, 0, 0);
-  for (int i = 0; i < nbody; i++)
+  const unsigned char *moving = memchr(sys->motion, FL_GRIP_MOVING, (size_t)nbody);
+  for (int i = moving ? (int)(moving - sys->motion) : nbody; i < nbody; i++)
     if (sys->motion[i] == FL_GRIP_MOVING) {
       size_t k = base + i;
       gf = fl_add(gf, sys->f[k]);
@@ -672,6 +709,8 @@ int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond)
   int first_bad_spec = -1, first_bad_body = -1;
   if (!sys->adj_ready)
     fl_system_adjacency(sys);
+  if (sys->body_dt != sys->dt)
+    fl_system_body_rows(sys);
   int inner = inner_threads(sys);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(sys->threads) if (inner == 1 && sys->threads > 1 && sys->nspec > 1)

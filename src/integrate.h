@@ -12,12 +12,18 @@
 
 #include "vec.h"
 
-/* w = R diag(1/Ia, 1/It, 1/It) R^T L. */
-FL_HD static inline fl_vec3 fl_omega_of(fl_quat q, fl_vec3 L, double ia, double it)
+/* fl_omega_of with the body's inverse inertias given as rit = 1/It, di = 1/Ia - 1/It. */
+FL_HD static inline fl_vec3 fl_omega_of_inv(fl_quat q, fl_vec3 L, double rit, double di)
 {
   /* body x axis in world: the first column of R(q) */
   fl_vec3 a = fl_v3(1.0 - 2.0 * (q.y * q.y + q.z * q.z), 2.0 * (q.x * q.y + q.w * q.z), 2.0 * (q.x * q.z - q.w * q.y));
-  return fl_axpy(fl_scale(L, 1.0 / it), (1.0 / ia - 1.0 / it) * fl_dot(a, L), a);
+  return fl_axpy(fl_scale(L, rit), di * fl_dot(a, L), a);
+}
+
+/* w = R diag(1/Ia, 1/It, 1/It) R^T L. */
+FL_HD static inline fl_vec3 fl_omega_of(fl_quat q, fl_vec3 L, double ia, double it)
+{
+  return fl_omega_of_inv(q, L, 1.0 / it, 1.0 / ia - 1.0 / it);
 }
 
 /* The torque-free motion of a symmetric top over dt with angular momentum L (world,
@@ -51,6 +57,28 @@ FL_HD static inline int fl_integrate_free(fl_vec3 *x, fl_vec3 *v, fl_quat *q, fl
   return isfinite(x->x) && isfinite(x->y) && isfinite(x->z) && isfinite(w->x) && isfinite(w->y) && isfinite(w->z);
 }
 
+/* The quotients of a body's step that depend only on its mass, inertias and dt, formed
+ * once (fl_integrate_quotients) for fl_integrate_free_inline: to the same bits as
+ * fl_integrate_free forms them. */
+typedef struct {
+  double dtm;  /* dt / m, s/kg */
+  double dti;  /* dt / It */
+  double rit;  /* 1 / It, 1/(kg m^2) */
+  double di;   /* 1 / Ia - 1 / It */
+  double dtdi; /* dt (1 / Ia - 1 / It) */
+} fl_body_quotients;
+
+FL_HD static inline fl_body_quotients fl_integrate_quotients(double m, double ia, double it, double dt)
+{
+  fl_body_quotients k;
+  k.dtm = dt / m;
+  k.dti = dt / it;
+  k.rit = 1.0 / it;
+  k.di = 1.0 / ia - 1.0 / it;
+  k.dtdi = dt * k.di;
+  return k;
+}
+
 /* What fl_integrate_free_inline returns. */
 typedef struct {
   fl_vec3 x, v, L, w;
@@ -62,18 +90,18 @@ typedef struct {
 /* fl_integrate_free by value and without branches, for a loop over bodies that
  * vectorises: the same operations, so the same bits, where ok is 1. */
 FL_HD FL_ALWAYS_INLINE static inline fl_free_step fl_integrate_free_inline(fl_vec3 x, fl_vec3 v, fl_quat q, fl_vec3 L,
-                                                                         fl_vec3 f, fl_vec3 t, fl_vec3 g, double m,
-                                                                         double ia, double it, double dt)
+                                                                         fl_vec3 f, fl_vec3 t, fl_vec3 g,
+                                                                         fl_body_quotients k, double dt)
 {
   fl_free_step r;
-  r.v = fl_axpy(fl_axpy(v, dt / m, f), dt, g);
+  r.v = fl_axpy(fl_axpy(v, k.dtm, f), dt, g);
   r.x = fl_axpy(x, dt, r.v);
   r.L = fl_axpy(L, dt, t);
   fl_vec3 a = fl_v3(1.0 - 2.0 * (q.y * q.y + q.z * q.z), 2.0 * (q.x * q.y + q.w * q.z), 2.0 * (q.x * q.z - q.w * q.y));
-  double spin = dt * (1.0 / ia - 1.0 / it) * fl_dot(a, r.L);
-  fl_vec3 phi1 = fl_scale(r.L, dt / it), phi2 = fl_v3(spin, 0.0, 0.0);
+  double spin = k.dtdi * fl_dot(a, r.L); /* (dt (1/Ia - 1/It)) (a . L), as C groups it */
+  fl_vec3 phi1 = fl_scale(r.L, k.dti), phi2 = fl_v3(spin, 0.0, 0.0);
   r.q = fl_qnormalize(fl_qmul(fl_qmul(fl_qexp_series(phi1), q), fl_qexp_series(phi2)));
-  r.w = fl_omega_of(r.q, r.L, ia, it);
+  r.w = fl_omega_of_inv(r.q, r.L, k.rit, k.di);
   r.ok = (fl_dot(phi1, phi1) < 0.0025) & (fl_dot(phi2, phi2) < 0.0025) & (fabs(r.x.x) <= 1.79e308) &
          (fabs(r.x.y) <= 1.79e308) & (fabs(r.x.z) <= 1.79e308) & (fabs(r.w.x) <= 1.79e308) &
          (fabs(r.w.y) <= 1.79e308) & (fabs(r.w.z) <= 1.79e308);

@@ -309,17 +309,17 @@ static double residual(workspace *w, double *r)
 static double trial_residual(workspace *w, double *r)
 {
   fl_system *sys = w->sys;
-  size_t nbond = (size_t)sys->nbond, nxi = (size_t)sys->nbody * sys->ntool;
-  memcpy(w->bpre, sys->bstate, nbond * sizeof *w->bpre);
+  size_t nxi = (size_t)sys->nbody * sys->ntool;
+  fl_system_states_get(sys, 0, w->bpre);
   memcpy(w->xipre, sys->xi, nxi * sizeof *w->xipre);
   double overlap = sys->overlap[0];
   int nbroken = sys->nbroken[0];
   double nrm = residual_advance(w, r, 1);
-  memcpy(w->bt, sys->bstate, nbond * sizeof *w->bt);
+  fl_system_states_get(sys, 0, w->bt);
   memcpy(w->xit, sys->xi, nxi * sizeof *w->xit);
   w->overlap_t = sys->overlap[0];
   w->nbroken_t = sys->nbroken[0];
-  memcpy(sys->bstate, w->bpre, nbond * sizeof *w->bpre);
+  fl_system_states_put(sys, 0, w->bpre);
   memcpy(sys->xi, w->xipre, nxi * sizeof *w->xipre);
   sys->overlap[0] = overlap;
   sys->nbroken[0] = nbroken;
@@ -627,7 +627,7 @@ static void commit(workspace *w)
   increment_velocities(w);
   if (trial_is_current(w)) {
     /* the loads are the trial's, and so is the history it moved on to */
-    memcpy(sys->bstate, w->bt, (size_t)sys->nbond * sizeof *w->bt);
+    fl_system_states_put(sys, 0, w->bt);
     memcpy(sys->xi, w->xit, (size_t)sys->nbody * sys->ntool * sizeof *w->xit);
     sys->overlap[0] = w->overlap_t;
     sys->nbroken[0] = w->nbroken_t;
@@ -641,7 +641,7 @@ static void commit(workspace *w)
   w->have_prev = 1;
   save_state(w, w->xc, w->qc);
   w->uc = w->u;
-  memcpy(w->bc, sys->bstate, (size_t)sys->nbond * sizeof *w->bc);
+  fl_system_states_get(sys, 0, w->bc);
   memcpy(w->xic, sys->xi, (size_t)sys->nbody * sys->ntool * sizeof *w->xic);
   w->overlap_c = sys->overlap[0];
   w->nbroken_c = sys->nbroken[0];
@@ -658,7 +658,7 @@ static void restore(workspace *w)
 {
   fl_system *sys = w->sys;
   load_state(w, w->xc, w->qc);
-  memcpy(sys->bstate, w->bc, (size_t)sys->nbond * sizeof *w->bc);
+  fl_system_states_put(sys, 0, w->bc);
   memcpy(sys->xi, w->xic, (size_t)sys->nbody * sys->ntool * sizeof *w->xic);
   sys->overlap[0] = w->overlap_c;
   sys->nbroken[0] = w->nbroken_c;
@@ -770,8 +770,7 @@ static int relax(workspace *w, double u, double time, int *iterations)
     sys->tool[k].vel = fl_v3(0.0, 0.0, 0.0);
   sys->grip_speed = sys->grip_omega = 0.0;
   still(w);
-  for (int b = 0; b < sys->nbond; b++)
-    sys->bstate[b].fd = sys->bstate[b].td = fl_v3(0.0, 0.0, 0.0);
+  fl_system_damping_clear(sys, 0);
   long max_steps = (long)ceil(time / w->dt_explicit);
   double ke_prev = 0.0;
   int ok = 0;
@@ -802,7 +801,7 @@ static int relax(workspace *w, double u, double time, int *iterations)
         save_state(w, w->xc, w->qc);
         w->uc = u;
         w->have_prev = 0;
-        memcpy(w->bc, sys->bstate, (size_t)sys->nbond * sizeof *w->bc);
+        fl_system_states_get(sys, 0, w->bc);
         memcpy(w->xic, sys->xi, (size_t)sys->nbody * sys->ntool * sizeof *w->xic);
         w->overlap_c = sys->overlap[0];
         w->nbroken_c = sys->nbroken[0];
@@ -1015,7 +1014,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   static_mode(w);
   still(w);
   save_state(w, w->xc, w->qc);
-  memcpy(w->bc, one->bstate, (size_t)one->nbond * sizeof *w->bc);
+  fl_system_states_get(one, 0, w->bc);
   memcpy(w->xic, one->xi, snb * one->ntool * sizeof *w->xic);
   w->overlap_c = one->overlap[0];
   w->nbroken_c = one->nbroken[0];
@@ -1334,10 +1333,11 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
 done:
   /* the final state back into the batch, for the counts of the result */
   {
-    size_t nb = (size_t)one.nbody, nd = (size_t)one.nbond, nt = (size_t)one.ntool, s = (size_t)job->s;
+    size_t nb = (size_t)one.nbody, nt = (size_t)one.ntool, s = (size_t)job->s;
     memcpy(batch->x + s * nb, one.x, nb * sizeof *one.x);
     memcpy(batch->q + s * nb, one.q, nb * sizeof *one.q);
-    memcpy(batch->bstate + s * nd, one.bstate, nd * sizeof *one.bstate);
+    fl_system_states_get(&one, 0, w.bc);
+    fl_system_states_put(batch, (int)s, w.bc);
     memcpy(batch->xi + s * nb * nt, one.xi, nb * nt * sizeof *one.xi);
     batch->overlap[s] = one.overlap[0];
     batch->nbroken[s] = one.nbroken[0];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fl_defs.h"
+#include "integrate.h"
 #include "system.h"
 
 #define PI 3.14159265358979323846
@@ -56,6 +57,8 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->adj_side = calloc(2 * nbd + 1, sizeof *sys->adj_side);
   sys->bond_load = calloc(FL_LOAD_ROWS * ns * nbd + 1, sizeof *sys->bond_load);
   sys->bond_def = calloc(FL_DEF_ROWS * ns * nbd + 1, sizeof *sys->bond_def);
+  sys->state_row = calloc(FL_STATE_ROWS * ns * nbd + 1, sizeof *sys->state_row);
+  sys->body_row = calloc(FL_BODY_ROWS * nb, sizeof *sys->body_row);
   sys->tool_share = calloc(nsb * (size_t)ntool + 1, sizeof *sys->tool_share);
   sys->threads = 1;
   sys->inline_law = 1;
@@ -63,7 +66,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
       !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
       !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
       !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->pload_force || !sys->damping || !sys->limits || !sys->law ||
-      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_load || !sys->bond_def || !sys->tool_share) {
+      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_load || !sys->bond_def || !sys->state_row || !sys->body_row || !sys->tool_share) {
     fl_system_free(sys);
     return FL_ENOMEM;
   }
@@ -71,6 +74,9 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
     sys->q_ref[i] = fl_qid();
   for (size_t i = 0; i < nsb; i++)
     sys->q[i] = fl_qid();
+  for (int s = 0; s < nspec; s++) /* no bond broken, yielded or buckled */
+    for (size_t b = 0; b < nbd; b++)
+      fl_system_state_row(sys, s, FL_STATE_LIVE)[b] = 1.0;
   return FL_OK;
 }
 
@@ -80,7 +86,7 @@ void fl_system_free(fl_system *sys)
                sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
                sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
                sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->pload_force, sys->damping, sys->limits, sys->law,
-               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_load, sys->bond_def, sys->tool_share};
+               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_load, sys->bond_def, sys->state_row, sys->body_row, sys->tool_share};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
     free(p[i]);
   memset(sys, 0, sizeof *sys);
@@ -110,6 +116,7 @@ int fl_system_extract(const fl_system *src, int s, fl_system *dst)
   memcpy(dst->b2, src->b2, nd * sizeof *dst->b2);
   memcpy(dst->bond, src->bond + od, nd * sizeof *dst->bond);
   memcpy(dst->bstate, src->bstate + od, nd * sizeof *dst->bstate);
+  memcpy(dst->state_row, fl_system_state_row(src, s, 0), FL_STATE_ROWS * nd * sizeof *dst->state_row);
   memcpy(dst->tool, src->tool, sizeof dst->tool);
   memcpy(dst->law, src->law + ot, nt * sizeof *dst->law);
   memcpy(dst->xi, src->xi + ob * nt, nb * nt * sizeof *dst->xi);
@@ -155,6 +162,7 @@ void fl_system_set_segment(fl_system *sys, int i, double r_out, double r_in, dou
   sys->inertia_trans[i] = m * (3.0 * rr + h * h) / 12.0;
   sys->half_length[i] = h / 2.0;
   sys->radius[i] = r_out;
+  sys->adj_ready = 0; /* the body step's quotients */
 }
 
 void fl_system_bond_chain(fl_system *sys, int s, int b, int i, int j, const fl_side_stiffness *s1,
@@ -182,12 +190,35 @@ void fl_system_reset(fl_system *sys)
   memset(sys->bstate, 0, (size_t)sys->nspec * sys->nbond * sizeof *sys->bstate);
   for (size_t k = 0; k < (size_t)sys->nspec * sys->nbond; k++)
     sys->bstate[k].strength = 1.0;
+  for (int s = 0; s < sys->nspec; s++)
+    fl_system_damping_clear(sys, s);
   memset(sys->overlap, 0, (size_t)sys->nspec * sizeof *sys->overlap);
   memset(sys->nbroken, 0, (size_t)sys->nspec * sizeof *sys->nbroken);
   memset(sys->xi, 0, (size_t)sys->nspec * sys->nbody * sys->ntool * sizeof *sys->xi);
   sys->grip_disp = sys->grip_angle = 0.0;
   sys->step = 0;
   fl_system_adjacency(sys);
+}
+
+void fl_system_states_get(const fl_system *sys, int s, fl_bond_state *st)
+{
+  memcpy(st, sys->bstate + (size_t)s * sys->nbond, (size_t)sys->nbond * sizeof *st);
+  for (int b = 0; b < sys->nbond; b++)
+    fl_system_damp_get(sys, s, b, &st[b]);
+}
+
+void fl_system_states_put(fl_system *sys, int s, const fl_bond_state *st)
+{
+  fl_bond_state *to = sys->bstate + (size_t)s * sys->nbond;
+  memcpy(to, st, (size_t)sys->nbond * sizeof *st);
+  for (int b = 0; b < sys->nbond; b++)
+    fl_system_damp_put(sys, s, b, &to[b]);
+}
+
+void fl_system_damping_clear(fl_system *sys, int s)
+{
+  /* rows FL_STATE_FD to FL_STATE_TD + 2, the ones before FL_STATE_LIVE */
+  memset(fl_system_state_row(sys, s, FL_STATE_FD), 0, (size_t)FL_STATE_LIVE * sys->nbond * sizeof *sys->state_row);
 }
 
 /* The definitions' rows (system.h), one set when every specimen has the same bonds. */
@@ -206,18 +237,34 @@ static void bond_defs(fl_system *sys)
   int nsets = sys->def_shared ? 1 : sys->nspec;
   fl_bond_state fresh;
   memset(&fresh, 0, sizeof fresh);
+  sys->def_uniform = 1;
   for (int s = 0; s < nsets; s++) {
     double *row = sys->bond_def + (size_t)s * FL_DEF_ROWS * nd;
     for (size_t b = 0; b < nd; b++) {
       const fl_bond *bd = &sys->bond[(size_t)s * nd + b];
-      double v[FL_DEF_ROWS] = {bd->r1.x,       bd->r1.y,       bd->r1.z,       bd->r2.x,       bd->r2.y,
-                               bd->r2.z,       bd->q0.w,       bd->q0.x,       bd->q0.y,       bd->q0.z,
-                               bd->s1.k_axial, bd->s1.k_shear, bd->s1.k_twist, bd->s1.k_bend,  bd->s2.k_axial,
-                               bd->s2.k_shear, bd->s2.k_twist, bd->s2.k_bend,  fl_bond_is_inline(bd, &fresh)};
-      for (int r = 0; r < FL_DEF_ROWS; r++)
+      fl_bond_inline_def d = fl_bond_inline_make(bd);
+      double v[FL_DEF_ROWS] = {d.r1.x, d.r1.y, d.r1.z, d.r2.x, d.r2.y,   d.r2.z,   d.q0.w, d.q0.x, d.q0.y,
+                               d.q0.z, d.ks1,  d.kd1,  d.ks2,  d.kd2,  d.kt_eff, d.kb_eff, fl_bond_is_inline(bd, &fresh)};
+      for (int r = 0; r < FL_DEF_ROWS; r++) {
         row[(size_t)r * nd + b] = v[r];
+        /* q0 and the stiffnesses, bit for bit, as the law would read them */
+        if (r >= FL_DEF_Q0 && memcmp(&row[(size_t)r * nd + b], &row[(size_t)r * nd], sizeof v[r]) != 0)
+          sys->def_uniform = 0;
+      }
     }
   }
+}
+
+void fl_system_body_rows(fl_system *sys)
+{
+  size_t nb = (size_t)sys->nbody;
+  for (size_t i = 0; i < nb; i++) {
+    fl_body_quotients k = fl_integrate_quotients(sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt);
+    double v[FL_BODY_ROWS] = {k.dtm, k.dti, k.rit, k.di, k.dtdi};
+    for (int r = 0; r < FL_BODY_ROWS; r++)
+      sys->body_row[r * nb + i] = v[r];
+  }
+  sys->body_dt = sys->dt;
 }
 
 int fl_system_adjacency(fl_system *sys)
@@ -256,6 +303,13 @@ int fl_system_adjacency(fl_system *sys)
     if (sys->b1[b] != b || sys->b2[b] != b + 1)
       sys->adj_chain = 0;
   bond_defs(sys);
+  fl_system_body_rows(sys);
+  for (int s = 0; s < sys->nspec; s++) {
+    double *live = fl_system_state_row(sys, s, FL_STATE_LIVE);
+    const fl_bond_state *st = sys->bstate + (size_t)s * nd;
+    for (int b = 0; b < nd; b++)
+      live[b] = (st[b].broken | st[b].yielded | st[b].buckled) == 0 ? 1.0 : 0.0;
+  }
   sys->adj_ready = 1;
   return FL_OK;
 }

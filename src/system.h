@@ -31,12 +31,25 @@ enum fl_load_row {
   FL_LOAD_FX = 0, FL_LOAD_T1X = 3, FL_LOAD_T2X = 6, FL_LOAD_E = 9, FL_LOAD_ROWS = 10
 };
 
-/* Rows of the bond definitions as the vectorised law reads them: fl_bond's r1, r2, q0,
- * s1 (k_axial, k_shear, k_twist, k_bend), s2, and 1 where fl_bond_is_inline accepts the
- * definition (0: the bond takes fl_bond_eval). */
+/* Rows of the bond definitions as the vectorised law reads them (fl_bond_inline_def):
+ * r1, r2, q0, side 1's k_shear and k_axial - k_shear, side 2's, the series twist and
+ * bending stiffnesses, and 1 where fl_bond_is_inline accepts the definition (0: the
+ * bond takes fl_bond_eval). */
 enum fl_def_row {
-  FL_DEF_R1 = 0, FL_DEF_R2 = 3, FL_DEF_Q0 = 6, FL_DEF_S1 = 10, FL_DEF_S2 = 14, FL_DEF_OK = 18, FL_DEF_ROWS = 19
+  FL_DEF_R1 = 0, FL_DEF_R2 = 3, FL_DEF_Q0 = 6, FL_DEF_KS1 = 10, FL_DEF_KD1 = 11, FL_DEF_KS2 = 12, FL_DEF_KD2 = 13,
+  FL_DEF_KT = 14, FL_DEF_KB = 15, FL_DEF_OK = 16, FL_DEF_ROWS = 17
 };
+
+/* Rows of the bond state that every step of the common bond reads and writes, kept
+ * apart from fl_bond_state: the damping force and torque (fl_bond_state's fd and td,
+ * body-1 frame), and 1 where the bond is neither broken, yielded nor buckled (0: the
+ * step takes it through fl_bond_eval).  The engine moves the damping state on in these
+ * rows alone; fl_system_states_get and fl_system_states_put give and take whole
+ * states. */
+enum fl_state_row { FL_STATE_FD = 0, FL_STATE_TD = 3, FL_STATE_LIVE = 6, FL_STATE_ROWS = 7 };
+
+/* Rows of the free bodies' step (fl_body_quotients), per body i, shared by specimens. */
+enum fl_body_row { FL_BODY_DTM = 0, FL_BODY_DTI, FL_BODY_RIT, FL_BODY_DI, FL_BODY_DTDI, FL_BODY_ROWS };
 
 /* Instruction sets of the engine's vectorised loops (each gives the same bits). */
 enum fl_isa {
@@ -66,6 +79,12 @@ typedef struct {
   double *half_length;   /* half the cylinder part (bonded length / 2), m */
   double *radius;        /* outer radius, m */
   unsigned char *motion; /* enum fl_motion */
+  /* the body step's quotients for time step body_dt (enum fl_body_row): row r at
+   * body_row + r * nbody.  Made with the bond lists and again when dt changes; after
+   * writing mass or inertias directly (not through fl_system_set_segment) set
+   * adj_ready to 0 */
+  double *body_row;
+  double body_dt;        /* s */
   fl_vec3 *x_ref;        /* position at t = 0, m */
   fl_quat *q_ref;        /* orientation at t = 0 */
 
@@ -84,7 +103,11 @@ typedef struct {
    * differ in stiffness; set them through fl_system_bond_chain, or after writing them
    * directly set adj_ready to 0) and state */
   fl_bond *bond;
-  fl_bond_state *bstate;
+  fl_bond_state *bstate; /* fd and td are 0 here: the damping state lives in state_row */
+  /* the bonds' damping state and live flags (enum fl_state_row): row r of specimen s at
+   * state_row + (s * FL_STATE_ROWS + r) * nbond.  The live row follows bstate's flags
+   * (the step keeps it, and so does fl_system_adjacency, for flags written directly) */
+  double *state_row;
 
   /* each body's bonds, built once from b1, b2 (fl_system_reset, or the first step after
    * fl_system_bond_chain): body i's are adj_bond[adj_start[i] .. adj_start[i + 1]), in
@@ -104,6 +127,10 @@ typedef struct {
    * same definitions (def_shared 1) */
   double *bond_def;
   int def_shared;
+  int def_uniform; /* 1: in each set every bond has the first one's q0 and stiffnesses
+                    * (a straight fiber of one section), so the law reads those rows'
+                    * first column alone, and r1, r2 bond by bond (their digits vary
+                    * with the bond's place) */
 
   /* the bond pass's results, for the body pass to gather: structure of arrays, row r
    * of specimen s at bond_load + (s * FL_LOAD_ROWS + r) * nbond (enum fl_load_row) */
@@ -191,6 +218,8 @@ int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond);
 
 /* Evaluate loads of the current state without advancing (f, t, strain_energy). */
 void fl_system_loads(fl_system *sys, int advance_damping);
+/* The body step's quotients (body_row) for the present dt. */
+void fl_system_body_rows(fl_system *sys);
 /* Build each body's list of bonds from b1, b2 (done by fl_system_reset and, when
  * needed, by the first step; the arrays are sized at allocation).  Returns FL_OK. */
 int fl_system_adjacency(fl_system *sys);
@@ -203,6 +232,44 @@ void fl_system_loads_specimen(fl_system *sys, int s, int advance);
 /* A one-specimen system holding specimen s of src: geometry, tools, settings, and the
  * specimen's bonds, limits, contact laws and state.  FL_ENOMEM on failure. */
 int fl_system_extract(const fl_system *src, int s, fl_system *dst);
+
+/* Row r (enum fl_state_row) of specimen s's bond state. */
+static inline double *fl_system_state_row(const fl_system *sys, int s, int r)
+{
+  return sys->state_row + ((size_t)s * FL_STATE_ROWS + r) * sys->nbond;
+}
+
+/* Bond b of specimen s: its damping state from the rows into st->fd, st->td. */
+static inline void fl_system_damp_get(const fl_system *sys, int s, int b, fl_bond_state *st)
+{
+  const double *d = fl_system_state_row(sys, s, 0);
+  size_t n = (size_t)sys->nbond;
+  const double *e = d + FL_STATE_TD * n;
+  st->fd = fl_v3(d[b], d[n + b], d[2 * n + b]);
+  st->td = fl_v3(e[b], e[n + b], e[2 * n + b]);
+}
+
+/* Bond b of specimen s: st's damping state and flags into the rows, st->fd and st->td
+ * set to 0 (where a system's bstate keeps them). */
+static inline void fl_system_damp_put(fl_system *sys, int s, int b, fl_bond_state *st)
+{
+  double *d = fl_system_state_row(sys, s, 0);
+  size_t n = (size_t)sys->nbond;
+  double *e = d + FL_STATE_TD * n;
+  d[b] = st->fd.x, d[n + b] = st->fd.y, d[2 * n + b] = st->fd.z;
+  e[b] = st->td.x, e[n + b] = st->td.y, e[2 * n + b] = st->td.z;
+  d[FL_STATE_LIVE * n + b] = (st->broken | st->yielded | st->buckled) == 0 ? 1.0 : 0.0;
+  st->fd = st->td = fl_v3(0.0, 0.0, 0.0);
+}
+
+/* Specimen s's bond states, whole (the damping state from the rows), into
+ * st[0 .. nbond). */
+void fl_system_states_get(const fl_system *sys, int s, fl_bond_state *st);
+/* Specimen s's bond states from st[0 .. nbond): the damping state and flags into the
+ * rows, the rest into bstate. */
+void fl_system_states_put(fl_system *sys, int s, const fl_bond_state *st);
+/* The damping state of specimen s's bonds set to 0. */
+void fl_system_damping_clear(fl_system *sys, int s);
 
 /* Broken and yielded bonds of specimen s. */
 void fl_system_count(const fl_system *sys, int s, int *broken, int *yielded);

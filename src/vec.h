@@ -146,12 +146,17 @@ FL_HD static inline fl_sym3 fl_sym(double xx, double yy, double zz, double xy, d
   fl_sym3 m = {xx, yy, zz, xy, xz, yz};
   return m;
 }
+/* k_t I + d a a^T: fl_sym_axial with d = k_a - k_t given (formed once where k_a and k_t
+ * do not change). */
+FL_HD static inline fl_sym3 fl_sym_axial_diff(fl_vec3 a, double k_t, double d)
+{
+  return fl_sym(k_t + d * a.x * a.x, k_t + d * a.y * a.y, k_t + d * a.z * a.z,
+                d * a.x * a.y, d * a.x * a.z, d * a.y * a.z);
+}
 /* k_t I + (k_a - k_t) a a^T: a transversely isotropic stiffness with axis a (unit). */
 FL_HD static inline fl_sym3 fl_sym_axial(fl_vec3 a, double k_a, double k_t)
 {
-  double d = k_a - k_t;
-  return fl_sym(k_t + d * a.x * a.x, k_t + d * a.y * a.y, k_t + d * a.z * a.z,
-                d * a.x * a.y, d * a.x * a.z, d * a.y * a.z);
+  return fl_sym_axial_diff(a, k_t, k_a - k_t);
 }
 FL_HD static inline fl_sym3 fl_sym_add(fl_sym3 a, fl_sym3 b)
 {

@@ -77,15 +77,18 @@ static double gpu_bytes_per_update(void)
 }
 
 /* Bytes of the engine's arrays per bond that a step of these chains (in chain order,
- * no tools, the vectorised law) reads or writes, one body a bond, nspec specimens
- * sharing one set of bond definitions. */
-static double cpu_bytes_per_bond(int nspec)
+ * no tools, the vectorised law) reads or writes, one body a bond, its bonds' and
+ * bodies' rows as sys holds them: a set of definitions per bond (shared by the
+ * specimens when def_shared), of which only r1 and r2 when the others are one column
+ * for all (def_uniform). */
+static double cpu_bytes_per_bond(const fl_system *sys)
 {
-  /* the definitions' rows (shared), the state (of which the step reads its first 64
-   * bytes, the damping state and flags), the loads' rows */
-  double bond = FL_DEF_ROWS * sizeof(double) / nspec + sizeof(fl_bond_state) + FL_LOAD_ROWS * sizeof(double);
-  /* x, v, w, L, f, t, q; mass and inertias; motion */
-  double body = 6 * sizeof(fl_vec3) + sizeof(fl_quat) + 3 * sizeof(double) + 1;
+  /* the definitions' rows, the state's rows (the damping state and the live flags;
+   * fl_bond_state is not read), the loads' rows */
+  double def = (sys->def_uniform ? FL_DEF_Q0 : FL_DEF_ROWS) * sizeof(double) / (sys->def_shared ? sys->nspec : 1.0);
+  double bond = def + FL_STATE_ROWS * sizeof(double) + FL_LOAD_ROWS * sizeof(double);
+  /* x, v, w, L, f, t, q; the step's quotients (shared by the specimens); motion */
+  double body = 6 * sizeof(fl_vec3) + sizeof(fl_quat) + FL_BODY_ROWS * sizeof(double) / sys->nspec + 1.0 / sys->nspec;
   return bond + body;
 }
 
@@ -157,7 +160,7 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
   else
     printf("%s bonds=%ld threads=%d steps=%ld seconds=%.3f bond_updates_per_s=%.4g cpu_seconds=%.3f "
            "bond_updates_per_cpu_s=%.4g bytes_per_bond=%.0f\n",
-           name, bonds, threads_now, steps, t, rate, ct, (double)bonds * steps / ct, cpu_bytes_per_bond(nspec));
+           name, bonds, threads_now, steps, t, rate, ct, (double)bonds * steps / ct, cpu_bytes_per_bond(&sys));
 #ifdef HAVE_CUDA
   fl_gpu_free(&gpu);
 #endif

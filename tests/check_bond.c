@@ -761,6 +761,7 @@ static void step_both_same_bits(fl_system *a, fl_system *b, int nbond, int steps
   ck_assert_int_eq(memcmp(a->L, b->L, nb * sizeof *a->L), 0);
   ck_assert_int_eq(memcmp(a->f, b->f, nb * sizeof *a->f), 0);
   ck_assert_int_eq(memcmp(a->bstate, b->bstate, (size_t)nbond * sizeof *a->bstate), 0);
+  ck_assert_int_eq(memcmp(a->state_row, b->state_row, FL_STATE_ROWS * (size_t)nbond * sizeof *a->state_row), 0);
   ck_assert_int_eq(memcmp(a->grip_force, b->grip_force, sizeof *a->grip_force), 0);
   ck_assert_int_eq(memcmp(a->grip_torque, b->grip_torque, sizeof *a->grip_torque), 0);
   ck_assert_int_eq(memcmp(a->strain_energy, b->strain_energy, sizeof *a->strain_energy), 0);
@@ -781,15 +782,37 @@ START_TEST(test_threads_same_bits)
 }
 END_TEST
 
-/* The same bent chain (bonds in chain order, or reverse) stepped with the vectorised
- * law and with fl_bond_eval alone: the same state to the bit. */
-static void inline_against_general(int reverse)
+/* A chain of pulled_chains made softer along its length (bond b's moduli 1 - 0.3 b /
+ * nbond times the first's, no longer stiffer than the step was made for): its bonds'
+ * stiffnesses differ, so the vectorised law reads every definition bond by bond. */
+static void graded(fl_system *sys)
+{
+  double h = 2e-3, R = 0.5e-3;
+  for (int b = 0; b < sys->nbond; b++) {
+    double c = 1.0 - 0.3 * b / sys->nbond;
+    fl_side_stiffness k = side(R, h / 2, 5e9 * c, 2e9 * c);
+    fl_system_bond_chain(sys, -1, b, b, b + 1, &k, &k);
+  }
+  fl_system_adjacency(sys);
+  ck_assert_int_eq(sys->def_uniform, 0);
+}
+
+/* The same bent chain (bonds in chain order, or reverse; of one section, or graded)
+ * stepped with the vectorised law and with fl_bond_eval alone: the same state to the
+ * bit. */
+static void inline_against_general(int reverse, int grade)
 {
   enum { NBOND = 1000, STEPS = 100 };
   fl_system fast, general;
   pulled_chains(&fast, 1, NBOND, 1, 0.0, reverse);
   pulled_chains(&general, 1, NBOND, 1, 0.0, reverse);
   ck_assert_int_eq(fast.adj_chain, !reverse);
+  if (grade) {
+    graded(&fast);
+    graded(&general);
+  } else if (!reverse) {
+    ck_assert_int_eq(fast.def_uniform, 1); /* q0 and the stiffnesses read once */
+  }
   general.inline_law = 0;
   turn_some(&fast, NBOND + 1);
   turn_some(&general, NBOND + 1);
@@ -802,7 +825,11 @@ static void inline_against_general(int reverse)
  * to the bit: the same run with it and without it ends in the same state.  The chain
  * is bent enough that some bonds leave the arctangent series and go back to
  * fl_bond_eval. */
-START_TEST(test_inline_law_same_bits) { inline_against_general(0); }
+START_TEST(test_inline_law_same_bits) { inline_against_general(0, 0); }
+END_TEST
+
+/* The same for a chain whose bonds differ in stiffness along it. */
+START_TEST(test_inline_law_graded_same_bits) { inline_against_general(0, 1); }
 END_TEST
 
 /* The vectorised loops built for each instruction set the processor runs (SSE2, AVX2,
@@ -818,26 +845,32 @@ START_TEST(test_vector_widths_same_bits)
   fl_system_free(&probe);
   if (widest == FL_ISA_BASE)
     fprintf(stderr, "test_vector_widths_same_bits: only the baseline build runs here\n");
-  for (int isa = FL_ISA_AVX2; isa <= widest; isa++) {
-    fl_system base, wide;
-    pulled_chain(&base, NBOND, 1);
-    pulled_chain(&wide, NBOND, 1);
-    base.isa = FL_ISA_BASE;
-    wide.isa = isa;
-    ck_assert_int_eq(fl_system_isa(&base), FL_ISA_BASE);
-    ck_assert_int_eq(fl_system_isa(&wide), isa);
-    turn_some(&base, NBOND + 1);
-    turn_some(&wide, NBOND + 1);
-    step_both_same_bits(&base, &wide, NBOND, STEPS);
-    fl_system_free(&base);
-    fl_system_free(&wide);
-  }
+  /* each width on a chain of one section, then on a graded one */
+  for (int grade = 0; grade <= 1; grade++)
+    for (int isa = FL_ISA_AVX2; isa <= widest; isa++) {
+      fl_system base, wide;
+      pulled_chain(&base, NBOND, 1);
+      pulled_chain(&wide, NBOND, 1);
+      if (grade) {
+        graded(&base);
+        graded(&wide);
+      }
+      base.isa = FL_ISA_BASE;
+      wide.isa = isa;
+      ck_assert_int_eq(fl_system_isa(&base), FL_ISA_BASE);
+      ck_assert_int_eq(fl_system_isa(&wide), isa);
+      turn_some(&base, NBOND + 1);
+      turn_some(&wide, NBOND + 1);
+      step_both_same_bits(&base, &wide, NBOND, STEPS);
+      fl_system_free(&base);
+      fl_system_free(&wide);
+    }
 }
 END_TEST
 
 /* Bonds not in chain order go through the vectorised law one at a time (the bodies by
  * index): still fl_bond_eval's state to the bit. */
-START_TEST(test_inline_law_any_order_same_bits) { inline_against_general(1); }
+START_TEST(test_inline_law_any_order_same_bits) { inline_against_general(1, 0); }
 END_TEST
 
 /* A batch whose specimens differ in stiffness keeps a definition set per specimen, one
@@ -871,6 +904,9 @@ START_TEST(test_batch_definitions_per_specimen)
       ck_assert_int_eq(memcmp(one.q, batch.q + at, nb * sizeof *one.q), 0);
       ck_assert_int_eq(memcmp(one.f, batch.f + at, nb * sizeof *one.f), 0);
       ck_assert_int_eq(memcmp(one.bstate, batch.bstate + (size_t)s * NBOND, NBOND * sizeof *one.bstate), 0);
+      ck_assert_int_eq(memcmp(one.state_row, fl_system_state_row(&batch, s, 0),
+                              FL_STATE_ROWS * NBOND * sizeof *one.state_row),
+                       0);
       ck_assert_int_eq(memcmp(&one.strain_energy[0], &batch.strain_energy[s], sizeof(double)), 0);
       fl_system_free(&one);
     }
@@ -900,6 +936,7 @@ START_TEST(test_body_pass_sums_in_bond_order)
     int i = sys.b1[b], j = sys.b2[b];
     fl_body bi = {sys.x[i], sys.q[i], sys.v[i], sys.w[i]}, bj = {sys.x[j], sys.q[j], sys.v[j], sys.w[j]};
     fl_bond_state st = sys.bstate[b];
+    fl_system_damp_get(&sys, 0, b, &st);
     fl_bond_loads ld;
     fl_bond_eval(&sys.bond[b], &sys.damping[0], NULL, &bi, &bj, &st, &ld);
     f[i] = fl_add(f[i], ld.force);
@@ -941,6 +978,7 @@ static Suite *bond_suite(void)
   tcase_add_test(te, test_threads_same_bits);
   tcase_add_test(te, test_body_pass_sums_in_bond_order);
   tcase_add_test(te, test_inline_law_same_bits);
+  tcase_add_test(te, test_inline_law_graded_same_bits);
   tcase_add_test(te, test_vector_widths_same_bits);
   tcase_add_test(te, test_inline_law_any_order_same_bits);
   tcase_add_test(te, test_batch_definitions_per_specimen);

@@ -154,6 +154,7 @@ static void bond_loads_of(const fl_system *sys, size_t s, int b, fl_bond_loads *
   fl_body b1 = {sys->x[k1], sys->q[k1], sys->v[k1], sys->w[k1]};
   fl_body b2 = {sys->x[k2], sys->q[k2], sys->v[k2], sys->w[k2]};
   fl_bond_state scratch = sys->bstate[s * sys->nbond + b]; /* evaluate without moving it on */
+  fl_system_damp_get(sys, (int)s, b, &scratch);
   const fl_bond_limits *l = &sys->limits[s];
   if (!l->criterion && !l->buckling.type)
     l = NULL;
