@@ -14,6 +14,7 @@
 #include "static.h"
 #include "cantilever.h"
 #include "compression.h"
+#include "measure.h"
 #include "mpi_batch.h"
 
 #define PI 3.14159265358979323846
@@ -100,35 +101,6 @@ void fl_result_free(fl_result *r)
   memset(r, 0, sizeof *r);
 }
 
-/* Peak figures and initial stiffness of one specimen's rows [0, np); rows [0, nfirst)
- * belong to the first loading leg. */
-static void specimen_figures(const double *x, const double *y, int np, int nfirst, fl_specimen_result *r)
-{
-  int ix = 0;
-  for (int i = 0; i < np; i++)
-    if (x[i] >= x[ix])
-      ix = i;
-  r->y_at_max_x = y[ix]; /* the peak was tracked step by step during the run */
-  /* Initial stiffness: least squares over the first leg's rows with 10-50 % of the
-   * first leg's peak, before that peak. */
-  int fp = 0;
-  for (int i = 0; i < nfirst; i++)
-    if (y[i] > y[fp])
-      fp = i;
-  int a = -1, b = -1;
-  for (int i = 0; i <= fp; i++) {
-    if (a < 0 && y[i] >= 0.1 * y[fp])
-      a = i;
-    if (y[i] <= 0.5 * y[fp])
-      b = i + 1;
-  }
-  if (a < 0 || b - a < 3) {
-    a = 0;
-    b = fp + 1;
-  }
-  r->initial_stiffness = fl_fit_slope(x, y, a, b);
-}
-
 /* Rows were written at s * planned + p; close the gaps when fewer were recorded
  * (curve->npoints of them). */
 static void compact_rows(fl_curve *curve, int planned)
@@ -146,74 +118,7 @@ static void compact_rows(fl_curve *curve, int planned)
   }
 }
 
-/* Displacement measured from the first touch (none yet: 0). */
-static double travel(double touch, double pos) { return touch < 0.0 ? 0.0 : pos - touch; }
-
 /* ---- running ----------------------------------------------------------------- */
-
-/* The measured load (run.h). */
-double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s)
-{
-  if (fl_test_bends(kind)) { /* the noses, tools 2 on */
-    double f = 0.0;
-    for (int k = 2; k < sys->ntool; k++)
-      f += sys->tool_force[(size_t)s * sys->ntool + k].y;
-    return f;
-  }
-  if (kind == FL_TEST_TENSION)
-    return -sys->grip_force[s].x;
-  if (kind == FL_TEST_CANTILEVER)
-    return sys->pload_force[s];
-  if (kind == FL_TEST_COMPRESSION) /* the fiber pushes the moving grip back along +x */
-    return sys->grip_force[s].x;
-  return -sys->grip_torque[s].x;
-}
-
-/* y of specimen s's axis at x = xa, on the segment whose reference centre lies
- * nearest. */
-static double axis_y(const fl_system *sys, int s, double xa)
-{
-  int best = 0;
-  for (int i = 1; i < sys->nbody; i++)
-    if (fabs(sys->x_ref[i].x - xa) < fabs(sys->x_ref[best].x - xa))
-      best = i;
-  size_t k = (size_t)s * sys->nbody + best;
-  return fl_add(sys->x[k], fl_qrot(sys->q[k], fl_v3(xa - sys->x_ref[best].x, 0, 0))).y;
-}
-
-double fl_run_midspan_deflection(const fl_system *sys, int s, double span)
-{
-  return 0.5 * (axis_y(sys, s, -0.5 * span) + axis_y(sys, s, 0.5 * span)) - axis_y(sys, s, 0.0);
-}
-
-/* The test's displacement column for specimen s: the path position measured from the
- * first touch, or a cantilever's tip displacement. */
-static double run_x(const fl_system *sys, enum fl_test_kind kind, int s, double touch, double pos)
-{
-  return kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(sys, s) : travel(touch, pos);
-}
-
-/* The load on the other end of specimen s, from the loads of the last evaluation: the
- * supports' (bend3pt) or the fixed grip's, in the sign of fl_run_measured().  At rest it
- * balances the measured load; a specimen that rings after a break or a buckle does not
- * balance. */
-static double reaction(const fl_system *sys, enum fl_test_kind kind, int s)
-{
-  if (fl_test_bends(kind)) /* the specimen pushes the supports down */
-    return -(sys->tool_force[(size_t)s * sys->ntool].y + sys->tool_force[(size_t)s * sys->ntool + 1].y);
-  size_t base = (size_t)s * sys->nbody;
-  double r = 0.0;
-  for (int i = 0; i < sys->nbody; i++)
-    if (sys->motion[i] == FL_GRIP_FIXED)
-      r += kind == FL_TEST_CANTILEVER    ? -sys->f[base + i].y /* the tip load pulls the clamp down */
-           : kind == FL_TEST_COMPRESSION ? -sys->f[base + i].x /* the fiber pushes the fixed grip along -x */
-           : kind == FL_TEST_TENSION  ? sys->f[base + i].x
-                                   : sys->t[base + i].x + fl_cross(sys->x[base + i], sys->f[base + i]).x;
-  return r;
-}
-
-/* 1 when the measured load y and the reaction agree within 5 % of the larger. */
-static int balanced(double y, double react) { return fabs(y - react) <= 0.05 * fmax(fabs(y), fabs(react)); }
 
 static double now(void)
 {
@@ -439,7 +344,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
       for (int s = 0; s < nspec; s++) {
         size_t r = (size_t)s * np + point;
         double y = fl_run_measured(&sys, t->kind, s);
-        double react = reaction(&sys, t->kind, s);
+        double react = fl_measure_reaction(&sys, t->kind, s);
         if (fl_test_bends(t->kind))
           curve->support[r] = react;
         if (t->kind == FL_TEST_BEND4PT)
@@ -447,7 +352,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
         if (t->kind == FL_TEST_COMPRESSION)
           curve->midspan[r] = fl_compression_lateral(&sys, s);
         curve->time[r] = tm;
-        double xs = run_x(&sys, t->kind, s, touch[s], pos);
+        double xs = fl_measure_x(&sys, t->kind, s, touch[s], pos);
         curve->x[r] = xs;
         curve->y[r] = y;
         curve->kinetic[r] = fl_system_kinetic(&sys, s);
@@ -458,7 +363,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
          * kinetic energy, and the two ends of the specimen carry the same load (the
          * pieces of a broken specimen can ring with little kinetic energy) */
         if (sys.nbroken[s] > 0 && tm >= event_time[s] + 2.0 * info.first_period &&
-            curve->kinetic[r] <= 0.05 * curve->strain[r] && y > res->spec[s].peak && balanced(y, react)) {
+            curve->kinetic[r] <= 0.05 * curve->strain[r] && y > res->spec[s].peak && fl_measure_balanced(y, react)) {
           res->spec[s].peak = y;
           res->spec[s].x_at_peak = xs;
         }
@@ -534,7 +439,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
         touch[s] = pos; /* the nose's first touch: displacement counts from here */
       if (y > res->spec[s].peak || n == 0) {
         res->spec[s].peak = y;
-        res->spec[s].x_at_peak = run_x(&sys, t->kind, s, touch[s], pos);
+        res->spec[s].x_at_peak = fl_measure_x(&sys, t->kind, s, touch[s], pos);
       }
     }
     if (rc == FL_OK && (n & 1023) == 0)
@@ -593,7 +498,7 @@ figures:
         sr->failure_row = i;
     /* the initial stiffness comes from the elastic part of the first leg */
     int elastic_end = sr->failure_row > 2 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
-    specimen_figures(x, y, np, elastic_end, sr);
+    fl_measure_figures(x, y, np, elastic_end, sr);
     fl_system_count(&sys, s, &sr->broken, &sr->yielded);
     for (int b = 0; b < sys.nbond; b++)
       sr->buckled += sys.bstate[(size_t)s * sys.nbond + b].buckled;
@@ -721,107 +626,4 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   free(alt);
   free(ptr);
   return rc;
-}
-
-/* The quasi-static rows (run.h).
- * - A 3-point specimen is out of equilibrium where the forces on the nose and on the
- *   supports differ by more than 5 % of the larger (and by more than 1 % of the
- *   curve's largest force), in a row or in one of its neighbours: the snap after a
- *   buckle or a break, while the specimen rings and leaves the nose.  Those rows are
- *   left out.
- * - A lab machine loading slowly records a snap as a steep drop at the peak.  Where
- *   rows are left out right after the peak, the peak (which the engine takes at every
- *   step) goes between the rows, and the curve falls from it, within one row's width
- *   of displacement, to the level of the first row in equilibrium.  The drop then
- *   moves smoothly with the parameters, where the ringing's phase (and so the rows)
- *   would jump, and a measured row on the drop sees it move.
- * - The first and last rows always stay; tension and torsion keep every row. */
-static int out_of_balance(const double *y, const double *sup, int i, double top)
-{
-  double gap = fabs(y[i] - sup[i]);
-  return gap > 0.05 * fmax(fabs(y[i]), fabs(sup[i])) && gap > 0.01 * top;
-}
-
-/* Row i of np is out of equilibrium when it or a neighbour is out of balance: a
- * ringing specimen passes through balance now and then. */
-static int out_of_equilibrium(const double *y, const double *sup, int i, int np, double top)
-{
-  for (int r = i - 1; r <= i + 1; r++)
-    if (r >= 0 && r < np && out_of_balance(y, sup, r, top))
-      return 1;
-  return 0;
-}
-
-int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum fl_test_kind kind, int k,
-                          double *qx, double *qy)
-{
-  size_t o = (size_t)k * (size_t)c->npoints;
-  int np = c->npoints;
-  const double *x = c->x + o, *y = c->y + o;
-  const double *sup = fl_test_bends(kind) && c->support ? c->support + o : NULL;
-  double top = 0.0;
-  for (int i = 0; i < np; i++)
-    top = fmax(top, fabs(y[i]));
-  int n = 0;
-  for (int i = 0; i < np; i++) {
-    if (sup && i > 0 && i < np - 1 && out_of_equilibrium(y, sup, i, np, top))
-      continue;
-    if (sr->peak_on_path && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
-      /* the static solver's peak, a state of the path between two rows; after a snap
-       * there the drop takes a row's width, as below, to the load the rows after it
-       * give there */
-      qx[n] = sr->x_at_peak;
-      qy[n] = sr->peak;
-      n++;
-      double w = fabs(x[np - 1] - x[0]) / (np - 1), at = sr->x_at_peak + w;
-      if (sr->snap_at_peak) {
-        while (i + 1 < np && x[i + 1] <= at)
-          i++;
-        if (i + 1 < np && x[i] < at) {
-          qx[n] = at;
-          qy[n] = y[i] + (y[i + 1] - y[i]) * (at - x[i]) / (x[i + 1] - x[i]);
-          n++;
-          i++;
-        }
-      }
-    } else if (sup && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
-      /* rows left out right after the peak: a snap, and a step down at the peak */
-      int j = 0;
-      while (j < np && !(x[j] > sr->x_at_peak))
-        j++;
-      if (j < i) {
-        double w = fabs(x[np - 1] - x[0]) / (np - 1); /* one row's width */
-        qx[n] = sr->x_at_peak;
-        qy[n] = sr->peak;
-        n++;
-        if (sr->x_at_peak + w < x[i]) {
-          qx[n] = sr->x_at_peak + w;
-          qy[n] = y[i];
-          n++;
-        }
-      }
-    }
-    qx[n] = x[i];
-    qy[n] = y[i];
-    n++;
-  }
-  return n;
-}
-
-int fl_equally_loaded_bonds(const fl_experiment *e)
-{
-  const fl_test_def *t = &e->test;
-  double h = e->fiber.length_m / e->fiber.segments;
-  if (t->kind == FL_TEST_TENSION || t->kind == FL_TEST_TORSION) {
-    int m = (int)floor(t->gauge_length_m / h + 0.5);
-    return m < 2 ? 2 : m;
-  }
-  if (t->kind == FL_TEST_BEND4PT) { /* bond points strictly between the noses, at k h - L/2 */
-    int m = 0;
-    for (int k = 1; k < e->fiber.segments; k++)
-      if (fabs(k * h - 0.5 * e->fiber.length_m) < 0.5 * t->loading_span_m)
-        m++;
-    return m < 1 ? 1 : m;
-  }
-  return 1;
 }

@@ -1,0 +1,25 @@
+/* measure.h: what a virtual test measures of its specimens, for every solver
+ * (measure.c).  fl_run_measured, fl_run_midspan_deflection, fl_curve_quasi_static and
+ * fl_equally_loaded_bonds are declared in run.h, where the programs find them. */
+#ifndef FL_MEASURE_H
+#define FL_MEASURE_H
+
+#include "run.h"
+
+/* The displacement column of specimen s: the path position pos measured from the first
+ * touch (touch < 0: none yet, 0), or a cantilever's tip displacement. */
+double fl_measure_x(const fl_system *sys, enum fl_test_kind kind, int s, double touch, double pos);
+
+/* The load on the other end of specimen s from the loads of the last evaluation: the
+ * supports' (bending) or the fixed grip's, in the sign of fl_run_measured(). */
+double fl_measure_reaction(const fl_system *sys, enum fl_test_kind kind, int s);
+
+/* 1 when the measured load y and the reaction agree within 5 % of the larger. */
+int fl_measure_balanced(double y, double react);
+
+/* The figures of one specimen's rows [0, np), rows [0, nfirst) being the first loading
+ * leg: the load at the largest displacement and the initial stiffness (the peak is
+ * tracked during the run). */
+void fl_measure_figures(const double *x, const double *y, int np, int nfirst, fl_specimen_result *r);
+
+#endif
