@@ -513,6 +513,7 @@ typedef struct {
   int have_last;
   int iterating;       /* past the starting point: a failed trial run rejects its step */
   int failed_trials;   /* trial points the engine could not run */
+  int fallbacks;       /* batches the explicit engine ran after the static solver failed */
   int noted[FL_FIT_MAX_FREE];
   char err[8192];      /* why an evaluation failed */
   int rc;              /* its status */
@@ -544,6 +545,19 @@ static void note(const cal_state *st, const char *fmt, ...)
   vfprintf(st->opts->log, fmt, ap);
   fputc('\n', st->opts->log);
   va_end(ap);
+}
+
+/* A batch that simulation.solver auto ran on the explicit engine after the static
+ * solver found no equilibrium: said once, since the fit then mixes the two engines'
+ * curves, which differ a little. */
+static void note_fallback(cal_state *st, const fl_result *r)
+{
+  if (!r->static_fallback[0] || st->fallbacks++ > 0)
+    return;
+  note(st, "note: a run found no static equilibrium (%s); simulation.solver auto ran its batch on the explicit "
+           "engine, whose curves differ a little from the static solver's, so the fit mixes the two (set "
+           "simulation.solver or --solver to fit on one throughout)",
+       r->static_fallback);
 }
 
 /* Item d's experiment at parameter values theta, its maximum covering the curve. */
@@ -631,6 +645,7 @@ static int run_curve(cal_state *st, int d, int nset, const double *const *theta,
   rc = fl_run_many(ptr, nset, &h, &c, &r, msg, sizeof msg);
   st->simulations += nset;
   st->batches++;
+  note_fallback(st, &r);
   if (rc) {
     snprintf(st->err, sizeof st->err, "%s: %s", it->exp_path, msg);
     goto out;
@@ -673,6 +688,7 @@ static int run_item(cal_state *st, int d, const fl_experiment *e, int nspec, fl_
   int rc = fl_run(e, nspec, &h, c, r, msg, sizeof msg);
   st->simulations += nspec;
   st->batches++;
+  note_fallback(st, r);
   if (rc)
     snprintf(st->err, sizeof st->err, "%s: %s", st->fit->data[d].exp_path, msg);
   return rc;
@@ -1080,6 +1096,7 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
   rc = fl_run(&e, 1, &h, &c, &r, msg, sizeof msg);
   st->simulations++;
   st->batches++;
+  note_fallback(st, &r);
   if (rc)
     snprintf(st->err, sizeof st->err, "%s: %s", st->fit->data[d].exp_path, msg);
   else

@@ -119,7 +119,8 @@ int fl_measure_balanced(double y, double react) { return fabs(y - react) <= 0.05
  *   of displacement, to the level of the first row in equilibrium.  The drop then
  *   moves smoothly with the parameters, where the ringing's phase (and so the rows)
  *   would jump, and a measured row on the drop sees it move.
- * - The first and last rows always stay; tension and torsion keep every row. */
+ * - The first and last rows always stay; tension and torsion keep every row (but the
+ *   one within a row's width after a static snap, above). */
 static int out_of_balance(const double *y, const double *sup, int i, double top)
 {
   double gap = fabs(y[i] - sup[i]);
@@ -146,11 +147,12 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
   double top = 0.0;
   for (int i = 0; i < np; i++)
     top = fmax(top, fabs(y[i]));
-  int n = 0;
+  int n = 0, placed = 0; /* placed: the static peak is among the rows */
   for (int i = 0; i < np; i++) {
     if (sup && i > 0 && i < np - 1 && out_of_equilibrium(y, sup, i, np, top))
       continue;
-    if (sr->peak_on_path && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
+    if (sr->peak_on_path && !placed && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
+      placed = 1;
       /* the static solver's peak, a state of the path between two rows; after a snap
        * there the drop takes a row's width, as below, to the load the rows after it
        * give there */

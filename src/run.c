@@ -595,15 +595,17 @@ static int run_dispatch(const fl_experiment *const *exps, int nspec, const fl_ru
   return run_block(exps[0], exps, nspec, 0, -1.0, hooks, curve, res, err, errlen, &key);
 }
 
-/* simulation.solver auto takes the static solver where it serves; where it finds no
- * equilibrium along the path (a specimen whose buckled or broken bonds leave a
- * mechanism that falls off its supports), the explicit engine runs the batch instead,
- * and the result says why. */
+/* simulation.solver auto takes the static solver where it serves; where it fails
+ * (FL_EUNSTABLE: no equilibrium found, as for a specimen whose buckled or broken bonds
+ * leave a mechanism that falls off its supports, or none on the supports under its
+ * weight), the explicit engine runs the whole batch instead, and the result says why.
+ * An interrupted run is not run again. */
 int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
                 fl_result *res, char *err, size_t errlen)
 {
   int rc = run_dispatch(exps, nspec, hooks, curve, res, err, errlen);
-  if (rc != FL_EUNSTABLE || res->solver != FL_SOLVER_STATIC || exps[0]->sim.solver != FL_SOLVER_AUTO)
+  if (rc != FL_EUNSTABLE || res->solver != FL_SOLVER_STATIC || exps[0]->sim.solver != FL_SOLVER_AUTO ||
+      (hooks && hooks->stop && *hooks->stop))
     return rc;
   char why[sizeof res->static_fallback];
   snprintf(why, sizeof why, "%s", err);
@@ -615,6 +617,10 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
     return rc; /* the static solver's failure stands */
   }
   for (int s = 0; s < nspec; s++) {
+    if (s > 0 && exps[s] == exps[s - 1]) { /* specimens that share a definition keep sharing it */
+      ptr[s] = ptr[s - 1];
+      continue;
+    }
     alt[s] = *exps[s];
     alt[s].sim.solver = FL_SOLVER_EXPLICIT;
     ptr[s] = &alt[s];
@@ -623,6 +629,11 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
   fl_result_free(res);
   rc = run_dispatch(ptr, nspec, hooks, curve, res, err, errlen);
   snprintf(res->static_fallback, sizeof res->static_fallback, "%s", why);
+  if (rc && rc != FL_EINTERRUPT) { /* both failed: the static solver's reason first */
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s; then, on the explicit engine (simulation.solver auto): %s", why, err);
+    snprintf(err, errlen, "%s", msg);
+  }
   free(alt);
   free(ptr);
   return rc;

@@ -1211,7 +1211,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
      * its buckling point, and relaxes at once where Newton finds no equilibrium near (a
      * snap), instead of cutting back down to a sliver */
     int crossing = 0;
-    if (post > 0.0) {
+    if (post > 0.0 && pending < 0.0) {
       /* past a buckling point: slivers growing tenfold while the bond's drop holds,
        * relaxed at the first that finds no equilibrium (the snap) */
       next = fmin(next, a + post);
@@ -1313,6 +1313,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     if (y > sr->peak) {
       sr->peak = y;
       sr->x_at_peak = x;
+      sr->snap_at_peak = 0; /* a new peak: whether the path snaps after it is still open */
     }
     y_last = y;
     if (!event)

@@ -750,8 +750,8 @@ static void buckling_recovery(double factor, double noise)
  * start takes about 30 s of CPU, 170-190 simulations; it took 4 to 7 minutes on the
  * explicit engine).  A start whose envelope falls to nothing (start 1: min_force
  * 1.08 N, the slope -776 N/m right after the drop) leaves a hinge that falls off the
- * supports: the static solver finds no rest there, and auto runs that simulation on
- * the explicit engine. */
+ * supports: the static solver finds no rest there, and auto runs that batch on the
+ * explicit engine (fiber-calibrate notes it). */
 #define GLOBAL_STARTS 10
 #define GLOBAL_TOL 1e-6
 static int global_starts(void)

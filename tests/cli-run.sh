@@ -65,12 +65,12 @@ grep -q '^solver: explicit$' summary && ok "explicit summary says so" || bad "ex
 col="$tests/static-collapse.yaml"
 "$bin/fiber-bend3pt" -q --plot none -o cs --solver static "$col" >summary 2>err
 st=$?
-[ $st -eq 1 ] && grep -q 'static solver: no equilibrium found at path position 0.0063.*the specimen did not come to rest in a relaxation of' err &&
+[ $st -eq 1 ] && grep -q 'static solver: no equilibrium found at path position .*the specimen did not come to rest in a relaxation of' err &&
   [ -s cs.partial.csv ] && [ ! -e cs.csv ] && ok "static: a collapse ends the run, exit 1, partial rows kept" ||
   { bad "static collapse: exit $st"; cat err; }
 "$bin/fiber-bend3pt" -q --plot none -o ca "$col" >summary 2>err
 st=$?
-[ $st -eq 0 ] && grep -q '^solver: explicit$' summary && grep -q "^static_fallback: 'static solver: no equilibrium found at path position 0.0063" summary &&
+[ $st -eq 0 ] && grep -q '^solver: explicit$' summary && grep -q "^static_fallback: 'static solver: no equilibrium found at path position .*did not come to rest" summary &&
   [ -s ca.csv ] && ok "auto: the explicit engine after the static solver's collapse, static_fallback in the summary" ||
   { bad "auto after a collapse: exit $st"; cat summary err; }
 "$bin/fiber-bend3pt" -q --plot none -o cn -s bond.buckling.min_force=2.5 -s bond.buckling.slope_after_min_force=-100 \
