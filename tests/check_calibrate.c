@@ -742,6 +742,62 @@ static void buckling_recovery(double factor, double noise)
   remove_dir();
 }
 
+/* The load the quasi-static rows of a static run of e give at abscissa xq (linear
+ * between rows), with the run's peak and whether it snapped there. */
+static double static_drop_load(fl_experiment e, double xq, double *x_peak, double *w, int *snap)
+{
+  fl_curve c;
+  fl_result r;
+  char err[1024];
+  e.sim.solver = FL_SOLVER_STATIC;
+  ck_assert_msg(fl_run(&e, 1, NULL, &c, &r, err, sizeof err) == FL_OK, "%s", err);
+  double *qx = malloc((size_t)(c.npoints + 2) * sizeof *qx), *qy = malloc((size_t)(c.npoints + 2) * sizeof *qy);
+  ck_assert(qx && qy);
+  int nq = fl_curve_quasi_static(&c, &r.spec[0], e.test.kind, 0, qx, qy);
+  *x_peak = r.spec[0].x_at_peak;
+  *w = (c.x[c.npoints - 1] - c.x[0]) / (c.npoints - 1);
+  *snap = r.spec[0].peak_on_path && r.spec[0].snap_at_peak;
+  double y = NAN;
+  for (int k = 0; k + 1 < nq; k++)
+    if (qx[k] <= xq && xq <= qx[k + 1])
+      y = qy[k] + (qy[k + 1] - qy[k]) * (xq - qx[k]) / (qx[k + 1] - qx[k]);
+  free(qx);
+  free(qy);
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  return y;
+}
+
+/* On the static solver the place of a snap is in the curve a fit compares: its peak is
+ * a row, and the drop after it takes a row's width (fl_curve_quasi_static), so the load
+ * at a measured abscissa on the drop moves in proportion to a small change of
+ * max_force, which a forward difference then sees.  On the rows alone, a kink that
+ * stays between the same two rows leaves every row as it was (the difference 0). */
+START_TEST(test_static_drop_moves_with_max_force)
+{
+  fl_experiment e = buckling_stem();
+  double xp, w;
+  int snap;
+  static_drop_load(e, 0.0, &xp, &w, &snap);
+  ck_assert_msg(snap, "the static run of the stem did not snap at its peak");
+  double xq = xp + 0.5 * w, y[3];
+  for (int k = 0; k < 3; k++) {
+    fl_experiment ek = buckling_stem();
+    ek.bond.buckling.max_force *= 1.0 + 1e-4 * k;
+    double xk, wk;
+    y[k] = static_drop_load(ek, xq, &xk, &wk, &snap);
+    ck_assert(snap && isfinite(y[k]));
+    /* the kink moves by 2e-4 of 2 mm at most: well inside the row's width */
+    ck_assert_double_lt(fabs(xk - xp), 0.1 * w);
+  }
+  double d1 = y[1] - y[0], d2 = y[2] - y[0];
+  printf("load on the drop at x = %.9g m: %.12g, %.12g, %.12g N (differences %.3g, %.3g)\n", xq, y[0], y[1], y[2],
+         d1, d2);
+  ck_assert_msg(fabs(d1) > 1e-5 * fabs(y[0]), "a change of max_force by 1e-4 moved the drop's load by only %g N", d1);
+  ck_assert_double_eq_tol(d2 / d1, 2.0, 0.1);
+}
+END_TEST
+
 /* The global stage (solver.global auto: the buckling numbers are free) from random
  * starts inside the bounds, drawn with a fixed seed uniformly in the fit's transformed
  * scale (log for a positive range), with min_force below max_force so that the start
@@ -1015,6 +1071,7 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tf, test_auto_start_near_truth);
     tcase_add_test(tf, test_parameter_without_influence_fails_with_report);
     tcase_add_test(tf, test_data_from_another_specimen_fails);
+    tcase_add_test(tf, test_static_drop_moves_with_max_force);
     suite_add_tcase(s, tf);
   } else {
     TCase *tb = tcase_create("buckling fits");
