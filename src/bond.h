@@ -623,6 +623,14 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
  * theta_p capped by the envelope (first loading) or the post-buckling level (after
  * buckling), the excess moving theta_p, so unloading has the original slope.  The
  * moment keeps the direction of the bending angle. */
+/* The bending part of an elastic moment (kb times the elastic bending angle), and its
+ * twist part along the axis in *mt. */
+FL_HD static inline fl_vec3 fl_bond_bending_moment(const fl_bond_loads *out, double *mt)
+{
+  *mt = fl_dot(out->moment, out->axis);
+  return fl_axpy(out->moment, -*mt, out->axis);
+}
+
 FL_HD static inline void fl_bond_buckle(const fl_bond_limits *lim, fl_bond_work *wk, fl_bond_state *st,
                                         fl_bond_loads *out)
 {
@@ -630,8 +638,8 @@ FL_HD static inline void fl_bond_buckle(const fl_bond_limits *lim, fl_bond_work 
   if (!(wk->kb_eff > 0.0))
     return;
   fl_vec3 axis = out->axis;
-  double mt = fl_dot(out->moment, axis);
-  fl_vec3 mb = fl_axpy(out->moment, -mt, axis); /* kb times the elastic bending angle */
+  double mt;
+  fl_vec3 mb = fl_bond_bending_moment(out, &mt);
   double m_el = fl_norm(mb), m;
   if (e->type == FL_BUCKLING_PLASTIC) {
     double phi = fl_norm(out->bend); /* the total bending angle */
@@ -876,8 +884,9 @@ FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl
 /* The loads of an unbroken bond before its limit is checked: the elastic law on the
  * gap and angle less the plastic offsets, then the buckling envelope (st and lim may be
  * NULL). */
-FL_HD static inline void fl_bond_trial(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1,
-                                       const fl_body *b2, fl_bond_state *st, fl_bond_loads *out, fl_bond_work *wk)
+/* The elastic law on the gap and angle less the plastic offsets (st may be NULL). */
+FL_HD static inline void fl_bond_trial_elastic(const fl_bond *bd, const fl_body *b1, const fl_body *b2,
+                                               const fl_bond_state *st, fl_bond_loads *out, fl_bond_work *wk)
 {
   fl_vec3 dp_w = fl_v3(0.0, 0.0, 0.0), thp_w = fl_v3(0.0, 0.0, 0.0);
   if (st && (st->yielded || st->buckled)) {
@@ -886,6 +895,12 @@ FL_HD static inline void fl_bond_trial(const fl_bond *bd, const fl_bond_limits *
     thp_w = fl_mat_mul(&r1, st->thp);
   }
   fl_bond_elastic(bd, b1, b2, dp_w, thp_w, out, wk);
+}
+
+FL_HD static inline void fl_bond_trial(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1,
+                                       const fl_body *b2, fl_bond_state *st, fl_bond_loads *out, fl_bond_work *wk)
+{
+  fl_bond_trial_elastic(bd, b1, b2, st, out, wk);
   if (st && lim && lim->buckling.type != FL_BUCKLING_NONE)
     fl_bond_buckle(lim, wk, st, out);
 }
@@ -918,21 +933,15 @@ FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const
   if (st->broken || (st->buckled && e->type != FL_BUCKLING_REVERSIBLE) || e->type == FL_BUCKLING_NONE ||
       !(e->phi_b > 0.0))
     return 0.0;
-  fl_vec3 dp_w = fl_v3(0.0, 0.0, 0.0), thp_w = fl_v3(0.0, 0.0, 0.0);
-  if (st->yielded) {
-    fl_mat3 r1 = fl_qmat(b1->q);
-    dp_w = fl_mat_mul(&r1, st->dp);
-    thp_w = fl_mat_mul(&r1, st->thp);
-  }
   fl_bond_loads out;
   fl_bond_work wk;
-  fl_bond_elastic(bd, b1, b2, dp_w, thp_w, &out, &wk);
+  fl_bond_trial_elastic(bd, b1, b2, st, &out, &wk);
   if (!(wk.kb_eff > 0.0))
     return 0.0;
   if (e->type == FL_BUCKLING_PLASTIC)
     return fl_norm(out.bend) / e->phi_b;
-  fl_vec3 mb = fl_axpy(out.moment, -fl_dot(out.moment, out.axis), out.axis);
-  double u = fl_norm(mb) / wk.kb_eff / e->phi_b;
+  double mt;
+  double u = fl_norm(fl_bond_bending_moment(&out, &mt)) / wk.kb_eff / e->phi_b;
   return u <= 1.0 ? u : 0.0; /* reversible: past it, until it comes back */
 }
 

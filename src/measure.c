@@ -147,6 +147,7 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
   double top = 0.0;
   for (int i = 0; i < np; i++)
     top = fmax(top, fabs(y[i]));
+  double w = np > 1 ? fabs(x[np - 1] - x[0]) / (np - 1) : 0.0; /* one row's width */
   int n = 0, placed = 0; /* placed: the static peak is among the rows */
   for (int i = 0; i < np; i++) {
     if (sup && i > 0 && i < np - 1 && out_of_equilibrium(y, sup, i, np, top))
@@ -159,7 +160,7 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
       qx[n] = sr->x_at_peak;
       qy[n] = sr->peak;
       n++;
-      double w = fabs(x[np - 1] - x[0]) / (np - 1), at = sr->x_at_peak + w;
+      double at = sr->x_at_peak + w;
       if (sr->snap_at_peak) {
         while (i + 1 < np && x[i + 1] <= at)
           i++;
@@ -176,7 +177,6 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
       while (j < np && !(x[j] > sr->x_at_peak))
         j++;
       if (j < i) {
-        double w = fabs(x[np - 1] - x[0]) / (np - 1); /* one row's width */
         qx[n] = sr->x_at_peak;
         qy[n] = sr->peak;
         n++;

@@ -224,35 +224,38 @@ static void breakage(workspace *w, int on)
     w->sys->limits[0].criterion = on ? w->criterion : FL_CRIT_NONE;
 }
 
-/* The largest utilisation of a bond (fl_bond_utilisation) in the present state, less 1:
- * negative while every bond is below its limit. */
-static double break_margin(workspace *w)
+/* A bond's utilisation of a limit in its present configuration: 1 on the limit. */
+typedef double (*bond_use)(const fl_bond *, const fl_bond_limits *, const fl_body *, const fl_body *,
+                           const fl_bond_state *);
+
+/* The largest use of the bonds in the present state, less 1: negative while every bond
+ * is below it, -1 when none can reach it. */
+static double margin(workspace *w, const fl_bond_limits *lim, bond_use use)
 {
   fl_system *sys = w->sys;
-  fl_bond_limits lim = sys->limits[0];
-  lim.criterion = w->criterion;
   double worst = 0.0;
   for (int b = 0; b < sys->nbond; b++) {
     fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
     fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-    worst = fmax(worst, fl_bond_utilisation(&sys->bond[b], &lim, &b1, &b2, &sys->bstate[b]));
+    worst = fmax(worst, use(&sys->bond[b], lim, &b1, &b2, &sys->bstate[b]));
   }
   return worst - 1.0;
 }
 
-/* The largest buckling utilisation (fl_bond_buckling_utilisation) of the bonds in the
- * present state, less 1: negative while none is at its buckling point, -1 when none
- * can buckle (or every one has). */
+/* Of the breaking limit (fl_bond_utilisation, with the criterion that trials run
+ * without). */
+static double break_margin(workspace *w)
+{
+  fl_bond_limits lim = w->sys->limits[0];
+  lim.criterion = w->criterion;
+  return margin(w, &lim, fl_bond_utilisation);
+}
+
+/* Of the buckling point (fl_bond_buckling_utilisation): -1 also when every bond that can
+ * buckle has. */
 static double buckle_margin(workspace *w)
 {
-  fl_system *sys = w->sys;
-  double worst = 0.0;
-  for (int b = 0; b < sys->nbond; b++) {
-    fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-    fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-    worst = fmax(worst, fl_bond_buckling_utilisation(&sys->bond[b], &sys->limits[0], &b1, &b2, &sys->bstate[b]));
-  }
-  return worst - 1.0;
+  return margin(w, &w->sys->limits[0], fl_bond_buckling_utilisation);
 }
 
 /* The larger of a and b, a where b is not a number (as fmax, which a call costs in the
