@@ -921,16 +921,18 @@ FL_HD static inline double fl_bond_utilisation(const fl_bond *bd, const fl_bond_
 }
 
 /* How close an unbroken bond is to its buckling point: the bending angle fl_bond_buckle
- * compares with the envelope's phi_b (the total angle for plastic buckling, the elastic
- * one for the other kinds), over phi_b, for its present configuration.  1 at the
- * buckling point; 0 for a bond that has buckled (reversible buckling: while it is past
- * the point; it buckles again when it comes back to it and is loaded past it), a broken
+ * compares with the envelope (the total angle for plastic buckling, the elastic one for
+ * the other kinds), over the angle at which the envelope caps the bond's moment (phi_b;
+ * for plastic buckling of a bond that yielded below m_max, the point of the drop that
+ * falls to its moment), for its present configuration.  1 at the buckling point; 0 for
+ * a bond whose moment the envelope caps (reversible buckling: while it is past the
+ * point; it buckles again when it comes back to it and is loaded past it), a broken
  * bond, or without buckling. */
 FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const fl_bond_limits *lim,
                                                         const fl_body *b1, const fl_body *b2, const fl_bond_state *st)
 {
   const fl_buckling_envelope *e = &lim->buckling;
-  if (st->broken || (st->buckled && e->type != FL_BUCKLING_REVERSIBLE) || e->type == FL_BUCKLING_NONE ||
+  if (st->broken || (st->buckled && e->type == FL_BUCKLING_DAMAGE) || e->type == FL_BUCKLING_NONE ||
       !(e->phi_b > 0.0))
     return 0.0;
   fl_bond_loads out;
@@ -938,10 +940,15 @@ FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const
   fl_bond_trial_elastic(bd, b1, b2, st, &out, &wk);
   if (!(wk.kb_eff > 0.0))
     return 0.0;
-  if (e->type == FL_BUCKLING_PLASTIC)
-    return fl_norm(out.bend) / e->phi_b;
-  double mt;
-  double u = fl_norm(fl_bond_bending_moment(&out, &mt)) / wk.kb_eff / e->phi_b;
+  double mt, m = fl_norm(fl_bond_bending_moment(&out, &mt));
+  if (e->type == FL_BUCKLING_PLASTIC) {
+    /* the total angle at which the envelope falls to the present moment m: phi_b for a
+     * bond still elastic (m = kb phi_b there), later on the drop for one that yielded
+     * below m_max first; 0 once the envelope has capped the moment (phi_max past it) */
+    double phis = e->phi_b + (e->m_max - fmin(m, e->m_max)) / e->k_drop;
+    return st->buckled && st->phi_max >= phis ? 0.0 : fl_norm(out.bend) / phis;
+  }
+  double u = m / wk.kb_eff / e->phi_b;
   return u <= 1.0 ? u : 0.0; /* reversible: past it, until it comes back */
 }
 

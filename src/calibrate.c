@@ -522,6 +522,7 @@ typedef struct {
   int iter0;           /* iterations before the local fit's own (the global stage's winner's) */
   int drop_item;       /* the curve whose drop aligns the buckling numbers (-1: none) */
   int drop_jb[4];      /* the free buckling numbers, indices into fit->free (-1: fixed) */
+  int drop_js;         /* free max_stress of bonds that yield before they buckle (-1: none) */
   double drop_want[5]; /* its measured features (drop_features) */
   /* the global stage (fit_global.h) */
   int ndesign;         /* points whose residuals it keeps, so a refinement starts without a run */
@@ -650,8 +651,8 @@ static int run_curve(cal_state *st, int d, int nset, const double *const *theta,
     snprintf(st->err, sizeof st->err, "%s: %s", it->exp_path, msg);
     goto out;
   }
-  qx = malloc((size_t)(c.npoints + 2) * sizeof *qx);
-  qy = malloc((size_t)(c.npoints + 2) * sizeof *qy);
+  qx = malloc((size_t)(c.npoints + 2 * (FL_MAX_SNAPS + 1)) * sizeof *qx);
+  qy = malloc((size_t)(c.npoints + 2 * (FL_MAX_SNAPS + 1)) * sizeof *qy);
   if (!qx || !qy) {
     snprintf(st->err, sizeof st->err, "out of memory");
     rc = FL_ENOMEM;
@@ -1190,16 +1191,35 @@ static int drop_features(const double *x, const double *y, int n, double out[5])
 
 /* Align the free buckling numbers jb (indices into fit->free, -1 when fixed) at start
  * to the measured drop features want of curve item db (fiber-calibrate(1), STARTING
- * VALUES): four runs at most, each scaling the forces by the measured over the
- * simulated feature and shifting the displacement and slope by their differences;
- * a correction that does not run leaves the last point that did. */
+ * VALUES): runs that each scale the forces by the measured over the simulated feature
+ * and shift the displacement and slope by their differences; a correction that does
+ * not run leaves the last point that did.
+ * With bonds that yield before they buckle (st->drop_js, their free max_stress), the
+ * yield sets the height of the peak and the envelope's peak only the bending angle at
+ * which the bond buckles, so the peak's load aligns max_stress and its displacement
+ * max_force: a secant on the logarithms of max_force and of the kink's displacement
+ * (the first step taking the displacement as the square root of max_force, roughly
+ * what a plastic hinge gives). */
 static int align_drop(cal_state *st, int db, const int jb[4], const double want[5], double *start)
 {
   const fl_fit *fit = st->fit;
   const fl_measured *m = &fit->data[db].data;
-  int p = st->p, rc;
-  double prev[FL_FIT_MAX_FREE];
-  for (int pass = 0; pass < 4; pass++) {
+  int p = st->p, rc, js = st->drop_js, yield_first = js >= 0 && jb[0] >= 0;
+  double prev[FL_FIT_MAX_FREE], lf0 = 0.0, lx0 = 0.0;
+  int secant = 0; /* 1: (lf0, lx0) is the last pass's point */
+  if (yield_first) {
+    /* in the envelope's terms the bonds yield at the force fy (beam theory, M = F L / 4):
+     * the plateau after the drop starts below it in the measured ratio, the envelope's
+     * peak above it */
+    fl_experiment e;
+    if ((rc = item_experiment(st, db, start, &e)))
+      return rc;
+    double fy = want[0] * start[js] / beam_stress(&e, want[0]);
+    start[jb[0]] = clamp_inside(&fit->free[jb[0]], fmax(start[jb[0]], 2.0 * fy));
+    if (jb[1] >= 0)
+      start[jb[1]] = clamp_inside(&fit->free[jb[1]], fy * want[1] / want[0]);
+  }
+  for (int pass = 0, passes = yield_first ? 8 : 4; pass < passes; pass++) {
     const double *t[1] = {start};
     double got[5];
     rc = run_curve(st, db, 1, t, st->ybuf);
@@ -1214,21 +1234,40 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
     memcpy(prev, start, (size_t)p * sizeof *start);
     if (!drop_features(m->x, st->ybuf, m->n, got)) {
       /* no drop inside the measured range: bring the simulated curve's highest
-       * force down to the measured peak, so that the next run drops */
+       * force down to the measured peak, so that the next run drops (with yield first:
+       * the plateau after the drop below the yield, and the kink earlier) */
       double top = 0.0;
       for (int i = 0; i < m->n; i++)
         top = fmax(top, st->ybuf[i]);
+      if (yield_first) {
+        /* the bond does not reach its buckling angle within the range: buckle earlier */
+        start[jb[0]] = clamp_inside(&fit->free[jb[0]], 0.7 * start[jb[0]]);
+        if (jb[1] >= 0)
+          start[jb[1]] = clamp_inside(&fit->free[jb[1]], fmin(start[jb[1]], 0.9 * start[jb[0]]));
+        secant = 0;
+        continue;
+      }
       if (jb[0] < 0 || !(top > want[0]))
         break;
       start[jb[0]] = clamp_inside(&fit->free[jb[0]], start[jb[0]] * want[0] / top);
       continue;
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = yield_first; k < 2; k++)
       if (jb[k] >= 0)
         start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] * want[k] / got[k]);
     for (int k = 2; k < 4; k++)
       if (jb[k] >= 0)
         start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] + want[k] - got[k]);
+    if (yield_first) {
+      start[js] = clamp_inside(&fit->free[js], start[js] * want[0] / got[0]);
+      double lf = log(start[jb[0]]), lx = log(got[4]), slope = 0.5;
+      if (secant && lf != lf0 && (lx - lx0) / (lf - lf0) > 0.05)
+        slope = (lx - lx0) / (lf - lf0);
+      secant = 1;
+      lf0 = lf;
+      lx0 = lx;
+      start[jb[0]] = clamp_inside(&fit->free[jb[0]], exp(lf + (log(want[4]) - lx) / slope));
+    }
   }
   return FL_OK;
 }
@@ -1270,52 +1309,6 @@ static int auto_starts(cal_state *st, double *start)
         start[jcv] = clamp_inside(&fit->free[jcv], st->item[d].sd / st->item[d].mean);
         break;
       }
-  /* buckling numbers: read off the first bending curve that has a drop after its peak */
-  static const char *const bk[4] = {"bond.buckling.max_force", "bond.buckling.min_force",
-                                    "bond.buckling.displacement_at_min_force", "bond.buckling.slope_after_min_force"};
-  int jb[4], any = 0, db = -1;
-  for (int k = 0; k < 4; k++) {
-    jb[k] = find_param(fit, bk[k]);
-    any |= jb[k] >= 0;
-  }
-  double want[5];
-  for (int d = 0; d < fit->ndata && any && db < 0; d++) {
-    const fl_measured *m = &fit->data[d].data;
-    if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT ||
-        fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !drop_features(m->x, m->y, m->n, want))
-      continue;
-    db = d;
-    for (int k = 0; k < 4; k++)
-      if (jb[k] >= 0 && fit->free[jb[k]].start_auto)
-        start[jb[k]] = clamp_inside(&fit->free[jb[k]], want[k]);
-  }
-  /* Then align the free forces, given or auto: the virtual test does not give back the
-   * envelope's forces as they are (the contacts move inwards on the rollers as the
-   * specimen turns, a shorter lever arm; damping holds part of the moment while the
-   * hinge turns), and a drop in the wrong place is a step in the residuals that the
-   * trust region cannot cross; a plateau that ends before the drop leaves
-   * displacement_at_min_force without influence.  Run the test and scale each free
-   * force by the measured over the simulated feature, and shift the displacement by the
-   * measured less the simulated end of the plateau and the slope by the measured less
-   * the simulated slope beyond it, four times (fiber-calibrate(1), STARTING VALUES). */
-  st->drop_item = db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0) ? db : -1;
-  memcpy(st->drop_jb, jb, sizeof jb);
-  if (db >= 0)
-    memcpy(st->drop_want, want, sizeof want);
-  if (db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0)) {
-    double given[4];
-    for (int k = 0; k < 4; k++)
-      given[k] = jb[k] >= 0 ? start[jb[k]] : 0.0;
-    if ((rc = align_drop(st, db, jb, want, start)))
-      return rc;
-    for (int k = 0; k < 4; k++)
-      if (jb[k] >= 0 && !fit->free[jb[k]].start_auto && start[jb[k]] != given[k])
-        note(st, "note: the start of %s moved from %.6g to %.6g, where the simulated %s meets the measured one",
-             bk[k], given[k], start[jb[k]], k == 0   ? "peak"
-             : k == 1 ? "plateau after the drop"
-             : k == 2 ? "end of the plateau"
-                      : "slope beyond the plateau");
-  }
   /* strength: beam theory on the measured peak, then scaled by the measured over the
    * simulated peak of a run that reached its limit */
   int js = find_param(fit, "bond.failure.max_stress");
@@ -1348,6 +1341,56 @@ static int auto_starts(cal_state *st, double *start)
           start[js] = clamp_inside(&fit->free[js], start[js] * peak / sr.peak);
       }
     }
+  }
+  /* buckling numbers: read off the first bending curve that has a drop after its peak */
+  static const char *const bk[4] = {"bond.buckling.max_force", "bond.buckling.min_force",
+                                    "bond.buckling.displacement_at_min_force", "bond.buckling.slope_after_min_force"};
+  int jb[4], any = 0, db = -1;
+  for (int k = 0; k < 4; k++) {
+    jb[k] = find_param(fit, bk[k]);
+    any |= jb[k] >= 0;
+  }
+  double want[5];
+  for (int d = 0; d < fit->ndata && any && db < 0; d++) {
+    const fl_measured *m = &fit->data[d].data;
+    if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT ||
+        fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !drop_features(m->x, m->y, m->n, want))
+      continue;
+    db = d;
+    for (int k = 0; k < 4; k++)
+      if (jb[k] >= 0 && fit->free[jb[k]].start_auto)
+        start[jb[k]] = clamp_inside(&fit->free[jb[k]], want[k]);
+  }
+  /* Then align the free forces, given or auto: the virtual test does not give back the
+   * envelope's forces as they are (the contacts move inwards on the rollers as the
+   * specimen turns, a shorter lever arm; damping holds part of the moment while the
+   * hinge turns), and a drop in the wrong place is a step in the residuals that the
+   * trust region cannot cross; a plateau that ends before the drop leaves
+   * displacement_at_min_force without influence.  Run the test and scale each free
+   * force by the measured over the simulated feature, and shift the displacement by the
+   * measured less the simulated end of the plateau and the slope by the measured less
+   * the simulated slope beyond it, four times (fiber-calibrate(1), STARTING VALUES). */
+  st->drop_item = db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0) ? db : -1;
+  st->drop_js = -1;
+  if (db >= 0 && fit->data[db].exp.bond.failure.criterion != FL_CRIT_NONE &&
+      fit->data[db].exp.bond.failure.post_failure != FL_POST_TOTAL_BREAKAGE)
+    st->drop_js = js;
+  memcpy(st->drop_jb, jb, sizeof jb);
+  if (db >= 0)
+    memcpy(st->drop_want, want, sizeof want);
+  if (db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0)) {
+    double given[4];
+    for (int k = 0; k < 4; k++)
+      given[k] = jb[k] >= 0 ? start[jb[k]] : 0.0;
+    if ((rc = align_drop(st, db, jb, want, start)))
+      return rc;
+    for (int k = 0; k < 4; k++)
+      if (jb[k] >= 0 && !fit->free[jb[k]].start_auto && start[jb[k]] != given[k])
+        note(st, "note: the start of %s moved from %.6g to %.6g, where the simulated %s meets the measured one",
+             bk[k], given[k], start[jb[k]], k == 0   ? "peak"
+             : k == 1 ? "plateau after the drop"
+             : k == 2 ? "end of the plateau"
+                      : "slope beyond the plateau");
   }
   return FL_OK;
 }
@@ -1883,6 +1926,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   features_measured(fit, &cal->features);
   memset(&st, 0, sizeof st);
   st.drop_item = -1;
+  st.drop_js = -1;
   st.fit = fit;
   st.t0 = t0;
   st.opts = opts ? opts : &quiet;

@@ -137,6 +137,30 @@ static int out_of_equilibrium(const double *y, const double *sup, int i, int np,
   return 0;
 }
 
+/* The states of a static path that go between its rows (fl_curve_quasi_static): its
+ * snaps, and its peak where that is not one; in the order of the path, each with the
+ * output row it goes before and whether the load falls after it.  Returns how many. */
+static int path_states(const fl_specimen_result *sr, const double *x, int np, double *px, double *py, int *prow,
+                       int *pdrop)
+{
+  int m = 0, peak_row = -1, peak_placed = !sr->peak_on_path;
+  for (int i = 1; i < np && peak_row < 0; i++)
+    if (x[i - 1] < sr->x_at_peak && sr->x_at_peak < x[i])
+      peak_row = i;
+  for (int s = 0; s < sr->nsnaps; s++) {
+    if (sr->snap_x[s] == sr->x_at_peak && sr->snap_y[s] == sr->peak)
+      peak_placed = 1;
+    else if (!peak_placed && peak_row >= 0 && peak_row < sr->snap_row[s]) {
+      px[m] = sr->x_at_peak, py[m] = sr->peak, prow[m] = peak_row, pdrop[m++] = sr->snap_at_peak;
+      peak_placed = 1;
+    }
+    px[m] = sr->snap_x[s], py[m] = sr->snap_y[s], prow[m] = sr->snap_row[s], pdrop[m++] = 1;
+  }
+  if (!peak_placed && peak_row >= 0)
+    px[m] = sr->x_at_peak, py[m] = sr->peak, prow[m] = peak_row, pdrop[m++] = sr->snap_at_peak;
+  return m;
+}
+
 int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum fl_test_kind kind, int k,
                           double *qx, double *qy)
 {
@@ -148,20 +172,22 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
   for (int i = 0; i < np; i++)
     top = fmax(top, fabs(y[i]));
   double w = np > 1 ? fabs(x[np - 1] - x[0]) / (np - 1) : 0.0; /* one row's width */
-  int n = 0, placed = 0; /* placed: the static peak is among the rows */
+  double px[FL_MAX_SNAPS + 1], py[FL_MAX_SNAPS + 1];
+  int prow[FL_MAX_SNAPS + 1], pdrop[FL_MAX_SNAPS + 1];
+  int m = path_states(sr, x, np, px, py, prow, pdrop), next = 0, n = 0;
   for (int i = 0; i < np; i++) {
     if (sup && i > 0 && i < np - 1 && out_of_equilibrium(y, sup, i, np, top))
       continue;
-    if (sr->peak_on_path && !placed && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
-      placed = 1;
-      /* the static solver's peak, a state of the path between two rows; after a snap
-       * there the drop takes a row's width, as below, to the load the rows after it
-       * give there */
-      qx[n] = sr->x_at_peak;
-      qy[n] = sr->peak;
+    for (; next < m && prow[next] <= i; next++) {
+      if (!(n > 0 && px[next] > qx[n - 1] && px[next] < x[i]))
+        continue;
+      /* a state of the static path between two rows; after a snap there the drop
+       * takes a row's width, as below, to the load the rows after it give there */
+      qx[n] = px[next];
+      qy[n] = py[next];
       n++;
-      double at = sr->x_at_peak + w;
-      if (sr->snap_at_peak) {
+      double at = px[next] + w;
+      if (pdrop[next]) {
         while (i + 1 < np && x[i + 1] <= at)
           i++;
         if (i + 1 < np && x[i] < at) {
@@ -171,7 +197,8 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
           i++;
         }
       }
-    } else if (sup && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
+    }
+    if (!sr->peak_on_path && sup && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
       /* rows left out right after the peak: a snap, and a step down at the peak */
       int j = 0;
       while (j < np && !(x[j] > sr->x_at_peak))

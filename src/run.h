@@ -55,6 +55,9 @@ typedef struct {
 
 void fl_curve_free(fl_curve *c);
 
+/* Snaps of one static path that a fit's curve keeps (fl_curve_quasi_static). */
+#define FL_MAX_SNAPS 16
+
 /* Figures of one specimen. */
 typedef struct {
   double initial_stiffness; /* N/m or N m/rad */
@@ -62,6 +65,11 @@ typedef struct {
   double x_at_peak;         /* m or rad */
   int peak_on_path;         /* 1: (x_at_peak, peak) is an equilibrium of the path (the static solver) */
   int snap_at_peak;         /* 1: and the path snaps there (a buckle or a break; the static solver) */
+  /* the static solver's snaps, in the order of the path (the first FL_MAX_SNAPS): the
+   * last equilibrium before each (abscissa, load) and the output row that follows it */
+  int nsnaps;
+  double snap_x[FL_MAX_SNAPS], snap_y[FL_MAX_SNAPS];
+  int snap_row[FL_MAX_SNAPS];
   double y_at_max_x;        /* N or N m */
   int failure_row;          /* first row with a bond at its limit, or -1 */
   int broken;               /* broken bonds at the end */
@@ -132,12 +140,13 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
                 fl_result *res, char *err, size_t errlen);
 
 /* The rows of specimen k that a slow lab machine would record, into qx, qy (room for
- * npoints + 2): a 3-point specimen's rows out of equilibrium (nose and support forces
- * more than 5 % apart: the snap after a buckle or a break) are left out, and a snap
- * right after the peak becomes a drop within one row's width of displacement from the
- * peak.  A peak that is an equilibrium of the path (peak_on_path: the static solver,
- * whose peak before a snap is the state where the bond reaches its buckling point or
- * limit) between two rows is a row of its own.  Returns the number of rows. */
+ * npoints + 2 (FL_MAX_SNAPS + 1)): a 3-point specimen's rows out of equilibrium (nose
+ * and support forces more than 5 % apart: the snap after a buckle or a break) are left
+ * out, and a snap right after the peak becomes a drop within one row's width of
+ * displacement from the peak.  On the static solver's path (peak_on_path) the states
+ * before its snaps (where a bond reaches its buckling point or limit), and the peak,
+ * that fall between two rows are rows of their own, and a snap after one becomes such
+ * a drop.  Returns the number of rows. */
 int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum fl_test_kind kind, int k,
                           double *qx, double *qy);
 

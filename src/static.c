@@ -1175,6 +1175,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
   sr->peak = job->curve->y[(size_t)job->s * job->np];
   sr->x_at_peak = 0.0;
   sr->peak_on_path = 1;
+  sr->nsnaps = 0;
 
   double a = 0.0, du = 0.25 * spacing;
   double pending = -1.0; /* path length of a located break's increment, or -1 */
@@ -1184,6 +1185,8 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
   int gb_have = 0;                    /* they are set, on the present leg */
   double y_last = sr->peak;           /* the last converged state's load */
   double x_calm = 0.0;                /* the abscissa of the last ordinary increment's */
+  double x_last = job->curve->x[(size_t)job->s * job->np]; /* the last converged state's abscissa */
+  int snapping = 0;                   /* 1: in the events of a snap whose state is kept */
   double post = 0.0;                  /* after a buckling point: the next sliver's length, or 0 */
   while (job->rows < job->np) {
     if (job->hooks && job->hooks->stop && *job->hooks->stop) {
@@ -1311,8 +1314,17 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
      * buckling point or a located break, across which the load fell, with the peak
      * among the states since the last ordinary increment */
     int event = relaxed || crossing || breaking;
-    if (event && sr->x_at_peak >= x_calm && y < y_last - 1e-3 * fabs(y_last))
+    int falls = event && y < y_last - 1e-3 * fabs(y_last);
+    if (falls && sr->x_at_peak >= x_calm)
       sr->snap_at_peak = 1;
+    if (falls && !snapping && sr->nsnaps < FL_MAX_SNAPS) {
+      /* the load fell across an event from the last state: that state is the snap's */
+      sr->snap_x[sr->nsnaps] = x_last;
+      sr->snap_y[sr->nsnaps] = y_last;
+      sr->snap_row[sr->nsnaps++] = job->rows;
+    }
+    snapping = event && (snapping || falls);
+    x_last = x;
     if (y > sr->peak) {
       sr->peak = y;
       sr->x_at_peak = x;

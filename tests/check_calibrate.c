@@ -744,19 +744,26 @@ static void buckling_recovery(double factor, double noise)
 
 /* The load the quasi-static rows of a static run of e give at abscissa xq (linear
  * between rows), with the run's peak and whether it snapped there. */
-static double static_drop_load(fl_experiment e, double xq, double *x_peak, double *w, int *snap)
+static double static_drop_load(fl_experiment e, double xq, double *x_peak, double *w, int *snap, int first_snap)
 {
   fl_curve c;
   fl_result r;
   char err[1024];
   e.sim.solver = FL_SOLVER_STATIC;
   ck_assert_msg(fl_run(&e, 1, NULL, &c, &r, err, sizeof err) == FL_OK, "%s", err);
-  double *qx = malloc((size_t)(c.npoints + 2) * sizeof *qx), *qy = malloc((size_t)(c.npoints + 2) * sizeof *qy);
+  size_t room = (size_t)(c.npoints + 2 * (FL_MAX_SNAPS + 1));
+  double *qx = malloc(room * sizeof *qx), *qy = malloc(room * sizeof *qy);
   ck_assert(qx && qy);
   int nq = fl_curve_quasi_static(&c, &r.spec[0], e.test.kind, 0, qx, qy);
   *x_peak = r.spec[0].x_at_peak;
   *w = (c.x[c.npoints - 1] - c.x[0]) / (c.npoints - 1);
   *snap = r.spec[0].peak_on_path && r.spec[0].snap_at_peak;
+  if (first_snap) {
+    /* the first snap's state, and where the curve is highest */
+    ck_assert_int_ge(r.spec[0].nsnaps, 1);
+    *x_peak = r.spec[0].snap_x[0];
+    *snap = r.spec[0].snap_x[0] < r.spec[0].x_at_peak;
+  }
   double y = NAN;
   for (int k = 0; k + 1 < nq; k++)
     if (qx[k] <= xq && xq <= qx[k + 1])
@@ -768,6 +775,32 @@ static double static_drop_load(fl_experiment e, double xq, double *x_peak, doubl
   return y;
 }
 
+/* The load of e's static fit curve at half a row's width past its snap (the peak, or
+ * with first_snap the first snap's state, which must lie before the peak) for max_force
+ * changed by 0, 1e-4 and 2e-4: the differences must be linear in the change and not
+ * vanish.  The snap moves by 2e-4 of its abscissa at most: well inside the row's width. */
+static void assert_drop_moves(fl_experiment e, int first_snap)
+{
+  double xs, w;
+  int snap;
+  static_drop_load(e, 0.0, &xs, &w, &snap, first_snap);
+  ck_assert_msg(snap, "no snap at %g m (%s)", xs, first_snap ? "below the curve's highest load" : "at the peak");
+  double xq = xs + 0.5 * w, y[3];
+  for (int k = 0; k < 3; k++) {
+    fl_experiment ek = e;
+    ek.bond.buckling.max_force *= 1.0 + 1e-4 * k;
+    double xk, wk;
+    y[k] = static_drop_load(ek, xq, &xk, &wk, &snap, first_snap);
+    ck_assert(snap && isfinite(y[k]));
+    ck_assert_double_lt(fabs(xk - xs), 0.1 * w);
+  }
+  double d1 = y[1] - y[0], d2 = y[2] - y[0];
+  printf("snap at %.9g m; load on its drop at x = %.9g m: %.12g, %.12g, %.12g N (differences %.3g, %.3g)\n", xs, xq,
+         y[0], y[1], y[2], d1, d2);
+  ck_assert_msg(fabs(d1) > 1e-5 * fabs(y[0]), "a change of max_force by 1e-4 moved the drop's load by only %g N", d1);
+  ck_assert_double_eq_tol(d2 / d1, 2.0, 0.1);
+}
+
 /* On the static solver the place of a snap is in the curve a fit compares: its peak is
  * a row, and the drop after it takes a row's width (fl_curve_quasi_static), so the load
  * at a measured abscissa on the drop moves in proportion to a small change of
@@ -775,26 +808,27 @@ static double static_drop_load(fl_experiment e, double xq, double *x_peak, doubl
  * stays between the same two rows leaves every row as it was (the difference 0). */
 START_TEST(test_static_drop_moves_with_max_force)
 {
+  assert_drop_moves(buckling_stem(), 0);
+}
+END_TEST
+
+/* The same for a kink below the curve's highest load: bonds that yield at 3 N (in the
+ * envelope's terms, 20 MPa) before they buckle (plastic, max_force 8 N: the hinge's
+ * total angle at the kink), the load dropping to the 2 N plateau and then climbing
+ * past the kink (slope 3000 N/m).  The state before that snap is a row of the fit's
+ * curve (a snap, not the peak), so the load on its drop moves with max_force, which
+ * sets where the hinge buckles; without it the kink would stay between the same two
+ * rows (the difference 3.6e-10 N, checked). */
+START_TEST(test_static_kink_below_peak_moves_with_max_force)
+{
   fl_experiment e = buckling_stem();
-  double xp, w;
-  int snap;
-  static_drop_load(e, 0.0, &xp, &w, &snap);
-  ck_assert_msg(snap, "the static run of the stem did not snap at its peak");
-  double xq = xp + 0.5 * w, y[3];
-  for (int k = 0; k < 3; k++) {
-    fl_experiment ek = buckling_stem();
-    ek.bond.buckling.max_force *= 1.0 + 1e-4 * k;
-    double xk, wk;
-    y[k] = static_drop_load(ek, xq, &xk, &wk, &snap);
-    ck_assert(snap && isfinite(y[k]));
-    /* the kink moves by 2e-4 of 2 mm at most: well inside the row's width */
-    ck_assert_double_lt(fabs(xk - xp), 0.1 * w);
-  }
-  double d1 = y[1] - y[0], d2 = y[2] - y[0];
-  printf("load on the drop at x = %.9g m: %.12g, %.12g, %.12g N (differences %.3g, %.3g)\n", xq, y[0], y[1], y[2],
-         d1, d2);
-  ck_assert_msg(fabs(d1) > 1e-5 * fabs(y[0]), "a change of max_force by 1e-4 moved the drop's load by only %g N", d1);
-  ck_assert_double_eq_tol(d2 / d1, 2.0, 0.1);
+  e.bond.failure.criterion = FL_CRIT_BENDING_STRESS;
+  e.bond.failure.post_failure = FL_POST_CONSTANT_TORQUE;
+  e.bond.failure.max_stress = 2.0e7;
+  e.bond.buckling.max_force = 8.0;
+  e.bond.buckling.min_force = 2.0;
+  e.bond.buckling.slope_after_min_force = 3000;
+  assert_drop_moves(e, 1);
 }
 END_TEST
 
@@ -1072,6 +1106,7 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tf, test_parameter_without_influence_fails_with_report);
     tcase_add_test(tf, test_data_from_another_specimen_fails);
     tcase_add_test(tf, test_static_drop_moves_with_max_force);
+    tcase_add_test(tf, test_static_kink_below_peak_moves_with_max_force);
     suite_add_tcase(s, tf);
   } else {
     TCase *tb = tcase_create("buckling fits");
