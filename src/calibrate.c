@@ -1267,6 +1267,8 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
       lf0 = lf;
       lx0 = lx;
       start[jb[0]] = clamp_inside(&fit->free[jb[0]], exp(lf + (log(want[4]) - lx) / slope));
+      if (jb[1] >= 0) /* the plateau stays below the envelope's peak, or the next run does not start */
+        start[jb[1]] = clamp_inside(&fit->free[jb[1]], fmin(start[jb[1]], 0.9 * start[jb[0]]));
     }
   }
   return FL_OK;
