@@ -16,68 +16,7 @@
 #include "compression.h"
 #include "measure.h"
 #include "mpi_batch.h"
-
-#define PI 3.14159265358979323846
-
-/* ---- the loading path ------------------------------------------------------- */
-
-/* Legs from turning point to turning point, each with cosine velocity ramps of
- * duration tr at both ends, so the tool never jumps in velocity. */
-typedef struct {
-  int n;
-  double from[FL_MAX_CYCLES], to[FL_MAX_CYCLES];
-  double start[FL_MAX_CYCLES], dur[FL_MAX_CYCLES], ramp[FL_MAX_CYCLES];
-  double speed, total;
-} path;
-
-static void path_make(path *p, const fl_test_def *t, double target, double speed, double tr)
-{
-  double prev = 0.0, time = 0.0;
-  p->n = t->ncycles > 0 ? t->ncycles : 1;
-  p->speed = speed;
-  for (int i = 0; i < p->n; i++) {
-    double to = t->ncycles > 0 ? t->cycles[i] : target;
-    double len = fabs(to - prev);
-    double r = tr;
-    if (r > len / speed)
-      r = len / speed; /* a short leg ramps over its whole length */
-    p->from[i] = prev;
-    p->to[i] = to;
-    p->ramp[i] = r;
-    p->dur[i] = len / speed + r;
-    p->start[i] = time;
-    time += p->dur[i];
-    prev = to;
-  }
-  p->total = time;
-}
-
-/* Prescribed position at time tm, and the leg it is in. */
-static double path_pos(const path *p, double tm, int *leg)
-{
-  for (int i = 0; i < p->n; i++) {
-    double u = tm - p->start[i];
-    if (u > p->dur[i] && i < p->n - 1)
-      continue;
-    if (u > p->dur[i])
-      u = p->dur[i];
-    if (leg)
-      *leg = i;
-    double dir = p->to[i] >= p->from[i] ? 1.0 : -1.0, v = p->speed, r = p->ramp[i], T = p->dur[i], s;
-    if (r <= 0.0)
-      s = v * u;
-    else if (u < r) /* v (1 - cos(pi u / r)) / 2, integrated */
-      s = 0.5 * v * (u - r / PI * sin(PI * u / r));
-    else if (u <= T - r)
-      s = 0.5 * v * r + v * (u - r);
-    else {
-      double w = T - u;
-      s = fabs(p->to[i] - p->from[i]) - 0.5 * v * (w - r / PI * sin(PI * w / r));
-    }
-    return p->from[i] + dir * s;
-  }
-  return p->to[p->n - 1];
-}
+#include "path.h"
 
 /* ---- results --------------------------------------------------------------- */
 
@@ -248,8 +187,8 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
    * ramp of one period. */
   double first = (t->ncycles > 0 && t->cycles[0] > 0.0) ? t->cycles[0] : target;
   double speed = t->speed > 0.0 ? t->speed : target / (20.0 * info.first_period);
-  path p;
-  path_make(&p, t, target, speed, info.first_period);
+  fl_path_schedule p;
+  fl_path_schedule_make(&p, t, speed, info.first_period);
   double steps_needed = ceil(p.total / dt);
   if (solver == FL_SOLVER_EXPLICIT && steps_needed > FL_MAX_STEPS) {
     snprintf(err, errlen,
@@ -324,7 +263,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   for (long n = 0; n <= nsteps; n++) {
     double tm = n * dt;
     int leg = 0;
-    pos = path_pos(&p, tm, &leg);
+    pos = fl_path_schedule_position(&p, tm, &leg);
     if (t->kind == FL_TEST_CANTILEVER)
       fl_cantilever_drive(&sys, t, pos);
     /* Record when this step's time reaches the next output time. */
@@ -400,7 +339,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
     if (n == nsteps)
       break;
     /* Tool and grip rates that reach the next prescribed position exactly. */
-    double rate = (path_pos(&p, tm + dt, NULL) - pos) / dt;
+    double rate = (fl_path_schedule_position(&p, tm + dt, NULL) - pos) / dt;
     if (fl_test_bends(t->kind))
       for (int k = 2; k < sys.ntool; k++)
         sys.tool[k].vel = fl_v3(0, -rate, 0);

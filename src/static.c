@@ -54,6 +54,7 @@
 #include "static.h"
 #include "cantilever.h"
 #include "compression.h"
+#include "path.h"
 
 #define NDOF 6           /* unknowns per free body */
 #define NCOLOUR 3        /* bodies perturbed together are 3 apart */
@@ -828,42 +829,6 @@ static int relax(workspace *w, double u, double time, int *iterations)
   return ok;
 }
 
-/* ---- the path ------------------------------------------------------------------- */
-
-typedef struct {
-  int n;                     /* legs */
-  double to[FL_MAX_CYCLES];  /* turning points, m or rad */
-  double arc[FL_MAX_CYCLES + 1]; /* path length at each leg's start, m or rad */
-} path;
-
-static void path_make(path *p, const fl_test_def *t)
-{
-  double target = fl_test_target(t);
-  p->n = t->ncycles > 0 ? t->ncycles : 1;
-  double prev = 0.0;
-  p->arc[0] = 0.0;
-  for (int i = 0; i < p->n; i++) {
-    p->to[i] = t->ncycles > 0 ? t->cycles[i] : target;
-    p->arc[i + 1] = p->arc[i] + fabs(p->to[i] - prev);
-    prev = p->to[i];
-  }
-}
-
-/* Position at path length a, and the leg. */
-static double path_pos(const path *p, double a, int *leg)
-{
-  for (int i = 0; i < p->n; i++)
-    if (a <= p->arc[i + 1] || i == p->n - 1) {
-      double from = i > 0 ? p->to[i - 1] : 0.0, len = p->arc[i + 1] - p->arc[i];
-      double s = len > 0.0 ? (a - p->arc[i]) / len : 1.0;
-      s = s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
-      if (leg)
-        *leg = i;
-      return from + s * (p->to[i] - from);
-    }
-  return 0.0;
-}
-
 /* ---- one specimen ------------------------------------------------------------------ */
 
 /* The test's elastic load at the path's largest position, by beam theory: the scale the
@@ -1124,8 +1089,8 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     snprintf(job->err, job->errlen, "out of memory for the static solver");
     return;
   }
-  path p;
-  path_make(&p, t);
+  fl_path p;
+  fl_path_make(&p, t);
   double total = p.arc[p.n], spacing = total / (job->np - 1);
   int it = 0;
 
@@ -1193,7 +1158,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     }
     double row_arc = job->rows == job->np - 1 ? total : job->rows * spacing;
     int leg = 0;
-    path_pos(&p, a + 0.5 * fmin(du, row_arc - a), &leg);
+    fl_path_position(&p, a + 0.5 * fmin(du, row_arc - a), &leg);
     if (leg > 0 && friction)
       du = fmin(du, LEG_INCREMENT * spacing);
     double next = a + du;
@@ -1230,7 +1195,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
         }
       }
     }
-    double u = path_pos(&p, next, NULL);
+    double u = fl_path_position(&p, next, NULL);
     breakage(&w, breaking);
     w.max_newton = crossing ? ONSET_NEWTON : MAX_NEWTON;
     int ok = increment(&w, u, &it);
@@ -1326,7 +1291,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     a = next;
     if (a >= row_arc - 1e-12 * total) {
       int lg = 0;
-      path_pos(&p, a - 1e-9 * total, &lg);
+      fl_path_position(&p, a - 1e-9 * total, &lg);
       if (lg > 0 && job->leg_first_end < 0)
         job->leg_first_end = job->rows;
       record(&w, job, a, x);
