@@ -1,4 +1,7 @@
-/* run.c: virtual 3-point bending, tension and torsion tests on a batch of specimens. */
+/* run.c: a virtual test on a batch of specimens: the specimens built, the rows a
+ * solver (solver.h) advances to one after another, the figures worked out from them;
+ * a batch spread over MPI ranks, and simulation.solver auto's fallback to the
+ * explicit engine. */
 #include <config.h>
 
 #include <math.h>
@@ -12,7 +15,6 @@
 #include "run.h"
 #include "static.h"
 #include "cantilever.h"
-#include "compression.h"
 #include "measure.h"
 #include "mpi_batch.h"
 #include "path.h"
@@ -187,8 +189,8 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   }
   while (rc == FL_OK && !st.done)
     rc = type->advance(work, &st, err, errlen);
-  if (rc == FL_OK)
-    rc = type->read(work);
+  int read = type->read(work);
+  rc = rc ? rc : read;
   point = st.rows;
   *fail_key = st.fail_key;
   if (rc)

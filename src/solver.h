@@ -49,8 +49,9 @@ typedef struct {
    * a status with a message in err and st->fail_key set; the rows recorded before a
    * failure stay. */
   int (*advance)(void *state, fl_solver_status *st, char *err, size_t errlen);
-  /* Bring the state of setup->sys up to date (a device's copy back to the host), for
-   * the figures after the last advance. */
+  /* What the solver measured between the rows (the peaks) into setup->res, after the
+   * last advance, whatever it returned; setup->sys then holds the last state the
+   * advances reached (a device's copied back). */
   int (*read)(void *state);
   /* Free the state and null the pointer; NULL is allowed. */
   void (*free)(void **state);
