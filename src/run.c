@@ -184,13 +184,12 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   if (rc) { /* nothing run: no rows */
     fl_curve_free(curve);
     fl_result_free(res);
-    memset(res, 0, sizeof *res);
     goto out;
   }
   while (rc == FL_OK && !st.done)
     rc = type->advance(work, &st, err, errlen);
-  int read = type->read(work);
-  rc = rc ? rc : read;
+  int read_rc = type->read(work); /* the measurements, also those of a failed run */
+  rc = rc ? rc : read_rc;
   point = st.rows;
   *fail_key = st.fail_key;
   if (rc)
