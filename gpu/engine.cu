@@ -55,10 +55,15 @@ struct fl_gpu_dev {
   int *bad;                  /* first body that left the finite numbers, or nbody */
   double *energy, *overlap;
   fl_vec3 *grip_force, *grip_torque, *tool_force;
+  fl_track *track;           /* the explicit solver's watch of every step (track.h) */
+  long *bad_step;            /* the first step a body left the finite numbers, or -1 */
+  int *bad_body;             /* that body */
 };
 
 struct fl_gpu {
   fl_gpu_dev d;
+  enum fl_test_kind kind; /* the test the watch measures (fl_gpu_track_put) */
+  int watching;           /* 1: the watch is set up */
   int *bad_host;    /* nspec: the step's bad[] on the host */
   void *blocks[48]; /* every cudaMalloc, for freeing */
   int nblocks;
@@ -164,6 +169,28 @@ __global__ void k_measure(fl_gpu_dev d)
   d.grip_torque[s] = gt;
   for (int m = 0; m < d.ntool; m++)
     d.tool_force[(size_t)s * d.ntool + m] = tf[m];
+}
+
+/* The explicit solver's watch of the step just taken (track.h), per specimen, after
+ * k_measure: the first step a body left the finite numbers (then bad[] is cleared for
+ * the next step), and the peak, the first touch and the first event, so that the host
+ * need not wait for the device at every step. */
+__global__ void k_track(fl_gpu_dev d, enum fl_test_kind kind, long n, double tm, double pos)
+{
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= d.nspec)
+    return;
+  if (d.bad[s] < d.nbody) {
+    if (d.bad_step[s] < 0) {
+      d.bad_step[s] = n;
+      d.bad_body[s] = d.bad[s];
+    }
+    d.bad[s] = d.nbody;
+  }
+  double y = fl_track_load(kind, d.tool_force + (size_t)s * d.ntool, d.ntool, d.grip_force[s], d.grip_torque[s], 0.0);
+  fl_track *tr = &d.track[s];
+  if (fl_track_step(tr, fl_test_bends(kind), y, d.nbroken[s], tm, pos, n))
+    tr->x_at_peak = fl_track_travel(tr->touch, pos);
 }
 
 __global__ void k_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
@@ -347,6 +374,9 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(grip_force, NULL, ns * v3);
   PUT(grip_torque, NULL, ns * v3);
   PUT(tool_force, NULL, (size_t)ns * nt * v3);
+  PUT(track, NULL, ns * sizeof(fl_track));
+  PUT(bad_step, NULL, ns * sizeof(long));
+  PUT(bad_body, NULL, ns * sizeof(int));
   *out = g;
   return FL_OK;
 }
@@ -356,28 +386,31 @@ static int get(void *dst, const void *src, size_t n)
   return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) == cudaSuccess ? FL_OK : FL_EIO;
 }
 
-extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int measure, int *bad_spec, int *bad_bond)
+/* The bond and body kernels of one step with the grip's motion gm (no wait). */
+static void launch_step(fl_gpu *g, const fl_system *sys, const fl_grip_motion *gm)
 {
   fl_gpu_dev d = g->d;
-  double dt = sys->dt;
-  double disp = sys->grip_disp + sys->grip_speed * dt;
-  double ang = sys->grip_angle + sys->grip_omega * dt;
-  fl_quat qg = fl_qexp(fl_v3(ang, 0, 0));
-  fl_vec3 wg = fl_v3(sys->grip_omega, 0, 0);
   fl_tools tools;
   memcpy(tools.tool, sys->tool, sizeof tools.tool);
   int threads = 256;
   size_t nd = g->nsd, nb = g->nsb;
+  if (nd > 0)
+    k_bonds<<<(unsigned)((nd + threads - 1) / threads), threads>>>(d);
+  k_bodies<<<(unsigned)((nb + threads - 1) / threads), threads>>>(d, tools, sys->gravity, sys->dt, gm->disp, gm->qg,
+                                                                   gm->wg, sys->grip_speed);
+}
+
+extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int measure, int *bad_spec, int *bad_bond)
+{
+  fl_gpu_dev d = g->d;
+  fl_grip_motion gm = fl_system_grip_motion(sys);
   /* bad[s] = nbody: no body lost */
   int *fill = g->bad_host;
   for (int s = 0; s < d.nspec; s++)
     fill[s] = d.nbody;
   if (cudaMemcpy(d.bad, fill, (size_t)d.nspec * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess)
     return FL_EIO;
-  if (nd > 0)
-    k_bonds<<<(unsigned)((nd + threads - 1) / threads), threads>>>(d);
-  k_bodies<<<(unsigned)((nb + threads - 1) / threads), threads>>>(d, tools, sys->gravity, dt, disp, qg, wg,
-                                                                   sys->grip_speed);
+  launch_step(g, sys, &gm);
   if (measure)
     k_measure<<<(d.nspec + 127) / 128, 128>>>(d);
   if (cudaGetLastError() != cudaSuccess)
@@ -392,23 +425,74 @@ extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int measure, int *bad_spec
         get(sys->strain_energy, d.energy, d.nspec * sizeof(double)))
       return FL_EIO;
   }
-  sys->grip_disp = disp;
-  sys->grip_angle = ang;
-  for (int k = 0; k < sys->ntool; k++)
-    sys->tool[k].point = fl_axpy(sys->tool[k].point, dt, sys->tool[k].vel);
-  sys->step++;
+  fl_system_step_end(sys, &gm);
   for (int s = 0; s < d.nspec; s++)
     if (fill[s] < d.nbody) {
       *bad_spec = s;
-      *bad_bond = -1;
-      for (int b = 0; b < sys->nbond; b++)
-        if (sys->b1[b] == fill[s] || sys->b2[b] == fill[s]) {
-          *bad_bond = b;
-          break;
-        }
+      *bad_bond = fl_system_body_bond(sys, fill[s]);
       return FL_EUNSTABLE;
     }
   return FL_OK;
+}
+
+extern "C" int fl_gpu_track_put(fl_gpu *g, enum fl_test_kind kind, const fl_track *tr)
+{
+  fl_gpu_dev d = g->d;
+  size_t ns = (size_t)d.nspec;
+  if (cudaMemcpy(d.track, tr, ns * sizeof *tr, cudaMemcpyHostToDevice) != cudaSuccess)
+    return FL_EIO;
+  g->kind = kind;
+  if (g->watching)
+    return FL_OK;
+  /* the first: no body lost yet */
+  g->watching = 1;
+  long *none = (long *)malloc(ns * sizeof(long));
+  if (!none)
+    return FL_ENOMEM;
+  for (size_t s = 0; s < ns; s++)
+    none[s] = -1, g->bad_host[s] = d.nbody;
+  int rc = cudaMemcpy(d.bad_step, none, ns * sizeof(long), cudaMemcpyHostToDevice) == cudaSuccess &&
+                   cudaMemcpy(d.bad, g->bad_host, ns * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess
+               ? FL_OK
+               : FL_EIO;
+  free(none);
+  return rc;
+}
+
+extern "C" int fl_gpu_step_tracked(fl_gpu *g, fl_system *sys, long n, double tm, double pos)
+{
+  fl_gpu_dev d = g->d;
+  fl_grip_motion gm = fl_system_grip_motion(sys);
+  launch_step(g, sys, &gm);
+  k_measure<<<(d.nspec + 127) / 128, 128>>>(d);
+  k_track<<<(d.nspec + 127) / 128, 128>>>(d, g->kind, n, tm, pos);
+  if (cudaGetLastError() != cudaSuccess)
+    return FL_EIO;
+  fl_system_step_end(sys, &gm);
+  return FL_OK;
+}
+
+extern "C" int fl_gpu_track_get(fl_gpu *g, const fl_system *sys, fl_track *tr, long *bad_step, int *bad_spec,
+                                int *bad_bond)
+{
+  fl_gpu_dev d = g->d;
+  size_t ns = (size_t)d.nspec;
+  long *step = (long *)malloc(ns * sizeof(long));
+  if (!step)
+    return FL_ENOMEM;
+  int rc = get(tr, d.track, ns * sizeof *tr) || get(step, d.bad_step, ns * sizeof(long)) ||
+                   get(g->bad_host, d.bad_body, ns * sizeof(int))
+               ? FL_EIO
+               : FL_OK;
+  *bad_step = -1;
+  for (size_t s = 0; rc == FL_OK && s < ns; s++)
+    if (step[s] >= 0 && (*bad_step < 0 || step[s] < *bad_step)) {
+      *bad_step = step[s];
+      *bad_spec = (int)s;
+      *bad_bond = fl_system_body_bond(sys, g->bad_host[s]);
+    }
+  free(step);
+  return rc;
 }
 
 extern "C" int fl_gpu_download(fl_gpu *g, fl_system *sys)

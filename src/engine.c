@@ -31,13 +31,6 @@ static inline fl_body body_at(const fl_system *sys, size_t k)
   return b;
 }
 
-/* The moving grip's position in the step being taken. */
-typedef struct {
-  double disp; /* m */
-  fl_quat qg;  /* turn about x */
-  fl_vec3 wg;  /* rad/s */
-} grip_motion;
-
 /* The three builds of a vectorised loop: the kernel is an always-inline function, and
  * each wrapper compiles it for one instruction set.  Without contraction into fused
  * multiply-adds (ISO C's default) every width rounds each operation alike, so the
@@ -549,7 +542,7 @@ static int body_integrate(fl_system *sys, int s, int lo, int hi, int gather)
  * with gm the free bodies integrated.  A chain without tools gathers its inner bodies'
  * loads inside the vectorised step.  *overlap: the largest contact overlap seen.
  * Returns the first free body that left the finite numbers, or nbody. */
-static int body_pass(fl_system *sys, int s, int advance, const grip_motion *gm, int lo, int hi, double *overlap)
+static int body_pass(fl_system *sys, int s, int advance, const fl_grip_motion *gm, int lo, int hi, double *overlap)
 {
   int nbody = sys->nbody;
   /* tools and a point load: every body through body_gather */
@@ -586,7 +579,7 @@ static int inner_threads(const fl_system *sys)
  * taken.  The sums over bonds and bodies (energy, tool and grip loads) run in index
  * order on one thread, so nothing depends on the number of threads.  Returns the first
  * body that left the finite numbers, or -1. */
-static int specimen_pass(fl_system *sys, int s, int advance, const grip_motion *gm, int nthreads)
+static int specimen_pass(fl_system *sys, int s, int advance, const fl_grip_motion *gm, int nthreads)
 {
   size_t base = (size_t)s * sys->nbody;
   const fl_bond_limits *lim =
@@ -700,12 +693,7 @@ void fl_system_loads(fl_system *sys, int advance_damping)
 
 int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond)
 {
-  double dt = sys->dt;
-  grip_motion gm;
-  gm.disp = sys->grip_disp + sys->grip_speed * dt;
-  double ang = sys->grip_angle + sys->grip_omega * dt;
-  gm.qg = fl_qexp(fl_v3(ang, 0, 0));
-  gm.wg = fl_v3(sys->grip_omega, 0, 0);
+  fl_grip_motion gm = fl_system_grip_motion(sys);
   int first_bad_spec = -1, first_bad_body = -1;
   if (!sys->adj_ready)
     fl_system_adjacency(sys);
@@ -727,19 +715,10 @@ int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond)
       }
     }
   }
-  sys->grip_disp = gm.disp;
-  sys->grip_angle = ang;
-  for (int k = 0; k < sys->ntool; k++)
-    sys->tool[k].point = fl_axpy(sys->tool[k].point, dt, sys->tool[k].vel);
-  sys->step++;
+  fl_system_step_end(sys, &gm);
   if (first_bad_spec >= 0) {
     *bad_spec = first_bad_spec;
-    *bad_bond = -1;
-    for (int b = 0; b < sys->nbond; b++)
-      if (sys->b1[b] == first_bad_body || sys->b2[b] == first_bad_body) {
-        *bad_bond = b;
-        break;
-      }
+    *bad_bond = fl_system_body_bond(sys, first_bad_body);
     return FL_EUNSTABLE;
   }
   return FL_OK;

@@ -20,7 +20,7 @@ enum fl_test_kind {
 
 /* 1 for the tests that bend a fiber on two supports under one or two noses (tools 0
  * and 1 the supports, 2 and on the noses, which move down together). */
-static inline int fl_test_bends(enum fl_test_kind k) { return k == FL_TEST_BEND3PT || k == FL_TEST_BEND4PT; }
+static inline FL_HD int fl_test_bends(enum fl_test_kind k) { return k == FL_TEST_BEND3PT || k == FL_TEST_BEND4PT; }
 
 /* What drives a cantilever's tip: its displacement (through a stiff spring, so the tip
  * turns and slides across the load freely) or a dead load. */

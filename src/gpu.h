@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "system.h"
+#include "track.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,17 @@ int fl_gpu_create(fl_gpu **gpu, const fl_system *sys, char *msg, size_t len);
  * specimen, the tool and grip loads and the broken-bond counts into sys (small
  * copies).  Returns FL_OK or FL_EUNSTABLE with *bad_spec, *bad_bond. */
 int fl_gpu_step(fl_gpu *gpu, fl_system *sys, int measure, int *bad_spec, int *bad_bond);
+/* The explicit solver's watch on the device (track.h), so that the host waits for it
+ * only at output rows or every so many steps.  First put the host's watch tr of every
+ * specimen of a test of kind (again after the host changed it). */
+int fl_gpu_track_put(fl_gpu *gpu, enum fl_test_kind kind, const fl_track *tr);
+/* Step n (from time tm and path position pos) on the device, watched there: the step
+ * as fl_gpu_step (the host's bookkeeping included) without waiting for it, then the
+ * measured loads and the watch.  FL_OK, or FL_EIO when a kernel did not start. */
+int fl_gpu_step_tracked(fl_gpu *gpu, fl_system *sys, long n, double tm, double pos);
+/* Wait for the device and copy the watch back into tr, with the first step at which a
+ * body left the finite numbers (*bad_step, -1: none), its specimen and bond. */
+int fl_gpu_track_get(fl_gpu *gpu, const fl_system *sys, fl_track *tr, long *bad_step, int *bad_spec, int *bad_bond);
 /* Copy the device state (bodies, bond states, contact history, counters) to sys. */
 int fl_gpu_download(fl_gpu *gpu, fl_system *sys);
 /* Evaluate n bonds on the device (for the CPU-versus-GPU check): loads[i] for

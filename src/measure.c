@@ -10,6 +10,7 @@
 
 #include "measure.h"
 #include "series.h"
+#include "track.h"
 
 /* Peak figures and initial stiffness of one specimen's rows [0, np); rows [0, nfirst)
  * belong to the first loading leg. */
@@ -40,25 +41,11 @@ void fl_measure_figures(const double *x, const double *y, int np, int nfirst, fl
   r->initial_stiffness = fl_fit_slope(x, y, a, b);
 }
 
-/* Displacement measured from the first touch (none yet: 0). */
-static double travel(double touch, double pos) { return touch < 0.0 ? 0.0 : pos - touch; }
-
-/* The measured load (run.h). */
+/* The measured load (run.h), as the explicit solver watches it at every step. */
 double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s)
 {
-  if (fl_test_bends(kind)) { /* the noses, tools 2 on */
-    double f = 0.0;
-    for (int k = 2; k < sys->ntool; k++)
-      f += sys->tool_force[(size_t)s * sys->ntool + k].y;
-    return f;
-  }
-  if (kind == FL_TEST_TENSION)
-    return -sys->grip_force[s].x;
-  if (kind == FL_TEST_CANTILEVER)
-    return sys->pload_force[s];
-  if (kind == FL_TEST_COMPRESSION) /* the fiber pushes the moving grip back along +x */
-    return sys->grip_force[s].x;
-  return -sys->grip_torque[s].x;
+  return fl_track_load(kind, sys->tool_force + (size_t)s * sys->ntool, sys->ntool, sys->grip_force[s],
+                       sys->grip_torque[s], sys->pload_force[s]);
 }
 
 /* y of specimen s's axis at x = xa, on the segment whose reference centre lies
@@ -82,7 +69,7 @@ double fl_run_midspan_deflection(const fl_system *sys, int s, double span)
  * first touch, or a cantilever's tip displacement. */
 double fl_measure_x(const fl_system *sys, enum fl_test_kind kind, int s, double touch, double pos)
 {
-  return kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(sys, s) : travel(touch, pos);
+  return kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(sys, s) : fl_track_travel(touch, pos);
 }
 
 /* The load on the other end of specimen s, from the loads of the last evaluation: the

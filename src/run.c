@@ -1,4 +1,7 @@
-/* run.c: virtual 3-point bending, tension and torsion tests on a batch of specimens. */
+/* run.c: a virtual test on a batch of specimens: the specimens built, the rows a
+ * solver (solver.h) advances to one after another, the figures worked out from them;
+ * a batch spread over MPI ranks, and simulation.solver auto's fallback to the
+ * explicit engine. */
 #include <config.h>
 
 #include <math.h>
@@ -9,75 +12,13 @@
 
 #include "build.h"
 #include "fl_defs.h"
-#include "gpu.h"
 #include "run.h"
 #include "static.h"
 #include "cantilever.h"
-#include "compression.h"
 #include "measure.h"
 #include "mpi_batch.h"
-
-#define PI 3.14159265358979323846
-
-/* ---- the loading path ------------------------------------------------------- */
-
-/* Legs from turning point to turning point, each with cosine velocity ramps of
- * duration tr at both ends, so the tool never jumps in velocity. */
-typedef struct {
-  int n;
-  double from[FL_MAX_CYCLES], to[FL_MAX_CYCLES];
-  double start[FL_MAX_CYCLES], dur[FL_MAX_CYCLES], ramp[FL_MAX_CYCLES];
-  double speed, total;
-} path;
-
-static void path_make(path *p, const fl_test_def *t, double target, double speed, double tr)
-{
-  double prev = 0.0, time = 0.0;
-  p->n = t->ncycles > 0 ? t->ncycles : 1;
-  p->speed = speed;
-  for (int i = 0; i < p->n; i++) {
-    double to = t->ncycles > 0 ? t->cycles[i] : target;
-    double len = fabs(to - prev);
-    double r = tr;
-    if (r > len / speed)
-      r = len / speed; /* a short leg ramps over its whole length */
-    p->from[i] = prev;
-    p->to[i] = to;
-    p->ramp[i] = r;
-    p->dur[i] = len / speed + r;
-    p->start[i] = time;
-    time += p->dur[i];
-    prev = to;
-  }
-  p->total = time;
-}
-
-/* Prescribed position at time tm, and the leg it is in. */
-static double path_pos(const path *p, double tm, int *leg)
-{
-  for (int i = 0; i < p->n; i++) {
-    double u = tm - p->start[i];
-    if (u > p->dur[i] && i < p->n - 1)
-      continue;
-    if (u > p->dur[i])
-      u = p->dur[i];
-    if (leg)
-      *leg = i;
-    double dir = p->to[i] >= p->from[i] ? 1.0 : -1.0, v = p->speed, r = p->ramp[i], T = p->dur[i], s;
-    if (r <= 0.0)
-      s = v * u;
-    else if (u < r) /* v (1 - cos(pi u / r)) / 2, integrated */
-      s = 0.5 * v * (u - r / PI * sin(PI * u / r));
-    else if (u <= T - r)
-      s = 0.5 * v * r + v * (u - r);
-    else {
-      double w = T - u;
-      s = fabs(p->to[i] - p->from[i]) - 0.5 * v * (w - r / PI * sin(PI * w / r));
-    }
-    return p->from[i] + dir * s;
-  }
-  return p->to[p->n - 1];
-}
+#include "path.h"
+#include "solver.h"
 
 /* ---- results --------------------------------------------------------------- */
 
@@ -125,40 +66,6 @@ static double now(void)
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* The static solver's branch on specimens [s0, s0 + nspec) of a batch: what every
- * specimen's solve did, summed into res; *fail_key the first that failed (the
- * specimens are solved independently, and the serial run reports the first). */
-static int run_static(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
-                      const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, int *leg_first_end,
-                      double *fail_key, char *err, size_t errlen)
-{
-  fl_static_stats *st = calloc((size_t)nspec, sizeof *st);
-  if (!st) {
-    snprintf(err, errlen, "out of memory for %d specimens", nspec);
-    return FL_ENOMEM;
-  }
-  int failed;
-  int rc = fl_static_run(exps, nspec, s0, sys, info, hooks, curve, res, st, leg_first_end, &failed, err, errlen);
-  if (rc)
-    *fail_key = failed >= 0 ? s0 + failed : -1.0;
-  for (int s = 0; s < nspec; s++) {
-    res->increments += st[s].increments;
-    res->newton_iterations += st[s].newton;
-    res->tangents += st[s].tangents;
-    res->cutbacks += st[s].cutbacks;
-    res->unknowns_per_body = st[s].unknowns > res->unknowns_per_body ? st[s].unknowns : res->unknowns_per_body;
-    res->relaxations += st[s].relaxations;
-    res->events += st[s].events;
-    double P = st[s].load_scale, L = st[s].length_scale;
-    double fs = exps[0]->test.kind == FL_TEST_TORSION ? P / L : P;
-    double ts = exps[0]->test.kind == FL_TEST_TORSION ? P : P * L;
-    res->residual_force = fmax(res->residual_force, st[s].residual_force / fs);
-    res->residual_torque = fmax(res->residual_torque, st[s].residual_torque / ts);
-  }
-  free(st);
-  return rc;
 }
 
 int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
@@ -215,32 +122,11 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   for (int s = 0; s < nspec; s++)
     fl_system_set_damping(&sys, s, exps[s]->bond.damping, exps[s]->bond.damping_stabilization);
   sys.threads = (hooks && hooks->threads > 1) ? hooks->threads : 1;
-  enum fl_solver solver = fl_solver_resolve(exp, hooks && hooks->gpu);
-  if (solver == FL_SOLVER_STATIC && hooks && hooks->gpu) {
-    snprintf(err, errlen, "simulation.solver: static runs on the CPU only; allowed on the GPU: explicit | auto");
-    fl_system_free(&sys);
-    return FL_EINPUT;
-  }
-  if (hooks && hooks->gpu && sys.pload.body >= 0) {
-    snprintf(err, errlen, "test.kind: a %s test runs on the CPU only; allowed on the GPU: bend3pt | tension | torsion",
-             fl_test_kind_name(t->kind));
-    fl_system_free(&sys);
-    return FL_EINPUT;
-  }
-  fl_gpu *gpu = NULL;
-  if (hooks && hooks->gpu) {
-#ifdef HAVE_CUDA
-    rc = fl_gpu_create(&gpu, &sys, err, errlen);
-    if (rc) {
-      fl_system_free(&sys);
-      return rc;
-    }
-#else
-    snprintf(err, errlen, "this fiberlab was built without CUDA");
-    fl_system_free(&sys);
-    return FL_EINPUT;
-#endif
-  }
+  int gpu = hooks && hooks->gpu;
+  enum fl_solver solver = fl_solver_resolve(exp, gpu);
+  const fl_solver_type *type = solver == FL_SOLVER_STATIC ? &fl_solver_static
+                               : gpu                      ? &fl_solver_explicit_cuda
+                                                          : &fl_solver_explicit_cpu;
 
   double target = fl_test_target(t);
   /* Quasi-static rule: loading at a constant rate from 0 to the maximum would take 20
@@ -248,18 +134,8 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
    * ramp of one period. */
   double first = (t->ncycles > 0 && t->cycles[0] > 0.0) ? t->cycles[0] : target;
   double speed = t->speed > 0.0 ? t->speed : target / (20.0 * info.first_period);
-  path p;
-  path_make(&p, t, target, speed, info.first_period);
-  double steps_needed = ceil(p.total / dt);
-  if (solver == FL_SOLVER_EXPLICIT && steps_needed > FL_MAX_STEPS) {
-    snprintf(err, errlen,
-             "the test needs %.3g time steps of %.3g s; allowed: at most %.0e (shorten the test, raise its speed, "
-             "or use fewer segments)",
-             steps_needed, dt, FL_MAX_STEPS);
-    fl_system_free(&sys);
-    return FL_ELIMIT;
-  }
-  long nsteps = (long)steps_needed;
+  fl_path_schedule p;
+  fl_path_schedule_make(&p, t, speed, info.first_period);
   int np = exp->sim.output_points;
 
   size_t nrow = (size_t)nspec * np;
@@ -276,11 +152,9 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   curve->yielded = calloc(nrow, sizeof(int));
   res->spec = calloc((size_t)nspec, sizeof *res->spec);
   int point = 0; /* output rows recorded */
-  double *work = calloc((size_t)nspec, sizeof(double));
-  double *event_time = malloc((size_t)nspec * sizeof(double)); /* first break or buckle, s */
-  double *touch = malloc((size_t)nspec * sizeof(double));      /* bend3pt: nose position at first touch */
+  void *work = NULL;
   if (!curve->time || !curve->x || !curve->y || !curve->support || !curve->midspan || !curve->kinetic || !curve->strain ||
-      !curve->broken || !curve->yielded || !res->spec || !work || !event_time || !touch) {
+      !curve->broken || !curve->yielded || !res->spec) {
     rc = FL_ENOMEM;
     snprintf(err, errlen, "out of memory for %zu curve rows", nrow);
     goto out;
@@ -300,177 +174,28 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   res->bk_fmin = exp->bond.buckling.min_force;
   res->bk_umin = exp->bond.buckling.displacement_at_min_force;
   res->bk_slope = exp->bond.buckling.slope_after_min_force;
-
-  for (int s = 0; s < nspec; s++)
-    event_time[s] = -1.0;
-  /* tension and torsion measure from the start; bend3pt from the nose's first touch,
-   * which comes after the specimen has settled on the supports under its weight */
-  for (int s = 0; s < nspec; s++)
-    touch[s] = fl_test_bends(t->kind) ? -1.0 : 0.0;
-  double t0 = now(), last_progress = -1.0;
-  double box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION || t->kind == FL_TEST_CANTILEVER ? 0.0 : target));
-  int leg_first_end = -1;
-  double pos = 0.0;
   res->solver = solver;
-  if (solver == FL_SOLVER_STATIC) {
-    if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION && np > 11)
-      curve->npoints = 11; /* the loading path is not recorded: a few rows will do */
-    rc = run_static(exps, nspec, s0, &sys, &info, hooks, curve, res, &leg_first_end, fail_key, err, errlen);
-    point = curve->npoints;
-    if (rc)
-      goto out;
-    goto figures;
+
+  /* the output rows: the solver advances from one to the next */
+  fl_solver_setup setup = {exps, nspec, s0, &sys, &info, hooks, &p, first, curve, res};
+  fl_solver_status st = {0, -1, 0, -1.0};
+  double t0 = now();
+  rc = type->create(&work, &setup, err, errlen);
+  if (rc) { /* nothing run: no rows */
+    fl_curve_free(curve);
+    fl_result_free(res);
+    goto out;
   }
-  for (long n = 0; n <= nsteps; n++) {
-    double tm = n * dt;
-    int leg = 0;
-    pos = path_pos(&p, tm, &leg);
-    if (t->kind == FL_TEST_CANTILEVER)
-      fl_cantilever_drive(&sys, t, pos);
-    /* Record when this step's time reaches the next output time. */
-    double t_out = point * p.total / (np - 1);
-    if (point < np && tm + 0.5 * dt >= t_out) {
-#ifdef HAVE_CUDA
-      if (gpu && fl_gpu_download(gpu, &sys)) {
-        snprintf(err, errlen, "cannot copy the state back from the GPU");
-        rc = FL_EIO;
-        *fail_key = 2.0 * n;
-        goto out;
-      }
-#endif
-      fl_system_loads(&sys, 0);
-      if (leg > 0 && leg_first_end < 0)
-        leg_first_end = point;
-      for (int s = 0; s < nspec; s++) {
-        size_t r = (size_t)s * np + point;
-        double y = fl_run_measured(&sys, t->kind, s);
-        double react = fl_measure_reaction(&sys, t->kind, s);
-        if (fl_test_bends(t->kind))
-          curve->support[r] = react;
-        if (t->kind == FL_TEST_BEND4PT)
-          curve->midspan[r] = fl_run_midspan_deflection(&sys, s, info.span);
-        if (t->kind == FL_TEST_COMPRESSION)
-          curve->midspan[r] = fl_compression_lateral(&sys, s);
-        curve->time[r] = tm;
-        double xs = fl_measure_x(&sys, t->kind, s, touch[s], pos);
-        curve->x[r] = xs;
-        curve->y[r] = y;
-        curve->kinetic[r] = fl_system_kinetic(&sys, s);
-        curve->strain[r] = sys.strain_energy[s];
-        fl_system_count(&sys, s, &curve->broken[r], &curve->yielded[r]);
-        /* after a break or a buckle, a row may set the peak again once the ringing has
-         * had two periods of the lowest mode to settle and the run is quasi-static: little
-         * kinetic energy, and the two ends of the specimen carry the same load (the
-         * pieces of a broken specimen can ring with little kinetic energy) */
-        if (sys.nbroken[s] > 0 && tm >= event_time[s] + 2.0 * info.first_period &&
-            curve->kinetic[r] <= 0.05 * curve->strain[r] && y > res->spec[s].peak && fl_measure_balanced(y, react)) {
-          res->spec[s].peak = y;
-          res->spec[s].x_at_peak = xs;
-        }
-        if (point > 0) {
-          size_t q = r - 1;
-          work[s] += 0.5 * (curve->y[q] + y) * (xs - curve->x[q]);
-        }
-        /* Energy jump: kinetic energy far above the work put in, once loading is under way. */
-        if (leg == 0 && fabs(pos) >= 0.1 * fabs(first) && curve->kinetic[r] > 100.0 * (fabs(work[s]) + curve->strain[r])) {
-          int worst = 0;
-          double wk = -1.0;
-          for (int i = 0; i < sys.nbody; i++) {
-            size_t k = (size_t)s * sys.nbody + i;
-            double e = 0.5 * sys.mass[i] * fl_dot(sys.v[k], sys.v[k]);
-            if (e > wk) {
-              wk = e;
-              worst = i;
-            }
-          }
-          snprintf(err, errlen,
-                   "unstable at step %ld (t = %.6g s), specimen %d, bond %d: kinetic energy %.3g J is over 100 "
-                   "times the work done %.3g J; likely cause: time step too large for the stiffness or damping "
-                   "(lower simulation.safety or bond.damping, raise bond.damping_stabilization)",
-                   n, tm, s0 + s, worst > 0 ? worst - 1 : 0, curve->kinetic[r], work[s]);
-          rc = FL_EUNSTABLE;
-          *fail_key = 2.0 * n;
-          goto out;
-        }
-      }
-      point++;
-      if (hooks && hooks->sample)
-        hooks->sample(hooks->ctx, &sys, point - 1, pos);
-    }
-    if (n == nsteps)
-      break;
-    /* Tool and grip rates that reach the next prescribed position exactly. */
-    double rate = (path_pos(&p, tm + dt, NULL) - pos) / dt;
-    if (fl_test_bends(t->kind))
-      for (int k = 2; k < sys.ntool; k++)
-        sys.tool[k].vel = fl_v3(0, -rate, 0);
-    else if (t->kind == FL_TEST_TENSION)
-      sys.grip_speed = rate;
-    else if (t->kind == FL_TEST_COMPRESSION)
-      sys.grip_speed = -rate;
-    else
-      sys.grip_omega = rate;
-    int bs = 0, bb = 0;
-#ifdef HAVE_CUDA
-    if (gpu) {
-      rc = fl_gpu_step(gpu, &sys, 1, &bs, &bb);
-      if (rc == FL_OK && (n & 1023) == 0)
-        rc = fl_gpu_download(gpu, &sys);
-      if (rc == FL_EIO) {
-        snprintf(err, errlen, "the GPU step failed at step %ld", n + 1);
-        *fail_key = 2.0 * n + 1.0;
-        goto out;
-      }
-    } else
-#endif
-      rc = fl_system_step(&sys, &bs, &bb);
-    /* The peak from every step's loads (evaluated at this step's start, at pos), not
-     * only from the output rows, until a bond breaks or buckles: what follows at once
-     * is the ringing of the released energy, not the strength.  Later rows count again
-     * once the run is quasi-static (below). */
-    for (int s = 0; s < nspec; s++) {
-      if (sys.nbroken[s] > 0) {
-        if (event_time[s] < 0.0)
-          event_time[s] = tm;
-        continue;
-      }
-      double y = fl_run_measured(&sys, t->kind, s);
-      if (fl_test_bends(t->kind) && touch[s] < 0.0 && y > 0.0)
-        touch[s] = pos; /* the nose's first touch: displacement counts from here */
-      if (y > res->spec[s].peak || n == 0) {
-        res->spec[s].peak = y;
-        res->spec[s].x_at_peak = fl_measure_x(&sys, t->kind, s, touch[s], pos);
-      }
-    }
-    if (rc == FL_OK && (n & 1023) == 0)
-      rc = fl_system_outside(&sys, box, &bs, &bb);
-    if (rc) {
-      snprintf(err, errlen,
-               "unstable at step %ld (t = %.6g s), specimen %d, bond %d: a body %s; likely cause: time step too "
-               "large for the stiffness or damping (lower simulation.safety or bond.damping, raise "
-               "bond.damping_stabilization)",
-               n + 1, tm + dt, s0 + bs, bb, rc == FL_EUNSTABLE ? "left the finite numbers or the bounding box" : "");
-      *fail_key = 2.0 * n + 1.0;
-      goto out;
-    }
-    if (hooks && hooks->stop && *hooks->stop) {
-      snprintf(err, errlen, "interrupted at step %ld of %ld", n + 1, nsteps);
-      rc = FL_EINTERRUPT;
-      *fail_key = 2.0 * n + 1.0;
-      goto out;
-    }
-    if (hooks && hooks->progress && (n & 4095) == 0) {
-      double fr = (double)n / nsteps;
-      if (fr - last_progress >= 0.001) {
-        hooks->progress(hooks->ctx, fr);
-        last_progress = fr;
-      }
-    }
-  }
-  if (hooks && hooks->progress)
-    hooks->progress(hooks->ctx, 1.0);
+  while (rc == FL_OK && !st.done)
+    rc = type->advance(work, &st, err, errlen);
+  int read_rc = type->read(work); /* the measurements, also those of a failed run */
+  rc = rc ? rc : read_rc;
+  point = st.rows;
+  *fail_key = st.fail_key;
+  if (rc)
+    goto out;
   curve->npoints = point;
-figures:
+  int leg_first_end = st.leg_first_end;
   if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION) {
     /* the loading path brought the tip to its deflection: release it, and the rows
      * become the ring-down */
@@ -524,14 +249,7 @@ out:
     res->kind = t->kind;
     res->specimens = nspec;
   }
-  free(work);
-  free(event_time);
-  free(touch);
-#ifdef HAVE_CUDA
-  fl_gpu_free(&gpu);
-#else
-  (void)gpu;
-#endif
+  type->free(&work);
   fl_system_free(&sys);
   return rc;
 }

@@ -54,6 +54,8 @@
 #include "static.h"
 #include "cantilever.h"
 #include "compression.h"
+#include "path.h"
+#include "solver.h"
 
 #define NDOF 6           /* unknowns per free body */
 #define NCOLOUR 3        /* bodies perturbed together are 3 apart */
@@ -828,42 +830,6 @@ static int relax(workspace *w, double u, double time, int *iterations)
   return ok;
 }
 
-/* ---- the path ------------------------------------------------------------------- */
-
-typedef struct {
-  int n;                     /* legs */
-  double to[FL_MAX_CYCLES];  /* turning points, m or rad */
-  double arc[FL_MAX_CYCLES + 1]; /* path length at each leg's start, m or rad */
-} path;
-
-static void path_make(path *p, const fl_test_def *t)
-{
-  double target = fl_test_target(t);
-  p->n = t->ncycles > 0 ? t->ncycles : 1;
-  double prev = 0.0;
-  p->arc[0] = 0.0;
-  for (int i = 0; i < p->n; i++) {
-    p->to[i] = t->ncycles > 0 ? t->cycles[i] : target;
-    p->arc[i + 1] = p->arc[i] + fabs(p->to[i] - prev);
-    prev = p->to[i];
-  }
-}
-
-/* Position at path length a, and the leg. */
-static double path_pos(const path *p, double a, int *leg)
-{
-  for (int i = 0; i < p->n; i++)
-    if (a <= p->arc[i + 1] || i == p->n - 1) {
-      double from = i > 0 ? p->to[i - 1] : 0.0, len = p->arc[i + 1] - p->arc[i];
-      double s = len > 0.0 ? (a - p->arc[i]) / len : 1.0;
-      s = s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
-      if (leg)
-        *leg = i;
-      return from + s * (p->to[i] - from);
-    }
-  return 0.0;
-}
-
 /* ---- one specimen ------------------------------------------------------------------ */
 
 /* The test's elastic load at the path's largest position, by beam theory: the scale the
@@ -1124,8 +1090,8 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     snprintf(job->err, job->errlen, "out of memory for the static solver");
     return;
   }
-  path p;
-  path_make(&p, t);
+  fl_path p;
+  fl_path_make(&p, t);
   double total = p.arc[p.n], spacing = total / (job->np - 1);
   int it = 0;
 
@@ -1196,7 +1162,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     }
     double row_arc = job->rows == job->np - 1 ? total : job->rows * spacing;
     int leg = 0;
-    path_pos(&p, a + 0.5 * fmin(du, row_arc - a), &leg);
+    fl_path_position(&p, a + 0.5 * fmin(du, row_arc - a), &leg);
     if (leg > 0 && friction)
       du = fmin(du, LEG_INCREMENT * spacing);
     double next = a + du;
@@ -1233,7 +1199,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
         }
       }
     }
-    double u = path_pos(&p, next, NULL);
+    double u = fl_path_position(&p, next, NULL);
     breakage(&w, breaking);
     w.max_newton = crossing ? ONSET_NEWTON : MAX_NEWTON;
     int ok = increment(&w, u, &it);
@@ -1338,7 +1304,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     a = next;
     if (a >= row_arc - 1e-12 * total) {
       int lg = 0;
-      path_pos(&p, a - 1e-9 * total, &lg);
+      fl_path_position(&p, a - 1e-9 * total, &lg);
       if (lg > 0 && job->leg_first_end < 0)
         job->leg_first_end = job->rows;
       record(&w, job, a, x);
@@ -1463,3 +1429,83 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, fl_system
   free(errs);
   return rc;
 }
+
+/* ---- behind the solvers' seam (solver.h) -------------------------------------------- */
+
+typedef struct {
+  fl_solver_setup su;
+} static_solver;
+
+static int static_create(void **out, const fl_solver_setup *su, char *err, size_t errlen)
+{
+  *out = NULL;
+  if (su->hooks && su->hooks->gpu) {
+    snprintf(err, errlen, "simulation.solver: static runs on the CPU only; allowed on the GPU: explicit | auto");
+    return FL_EINPUT;
+  }
+  static_solver *w = malloc(sizeof *w);
+  if (!w) {
+    snprintf(err, errlen, "out of memory for %d specimens", su->nspec);
+    return FL_ENOMEM;
+  }
+  w->su = *su;
+  const fl_test_def *t = &su->exps[0]->test;
+  if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION && su->curve->npoints > 11)
+    su->curve->npoints = 11; /* the loading path is not recorded: a few rows will do */
+  *out = w;
+  return FL_OK;
+}
+
+/* The whole path at once, every specimen on its own: what every specimen's solve did,
+ * summed into the result; fail_key the first that failed (the specimens are solved
+ * independently, and the serial run reports the first). */
+static int static_advance(void *state, fl_solver_status *status, char *err, size_t errlen)
+{
+  const fl_solver_setup *su = &((static_solver *)state)->su;
+  const fl_experiment *const *exps = su->exps;
+  int nspec = su->nspec, s0 = su->s0;
+  fl_result *res = su->res;
+  fl_static_stats *st = calloc((size_t)nspec, sizeof *st);
+  status->done = 1;
+  if (!st) {
+    snprintf(err, errlen, "out of memory for %d specimens", nspec);
+    return FL_ENOMEM;
+  }
+  int failed;
+  int rc = fl_static_run(exps, nspec, s0, su->sys, su->info, su->hooks, su->curve, res, st, &status->leg_first_end,
+                         &failed, err, errlen);
+  status->rows = su->curve->npoints;
+  if (rc)
+    status->fail_key = failed >= 0 ? s0 + failed : -1.0;
+  for (int s = 0; s < nspec; s++) {
+    res->increments += st[s].increments;
+    res->newton_iterations += st[s].newton;
+    res->tangents += st[s].tangents;
+    res->cutbacks += st[s].cutbacks;
+    res->unknowns_per_body = st[s].unknowns > res->unknowns_per_body ? st[s].unknowns : res->unknowns_per_body;
+    res->relaxations += st[s].relaxations;
+    res->events += st[s].events;
+    double P = st[s].load_scale, L = st[s].length_scale;
+    double fs = exps[0]->test.kind == FL_TEST_TORSION ? P / L : P;
+    double ts = exps[0]->test.kind == FL_TEST_TORSION ? P : P * L;
+    res->residual_force = fmax(res->residual_force, st[s].residual_force / fs);
+    res->residual_torque = fmax(res->residual_torque, st[s].residual_torque / ts);
+  }
+  free(st);
+  return rc;
+}
+
+/* The specimens' states are in setup->sys already (solve_specimen puts them back). */
+static int static_read(void *state)
+{
+  (void)state;
+  return FL_OK;
+}
+
+static void static_free(void **state)
+{
+  free(*state);
+  *state = NULL;
+}
+
+const fl_solver_type fl_solver_static = {"static", static_create, static_advance, static_read, static_free};

@@ -393,6 +393,33 @@ void fl_system_set_damping(fl_system *sys, int s, double a_damp, double stab)
   }
 }
 
+fl_grip_motion fl_system_grip_motion(const fl_system *sys)
+{
+  fl_grip_motion gm;
+  gm.disp = sys->grip_disp + sys->grip_speed * sys->dt;
+  gm.angle = sys->grip_angle + sys->grip_omega * sys->dt;
+  gm.qg = fl_qexp(fl_v3(gm.angle, 0, 0));
+  gm.wg = fl_v3(sys->grip_omega, 0, 0);
+  return gm;
+}
+
+void fl_system_step_end(fl_system *sys, const fl_grip_motion *gm)
+{
+  sys->grip_disp = gm->disp;
+  sys->grip_angle = gm->angle;
+  for (int k = 0; k < sys->ntool; k++)
+    sys->tool[k].point = fl_axpy(sys->tool[k].point, sys->dt, sys->tool[k].vel);
+  sys->step++;
+}
+
+int fl_system_body_bond(const fl_system *sys, int i)
+{
+  for (int b = 0; b < sys->nbond; b++)
+    if (sys->b1[b] == i || sys->b2[b] == i)
+      return b;
+  return -1;
+}
+
 int fl_system_outside(const fl_system *sys, double box, int *bad_spec, int *bad_bond)
 {
   for (int s = 0; s < sys->nspec; s++)

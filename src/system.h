@@ -216,6 +216,23 @@ void fl_system_reset(fl_system *sys);
  * FL_EUNSTABLE with *bad_spec and *bad_bond set (bond -1: a body left the finite). */
 int fl_system_step(fl_system *sys, int *bad_spec, int *bad_bond);
 
+/* The host's bookkeeping of a step, written once for the CPU engine (fl_system_step)
+ * and the CUDA engine (fl_gpu_step).  Before the step: the moving grip over it, from
+ * grip_speed and grip_omega. */
+typedef struct {
+  double disp;  /* where the grip ends the step along x, m */
+  double angle; /* and its angle about x, rad */
+  fl_quat qg;   /* that turn about x */
+  fl_vec3 wg;   /* its angular velocity, rad/s */
+} fl_grip_motion;
+fl_grip_motion fl_system_grip_motion(const fl_system *sys);
+/* After the step: the grip where gm put it, the tools moved on at their velocities,
+ * the step counted. */
+void fl_system_step_end(fl_system *sys, const fl_grip_motion *gm);
+/* The first bond with body i at an end (the bond an instability at body i is reported
+ * at), or -1. */
+int fl_system_body_bond(const fl_system *sys, int i);
+
 /* Evaluate loads of the current state without advancing (f, t, strain_energy). */
 void fl_system_loads(fl_system *sys, int advance_damping);
 /* The body step's quotients (body_row) for the present dt. */

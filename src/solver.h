@@ -1,0 +1,68 @@
+/* solver.h: the seam between a test's driver (run.c: the build, the output rows, the
+ * figures) and the solvers that advance its specimens: the explicit engine on the CPU
+ * (explicit.c, stepping engine.c), the same on a CUDA device (explicit.c, stepping
+ * gpu/engine.cu) and the static solver (static.c).  A solver is a const table of
+ * functions, chosen by simulation.solver and --device; what every solver shares (the
+ * specimens, the loading path, the measurements) lives outside it. */
+#ifndef FL_SOLVER_H
+#define FL_SOLVER_H
+
+#include <stddef.h>
+
+#include "path.h"
+#include "run.h"
+
+/* What a solver is created on: the specimens built, the path and where the rows go.
+ * The solver writes the curve's rows and each specimen's peak (res->spec) and may
+ * add its own figures to res; the caller owns all of it. */
+typedef struct {
+  const fl_experiment *const *exps; /* specimen s's definition; the test and simulation are exps[0]'s */
+  int nspec;                        /* specimens */
+  int s0;                           /* the batch's number of specimen 0 (a block of an MPI-spread batch) */
+  fl_system *sys;                   /* the specimens, built, time step and damping set */
+  const fl_build_info *info;        /* what the builder realised */
+  const fl_run_hooks *hooks;        /* progress, sample, stop (may be NULL) */
+  const fl_path_schedule *path;     /* the loading path, in time at the test's speed */
+  double first;                     /* the first leg's end, m or rad */
+  fl_curve *curve;                  /* rows: allocated for npoints per specimen */
+  fl_result *res;                   /* res->spec: one per specimen */
+} fl_solver_setup;
+
+/* Where a run stands after an advance. */
+typedef struct {
+  int rows;          /* output rows recorded, every specimen */
+  int leg_first_end; /* the first row on the path's second leg, or -1 */
+  int done;          /* 1: the end of the path is reached; no more rows will come */
+  double fail_key;   /* of a failure: -1 before the first step, else as mpi_batch.h orders them */
+} fl_solver_status;
+
+/* A solver's table; its state on one block of specimens is its own (void *, as GSL's
+ * methods keep theirs). */
+typedef struct {
+  const char *name; /* as simulation.solver (and --device) name it */
+  /* Check that the solver can run the setup and make its state; FL_OK, or a status
+   * with a message in err. */
+  int (*create)(void **out, const fl_solver_setup *setup, char *err, size_t errlen);
+  /* Advance to the next output row and record it (a solver may record several rows at
+   * once: the static solver records them all); the measurements between rows (the
+   * peak, the first touch, the first event, instability) are the solver's.  FL_OK, or
+   * a status with a message in err and st->fail_key set; the rows recorded before a
+   * failure stay. */
+  int (*advance)(void *state, fl_solver_status *st, char *err, size_t errlen);
+  /* What the solver measured between the rows (the peaks) into setup->res, after the
+   * last advance, whatever it returned; setup->sys then holds the last state the
+   * advances reached (a device's copied back). */
+  int (*read)(void *state);
+  /* Free the state and null the pointer; NULL is allowed. */
+  void (*free)(void **state);
+} fl_solver_type;
+
+/* The explicit engine on the CPU (engine.c). */
+extern const fl_solver_type fl_solver_explicit_cpu;
+/* The explicit engine on a CUDA device (gpu/engine.cu); in a build without CUDA its
+ * create says so. */
+extern const fl_solver_type fl_solver_explicit_cuda;
+/* The static solver (static.c). */
+extern const fl_solver_type fl_solver_static;
+
+#endif
