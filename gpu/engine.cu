@@ -445,7 +445,6 @@ extern "C" int fl_gpu_track_put(fl_gpu *g, enum fl_test_kind kind, const fl_trac
   if (g->watching)
     return FL_OK;
   /* the first: no body lost yet */
-  g->watching = 1;
   long *none = (long *)malloc(ns * sizeof(long));
   if (!none)
     return FL_ENOMEM;
@@ -456,6 +455,8 @@ extern "C" int fl_gpu_track_put(fl_gpu *g, enum fl_test_kind kind, const fl_trac
                ? FL_OK
                : FL_EIO;
   free(none);
+  if (rc == FL_OK)
+    g->watching = 1;
   return rc;
 }
 

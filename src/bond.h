@@ -942,9 +942,11 @@ FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const
     return 0.0;
   double mt, m = fl_norm(fl_bond_bending_moment(&out, &mt));
   if (e->type == FL_BUCKLING_PLASTIC) {
-    /* the total angle at which the envelope falls to the present moment m: phi_b for a
-     * bond still elastic (m = kb phi_b there), later on the drop for one that yielded
-     * below m_max first; 0 once the envelope has capped the moment (phi_max past it) */
+    /* the total angle phi_b + (m_max - m) / k_drop at which the envelope falls to the
+     * present moment m: for an elastic bond (m = kb phi) the ratio reaches 1 exactly at
+     * phi_b (not linearly: 1.05 phi_b is the denominator at phi_b / 2), for one that
+     * yielded below m_max first later, on the drop; 0 once the envelope has capped the
+     * moment (phi_max past it) */
     double phis = e->phi_b + (e->m_max - fmin(m, e->m_max)) / e->k_drop;
     return st->buckled && st->phi_max >= phis ? 0.0 : fl_norm(out.bend) / phis;
   }

@@ -1374,25 +1374,30 @@ static int auto_starts(cal_state *st, double *start)
    * the simulated slope beyond it, four times (fiber-calibrate(1), STARTING VALUES). */
   st->drop_item = db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0) ? db : -1;
   st->drop_js = -1;
-  if (db >= 0 && fit->data[db].exp.bond.failure.criterion != FL_CRIT_NONE &&
+  if (db >= 0 && fit->data[db].exp.bond.buckling.type == FL_BUCKLING_PLASTIC &&
+      fit->data[db].exp.bond.failure.criterion != FL_CRIT_NONE &&
       fit->data[db].exp.bond.failure.post_failure != FL_POST_TOTAL_BREAKAGE)
     st->drop_js = js;
   memcpy(st->drop_jb, jb, sizeof jb);
   if (db >= 0)
     memcpy(st->drop_want, want, sizeof want);
   if (db >= 0 && (jb[0] >= 0 || jb[1] >= 0 || jb[2] >= 0 || jb[3] >= 0)) {
-    double given[4];
+    double given[4], given_s = st->drop_js >= 0 ? start[st->drop_js] : 0.0;
     for (int k = 0; k < 4; k++)
       given[k] = jb[k] >= 0 ? start[jb[k]] : 0.0;
     if ((rc = align_drop(st, db, jb, want, start)))
       return rc;
+    int yf = st->drop_js >= 0 && jb[0] >= 0; /* max_force aligns the kink's displacement, max_stress the peak */
     for (int k = 0; k < 4; k++)
       if (jb[k] >= 0 && !fit->free[jb[k]].start_auto && start[jb[k]] != given[k])
         note(st, "note: the start of %s moved from %.6g to %.6g, where the simulated %s meets the measured one",
-             bk[k], given[k], start[jb[k]], k == 0   ? "peak"
+             bk[k], given[k], start[jb[k]], k == 0   ? (yf ? "peak's displacement" : "peak")
              : k == 1 ? "plateau after the drop"
              : k == 2 ? "end of the plateau"
                       : "slope beyond the plateau");
+    if (yf && !fit->free[st->drop_js].start_auto && start[st->drop_js] != given_s)
+      note(st, "note: the start of bond.failure.max_stress moved from %.6g to %.6g, where the simulated peak meets "
+           "the measured one", given_s, start[st->drop_js]);
   }
   return FL_OK;
 }

@@ -165,12 +165,9 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
     return FL_ENOMEM;
   }
   x->su = *su;
-  int rc = eng->open(&x->dev, su->sys, err, errlen);
-  if (rc)
-    return rc;
-  x->eng = eng;
   x->t = t;
   x->dt = su->sys->dt;
+  /* the step limit before a device is opened and filled */
   double steps_needed = ceil(su->path->total / x->dt);
   if (steps_needed > FL_MAX_STEPS) {
     snprintf(err, errlen,
@@ -179,6 +176,10 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
              steps_needed, x->dt, FL_MAX_STEPS);
     return FL_ELIMIT;
   }
+  int rc = eng->open(&x->dev, su->sys, err, errlen);
+  if (rc)
+    return rc;
+  x->eng = eng;
   x->nsteps = (long)steps_needed;
   x->np = exp->sim.output_points;
   x->work = calloc((size_t)nspec, sizeof(double));
@@ -193,9 +194,10 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
     x->track[s].event_time = -1.0;
     x->track[s].touch = fl_test_bends(t->kind) ? -1.0 : 0.0;
   }
-  if (eng->put(x->dev, t->kind, x->track)) {
-    snprintf(err, errlen, "cannot copy the specimens to the GPU");
-    return FL_EIO;
+  if ((rc = eng->put(x->dev, t->kind, x->track))) {
+    snprintf(err, errlen, rc == FL_ENOMEM ? "out of memory for %d specimens" : "cannot copy the specimens to the GPU",
+             nspec);
+    return rc;
   }
   double target = fl_test_target(t);
   x->box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION || t->kind == FL_TEST_CANTILEVER ? 0.0 : target));
@@ -273,21 +275,12 @@ static int record(explicit_solver *x, fl_solver_status *st, char *err, size_t er
   for (int s = 0; s < x->su.nspec; s++) {
     fl_track *tr = &x->track[s];
     size_t r = (size_t)s * np + point;
-    double y = fl_run_measured(sys, kind, s);
-    double react = fl_measure_reaction(sys, kind, s);
-    if (fl_test_bends(kind))
-      curve->support[r] = react;
-    if (kind == FL_TEST_BEND4PT)
-      curve->midspan[r] = fl_run_midspan_deflection(sys, s, info->span);
-    if (kind == FL_TEST_COMPRESSION)
-      curve->midspan[r] = fl_compression_lateral(sys, s);
+    double y = fl_measure_row(sys, kind, s, info->span, curve, r);
+    double react = fl_test_bends(kind) ? curve->support[r] : fl_measure_reaction(sys, kind, s);
     curve->time[r] = tm;
     double xs = fl_measure_x(sys, kind, s, tr->touch, pos);
     curve->x[r] = xs;
-    curve->y[r] = y;
     curve->kinetic[r] = fl_system_kinetic(sys, s);
-    curve->strain[r] = sys->strain_energy[s];
-    fl_system_count(sys, s, &curve->broken[r], &curve->yielded[r]);
     /* after a break or a buckle, a row may set the peak again once the ringing has
      * had two periods of the lowest mode to settle and the run is quasi-static: little
      * kinetic energy, and the two ends of the specimen carry the same load (the

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "measure.h"
+#include "compression.h"
 #include "series.h"
 #include "track.h"
 
@@ -91,6 +92,21 @@ double fl_measure_reaction(const fl_system *sys, enum fl_test_kind kind, int s)
   return r;
 }
 
+double fl_measure_row(const fl_system *sys, enum fl_test_kind kind, int s, double span, fl_curve *c, size_t r)
+{
+  double y = fl_run_measured(sys, kind, s);
+  c->y[r] = y;
+  if (fl_test_bends(kind))
+    c->support[r] = fl_measure_reaction(sys, kind, s);
+  if (kind == FL_TEST_BEND4PT)
+    c->midspan[r] = fl_run_midspan_deflection(sys, s, span);
+  if (kind == FL_TEST_COMPRESSION)
+    c->midspan[r] = fl_compression_lateral(sys, s);
+  c->strain[r] = sys->strain_energy[s];
+  fl_system_count(sys, s, &c->broken[r], &c->yielded[r]);
+  return y;
+}
+
 /* 1 when the measured load y and the reaction agree within 5 % of the larger. */
 int fl_measure_balanced(double y, double react) { return fabs(y - react) <= 0.05 * fmax(fabs(y), fabs(react)); }
 
@@ -137,7 +153,8 @@ static int path_states(const fl_specimen_result *sr, const double *x, int np, do
   for (int s = 0; s < sr->nsnaps; s++) {
     if (sr->snap_x[s] == sr->x_at_peak && sr->snap_y[s] == sr->peak)
       peak_placed = 1;
-    else if (!peak_placed && peak_row >= 0 && peak_row < sr->snap_row[s]) {
+    else if (!peak_placed && peak_row >= 0 &&
+             (peak_row < sr->snap_row[s] || (peak_row == sr->snap_row[s] && sr->x_at_peak < sr->snap_x[s]))) {
       px[m] = sr->x_at_peak, py[m] = sr->peak, prow[m] = peak_row, pdrop[m++] = sr->snap_at_peak;
       peak_placed = 1;
     }

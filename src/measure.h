@@ -14,6 +14,12 @@ double fl_measure_x(const fl_system *sys, enum fl_test_kind kind, int s, double 
  * supports' (bending) or the fixed grip's, in the sign of fl_run_measured(). */
 double fl_measure_reaction(const fl_system *sys, enum fl_test_kind kind, int s);
 
+/* Row r of curve c from specimen s's loads of the last evaluation: the measured load
+ * (returned), the reaction (bending), the midspan deflection (4-point bending, span) or
+ * the lateral deflection (compression), the strain energy and the bond counts.  The
+ * solver sets the time, the displacement and the kinetic energy. */
+double fl_measure_row(const fl_system *sys, enum fl_test_kind kind, int s, double span, fl_curve *c, size_t r);
+
 /* 1 when the measured load y and the reaction agree within 5 % of the larger. */
 int fl_measure_balanced(double y, double react);
 

@@ -140,7 +140,7 @@ int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks 
                 fl_result *res, char *err, size_t errlen);
 
 /* The rows of specimen k that a slow lab machine would record, into qx, qy (room for
- * npoints + 2 (FL_MAX_SNAPS + 1)): a 3-point specimen's rows out of equilibrium (nose
+ * npoints + 2 * (FL_MAX_SNAPS + 1) rows): a 3-point specimen's rows out of equilibrium (nose
  * and support forces more than 5 % apart: the snap after a buckle or a break) are left
  * out, and a snap right after the peak becomes a drop within one row's width of
  * displacement from the peak.  On the static solver's path (peak_on_path) the states

@@ -50,8 +50,9 @@ typedef struct {
    * failure stay. */
   int (*advance)(void *state, fl_solver_status *st, char *err, size_t errlen);
   /* What the solver measured between the rows (the peaks) into setup->res, after the
-   * last advance, whatever it returned; setup->sys then holds the last state the
-   * advances reached (a device's copied back). */
+   * last advance, whatever it returned.  setup->sys holds the state of the last row
+   * recorded (a device's is copied back at the rows, so after a failure between rows
+   * it may be up to one row older than the device's). */
   int (*read)(void *state);
   /* Free the state and null the pointer; NULL is allowed. */
   void (*free)(void **state);

@@ -55,6 +55,7 @@
 #include "fl_defs.h"
 #include "integrate.h"
 #include "static.h"
+#include "measure.h"
 #include "cantilever.h"
 #include "compression.h"
 #include "path.h"
@@ -1199,16 +1200,8 @@ static void record(workspace *w, specimen_job *job, double a, double x)
   fl_curve *c = job->curve;
   c->time[r] = a / job->speed;
   c->x[r] = x;
-  c->y[r] = fl_run_measured(sys, w->kind, 0);
-  if (w->kind == FL_TEST_BEND4PT)
-    c->midspan[r] = fl_run_midspan_deflection(sys, 0, job->info->span);
-  if (w->kind == FL_TEST_COMPRESSION)
-    c->midspan[r] = fl_compression_lateral(sys, 0);
-  if (fl_test_bends(w->kind))
-    c->support[r] = -(sys->tool_force[0].y + sys->tool_force[1].y);
+  fl_measure_row(sys, w->kind, 0, job->info->span, c, r);
   c->kinetic[r] = 0.0;
-  c->strain[r] = sys->strain_energy[0];
-  fl_system_count(sys, 0, &c->broken[r], &c->yielded[r]);
   double rf, rt;
   residual_norms(w, &rf, &rt);
   w->st.residual_force = fmax(w->st.residual_force, rf);
