@@ -919,6 +919,40 @@ END_TEST
 
 /* The body pass gathers each body's bonds in ascending bond order: its loads are
  * those of a direct sum over the bonds (the one-pass engine's), to the bit. */
+/* The buckling utilisation of plastic buckling (fl_bond_buckling_utilisation): the total
+ * bending angle phi over phi_b + (M_max - M) / k_drop, the angle at which the envelope's
+ * drop (k_drop = 10 kb) falls to the bond's moment M.  An elastic bond (M = kb phi)
+ * reaches 1 exactly at phi_b and has 0.5 / 1.05 at half of it; one that yielded at
+ * M_y = 0.6 M_max (its plastic offset holding the elastic angle at M_y / kb) reaches 1
+ * only at phi_b + 0.4 M_max / (10 kb) = 1.04 phi_b, where its moment meets the drop. */
+START_TEST(test_plastic_buckling_utilisation)
+{
+  fl_side_stiffness s = side(1e-3, 2e-3, 5e9, 2e9);
+  fl_bond bd = fl_bond_make(fl_v3(0, 0, 0), fl_qid(), fl_v3(4e-3, 0, 0), fl_qid(), fl_v3(2e-3, 0, 0), s, s);
+  double kb = fl_series(s.k_bend, s.k_bend);
+  fl_bond_limits lim = elastic_only;
+  lim.buckling = fl_buckling_make(FL_BUCKLING_PLASTIC, 0.1, 4.0, 2.5, 4e-3, 0.0, kb, 0.05);
+  double pb = lim.buckling.phi_b;
+  fl_body b1 = body(fl_v3(0, 0, 0), fl_qid());
+  fl_bond_state st;
+  memset(&st, 0, sizeof st);
+  st.strength = 1.0;
+  fl_body at = body(fl_v3(4e-3, 0, 0), fl_qexp(fl_v3(0, 0, pb)));
+  fl_body half = body(fl_v3(4e-3, 0, 0), fl_qexp(fl_v3(0, 0, 0.5 * pb)));
+  ck_assert_double_eq_tol(fl_bond_buckling_utilisation(&bd, &lim, &b1, &at, &st), 1.0, 1e-9);
+  ck_assert_double_eq_tol(fl_bond_buckling_utilisation(&bd, &lim, &b1, &half, &st), 0.5 / 1.05, 1e-9);
+  /* yielded at 0.6 M_max: at phi_b it is below 1, at 1.04 phi_b on it */
+  st.yielded = 1;
+  for (int k = 0; k < 2; k++) {
+    double phi = (k == 0 ? 1.0 : 1.04) * pb;
+    st.thp = fl_v3(0, 0, phi - 0.6 * pb);
+    fl_body b2 = body(fl_v3(4e-3, 0, 0), fl_qexp(fl_v3(0, 0, phi)));
+    ck_assert_double_eq_tol(fl_bond_buckling_utilisation(&bd, &lim, &b1, &b2, &st), k == 0 ? 1.0 / 1.04 : 1.0,
+                            1e-9);
+  }
+}
+END_TEST
+
 START_TEST(test_body_pass_sums_in_bond_order)
 {
   enum { NBOND = 300 };
@@ -982,6 +1016,7 @@ static Suite *bond_suite(void)
   tcase_add_test(te, test_vector_widths_same_bits);
   tcase_add_test(te, test_inline_law_any_order_same_bits);
   tcase_add_test(te, test_batch_definitions_per_specimen);
+  tcase_add_test(te, test_plastic_buckling_utilisation);
   suite_add_tcase(s, te);
   return s;
 }
