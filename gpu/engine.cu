@@ -400,7 +400,7 @@ static void launch_step(fl_gpu *g, const fl_system *sys, const fl_grip_motion *g
                                                                    gm->wg, sys->grip_speed);
 }
 
-extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int measure, int *bad_spec, int *bad_bond)
+extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int *bad_spec, int *bad_bond)
 {
   fl_gpu_dev d = g->d;
   fl_grip_motion gm = fl_system_grip_motion(sys);
@@ -411,20 +411,10 @@ extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int measure, int *bad_spec
   if (cudaMemcpy(d.bad, fill, (size_t)d.nspec * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess)
     return FL_EIO;
   launch_step(g, sys, &gm);
-  if (measure)
-    k_measure<<<(d.nspec + 127) / 128, 128>>>(d);
   if (cudaGetLastError() != cudaSuccess)
     return FL_EIO;
   if (get(fill, d.bad, (size_t)d.nspec * sizeof(int)))
     return FL_EIO;
-  if (measure) {
-    size_t v3 = sizeof(fl_vec3);
-    if (get(sys->grip_force, d.grip_force, d.nspec * v3) || get(sys->grip_torque, d.grip_torque, d.nspec * v3) ||
-        get(sys->tool_force, d.tool_force, (size_t)d.nspec * d.ntool * v3) ||
-        get(sys->nbroken, d.nbroken, d.nspec * sizeof(int)) ||
-        get(sys->strain_energy, d.energy, d.nspec * sizeof(double)))
-      return FL_EIO;
-  }
   fl_system_step_end(sys, &gm);
   for (int s = 0; s < d.nspec; s++)
     if (fill[s] < d.nbody) {

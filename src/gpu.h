@@ -25,10 +25,10 @@ int fl_gpu_describe(char *name, size_t len, double *bandwidth_gbs);
 /* Copy sys (after fl_build and the time step) to the device. */
 int fl_gpu_create(fl_gpu **gpu, const fl_system *sys, char *msg, size_t len);
 /* One step on the device with the host's grip and tool motion (sys->grip_*, tool vel),
- * which it advances on the host as fl_system_step does.  measure: also reduce, per
- * specimen, the tool and grip loads and the broken-bond counts into sys (small
- * copies).  Returns FL_OK or FL_EUNSTABLE with *bad_spec, *bad_bond. */
-int fl_gpu_step(fl_gpu *gpu, fl_system *sys, int measure, int *bad_spec, int *bad_bond);
+ * which it advances on the host as fl_system_step does, waiting for it (the benchmark's
+ * step; a test steps with fl_gpu_step_tracked).  Returns FL_OK or FL_EUNSTABLE with
+ * *bad_spec, *bad_bond. */
+int fl_gpu_step(fl_gpu *gpu, fl_system *sys, int *bad_spec, int *bad_bond);
 /* The explicit solver's watch on the device (track.h), so that the host waits for it
  * only at output rows or every so many steps.  First put the host's watch tr of every
  * specimen of a test of kind (again after the host changed it). */

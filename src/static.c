@@ -1179,6 +1179,7 @@ static int worst_body(workspace *w, const double *r)
 
 typedef struct {
   const fl_experiment *exp;
+  const fl_path *path; /* the batch's loading path (exps[0]'s) */
   const fl_build_info *info;
   const fl_run_hooks *hooks;
   fl_curve *curve;
@@ -1232,8 +1233,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     snprintf(job->err, job->errlen, "out of memory for the static solver");
     return;
   }
-  fl_path p;
-  fl_path_make(&p, t);
+  const fl_path p = *job->path;
   double total = p.arc[p.n], spacing = total / (job->np - 1);
   int it = 0;
 
@@ -1515,9 +1515,9 @@ enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu)
   return fl_static_auto(exp, gpu) ? FL_SOLVER_STATIC : FL_SOLVER_EXPLICIT;
 }
 
-int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
-                  const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, fl_static_stats *stats,
-                  int *leg_first_end, int *failed, char *err, size_t errlen)
+int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_path *path, fl_system *sys,
+                  const fl_build_info *info, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
+                  fl_static_stats *stats, int *leg_first_end, int *failed, char *err, size_t errlen)
 {
   int np = curve->npoints;
   specimen_job *jobs = calloc((size_t)nspec, sizeof *jobs);
@@ -1532,6 +1532,7 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, fl_system
   int threads = hooks && hooks->threads > 1 ? hooks->threads : 1;
   for (int s = 0; s < nspec; s++) {
     jobs[s].exp = exps[s];
+    jobs[s].path = path;
     jobs[s].info = info;
     jobs[s].hooks = hooks;
     jobs[s].curve = curve;
@@ -1614,7 +1615,7 @@ static int static_advance(void *state, fl_solver_status *status, char *err, size
     return FL_ENOMEM;
   }
   int failed;
-  int rc = fl_static_run(exps, nspec, s0, su->sys, su->info, su->hooks, su->curve, res, st, &status->leg_first_end,
+  int rc = fl_static_run(exps, nspec, s0, &su->path->path, su->sys, su->info, su->hooks, su->curve, res, st, &status->leg_first_end,
                          &failed, err, errlen);
   status->rows = su->curve->npoints;
   if (rc)

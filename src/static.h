@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "path.h"
 #include "run.h"
 
 /* What the static solver did, per specimen. */
@@ -36,8 +37,9 @@ int fl_static_auto(const fl_experiment *exp, int gpu);
  * FL_SOLVER_STATIC). */
 enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu);
 
-/* Run the test on the specimens built in sys (fl_build_many from exps) along the path
- * of exps[0]'s test: rows at output_points path positions evenly spread over the path,
+/* Run the test on the specimens built in sys (fl_build_many from exps) along path (the
+ * legs of exps[0]'s test, the same the explicit engines follow in time): rows at
+ * output_points path positions evenly spread over the path,
  * into curve (allocated for output_points rows per specimen; npoints is set to the rows
  * every specimen recorded), peaks into res->spec, what the solver did into stats (one
  * per specimen).  s0: the batch's number of the first specimen here (a block of a
@@ -45,8 +47,8 @@ enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu);
  * FL_EUNSTABLE when no equilibrium could be found (err names the increment, load,
  * specimen and body; *failed the first specimen here that failed, else -1),
  * FL_EINTERRUPT, FL_ENOMEM. */
-int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
-                  const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, fl_static_stats *stats,
-                  int *leg_first_end, int *failed, char *err, size_t errlen);
+int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_path *path, fl_system *sys,
+                  const fl_build_info *info, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
+                  fl_static_stats *stats, int *leg_first_end, int *failed, char *err, size_t errlen);
 
 #endif

@@ -133,7 +133,7 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
       fl_system_free(&sys);
       return 1;
     }
-    fl_gpu_step(gpu, &sys, 0, &bs, &bb); /* warm-up */
+    fl_gpu_step(gpu, &sys, &bs, &bb); /* warm-up */
     t0 = now();
   }
 #endif
@@ -141,7 +141,7 @@ static int bench_case(const char *name, int nspec, int nbond, long steps)
     int rc;
 #ifdef HAVE_CUDA
     if (use_gpu)
-      rc = fl_gpu_step(gpu, &sys, 0, &bs, &bb);
+      rc = fl_gpu_step(gpu, &sys, &bs, &bb);
     else
 #endif
       rc = fl_system_step(&sys, &bs, &bb);
