@@ -1628,24 +1628,69 @@ static int uncertainties(cal_state *st, const gsl_vector *u, const gsl_matrix *J
   return undetermined;
 }
 
+/* The Gauss-Newton step of the local model at the present point, (J^T J) du = -J^T f,
+ * into du, and the cost it would remove, 1/2 du^T J^T J du (the linear model's gain,
+ * at most the cost 1/2 f^T f), into *gain.  Returns 0 when J^T J is not positive
+ * definite. */
+static int gauss_newton_step(const gsl_matrix *J, const gsl_vector *f, gsl_vector *du, double *gain)
+{
+  size_t p = J->size2;
+  gsl_matrix *A = gsl_matrix_alloc(p, p);
+  gsl_vector *g = gsl_vector_alloc(p);
+  int ok = 0;
+  if (A && g) {
+    gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, J, J, 0.0, A);
+    gsl_blas_dgemv(CblasTrans, -1.0, J, f, 0.0, g);
+    if (!gsl_linalg_cholesky_decomp1(A) && !gsl_linalg_cholesky_solve(A, g, du)) {
+      gsl_blas_ddot(du, g, gain);
+      *gain *= 0.5;
+      ok = 1;
+    }
+  }
+  if (A)
+    gsl_matrix_free(A);
+  if (g)
+    gsl_vector_free(g);
+  return ok;
+}
+
+/* The stopping tests after an accepted iteration: GSL's step and gradient tests
+ * (xtol, gtol; GSL leaves its residual test out), and fiberlab's ftol, converged
+ * when the Gauss-Newton step from here would remove at most ftol of the cost: the
+ * minimum of the local model is as good as reached.  On n curve residuals that step
+ * is s standard errors long (in the metric of the covariance) when its gain is
+ * s^2 / (n - p) of the cost, whatever the parameters' scales. */
+static int converged(const fl_fit *fit, gsl_multifit_nlinear_workspace *w)
+{
+  int info;
+  if (gsl_multifit_nlinear_test(fit->solver.xtol, fit->solver.gtol, fit->solver.ftol, &info, w) == GSL_SUCCESS)
+    return 1;
+  const gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+  const gsl_vector *f = gsl_multifit_nlinear_residual(w);
+  gsl_vector *du = gsl_vector_alloc(J->size2);
+  double cost, gain;
+  gsl_blas_ddot(f, f, &cost);
+  cost *= 0.5;
+  int small = du && gauss_newton_step(J, f, du, &gain) && gain <= fit->solver.ftol * cost;
+  if (du)
+    gsl_vector_free(du);
+  return small;
+}
+
 /* At a point where no trial step lowers the cost (GSL_ENOPROG): the fit has converged
- * to the resolution of the runs when the Gauss-Newton step of the local model,
- * (J^T J) du = -J^T f, moves no parameter by more than a fifth of its standard error,
- * 0.1 % of its value, or its own difference step (the finest change the differences
- * of the Jacobian resolve).  Returns -1 then, else the index of a parameter that would
- * move (p when the step cannot be computed). */
+ * to the resolution of the runs when the Gauss-Newton step (gauss_newton_step) moves no
+ * parameter by more than a fifth of its standard error, 0.1 % of its value, or its own
+ * difference step (the finest change the differences of the Jacobian resolve).
+ * Returns -1 then, else the index of a parameter that would move (p when the step
+ * cannot be computed). */
 static int gauss_newton_small(cal_state *st, const gsl_vector *u, const gsl_matrix *J, const gsl_vector *f,
                               const fl_calibration *cal)
 {
   size_t p = (size_t)st->p;
-  gsl_matrix *A = gsl_matrix_alloc(p, p);
-  gsl_vector *g = gsl_vector_alloc(p), *du = gsl_vector_alloc(p);
+  gsl_vector *du = gsl_vector_alloc(p);
+  double gain;
   int moved = (int)p;
-  if (!A || !g || !du)
-    goto out;
-  gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, J, J, 0.0, A);
-  gsl_blas_dgemv(CblasTrans, -1.0, J, f, 0.0, g);
-  if (gsl_linalg_cholesky_decomp1(A) || gsl_linalg_cholesky_solve(A, g, du))
+  if (!du || !gauss_newton_step(J, f, du, &gain))
     goto out;
   moved = -1;
   for (size_t j = 0; j < p && moved < 0; j++) {
@@ -1658,10 +1703,6 @@ static int gauss_newton_small(cal_state *st, const gsl_vector *u, const gsl_matr
       moved = (int)j;
   }
 out:
-  if (A)
-    gsl_matrix_free(A);
-  if (g)
-    gsl_vector_free(g);
   if (du)
     gsl_vector_free(du);
   return moved;
@@ -1906,9 +1947,7 @@ static int global_refine(void *ctx, int slot, const double *u, int iterations, d
       break;
     }
     st->giter[slot] = iter;
-    int info;
-    if (gsl_multifit_nlinear_test(st->fit->solver.xtol, st->fit->solver.gtol, st->fit->solver.ftol, &info, w) ==
-        GSL_SUCCESS) {
+    if (converged(st->fit, w)) {
       st->gconv[slot] = 1;
       break;
     }
@@ -2132,8 +2171,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     cal->iterations = iter;
     if (st.opts->progress && st.opts->log)
       progress_line(&st, iter, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
-    int info;
-    if (gsl_multifit_nlinear_test(fit->solver.xtol, fit->solver.gtol, fit->solver.ftol, &info, w) == GSL_SUCCESS) {
+    if (converged(fit, w)) {
       cal->status = FL_CAL_CONVERGED;
       break;
     }

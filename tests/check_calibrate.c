@@ -537,23 +537,38 @@ END_TEST
 
 /* (a_rot, max_stress) in 3-point bending with a plastic hinge: the initial slope fixes
  * a_rot, the plateau max_stress. */
-static void bending_recovery(double factor, double noise)
+/* The bending recovery's curve: bend_experiment with a_rot and yield stress sigma,
+ * written as curve.csv (write_truth) next to its experiment bend.yaml, in a fresh
+ * directory; returns the rows written. */
+static int bending_truth(double a_rot, double sigma, double noise, unsigned long seed)
 {
-  const double a_rot = 1.7, sigma = 4e7;
   make_dir();
   fl_experiment e = bend_experiment();
   write_experiment("bend.yaml", &e);
   e.bond.torque_stiffness_scale = a_rot;
   e.bond.failure.max_stress = sigma;
-  int n = write_truth("curve.csv", e, noise, 42);
-  ck_assert_int_ge(n, 100);
+  return write_truth("curve.csv", e, noise, seed);
+}
+
+/* The fit file of the bending recovery: a_rot and the yield stress from factor times
+ * the truth, with the extra solver lines given. */
+static void write_bending_fit(double a_rot, double sigma, double factor, const char *solver_extra)
+{
   write_text("fit.yaml",
              "experiment: bend.yaml\n"
              "data:\n  - test: bend3pt\n    file: curve.csv\n    columns: { x: x, y: y }\n    units: { x: m, y: N }\n"
              "free:\n  bond.torque_stiffness_scale: { start: %.17g, min: 0.05, max: 20 }\n"
              "  bond.failure.max_stress: { start: %.17g, min: 1.0e6, max: 1.0e9 }\n"
-             "solver:\n  method: lm\n  max_iterations: 40\n",
-             factor * a_rot, factor * sigma);
+             "solver:\n  method: lm\n  max_iterations: 40\n%s",
+             factor * a_rot, factor * sigma, solver_extra);
+}
+
+static void bending_recovery(double factor, double noise)
+{
+  const double a_rot = 1.7, sigma = 4e7;
+  int n = bending_truth(a_rot, sigma, noise, 42);
+  ck_assert_int_ge(n, 100);
+  write_bending_fit(a_rot, sigma, factor, "");
   fl_fit fit;
   fl_calibration cal;
   load_fit("fit.yaml", &fit);
@@ -570,6 +585,42 @@ static void bending_recovery(double factor, double noise)
   fl_fit_free(&fit);
   remove_dir();
 }
+
+/* solver.ftol, fiberlab's own test (GSL's residual test is left out of GSL): stop
+ * where the Gauss-Newton step would remove at most ftol of the cost.  In the metric of
+ * the covariance that step is sqrt(ftol (n - p)) standard errors long, so with
+ * ftol = 0.25 / (n - p) a fit stops within half a standard error of the fully
+ * converged one (0.75 allowed: the model is not linear over the step), and earlier. */
+START_TEST(test_ftol_stops_within_half_a_standard_error)
+{
+  const double a_rot = 1.7, sigma = 4e7;
+  int n = bending_truth(a_rot, sigma, 0.01, 42);
+  fl_fit fit;
+  fl_calibration full, early;
+  write_bending_fit(a_rot, sigma, 2.0, "  xtol: 1.0e-9\n");
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &full);
+  fl_fit_free(&fit);
+  char extra[128];
+  snprintf(extra, sizeof extra, "  xtol: 1.0e-9\n  ftol: %.17g\n", 0.25 / (n - 2));
+  write_bending_fit(a_rot, sigma, 2.0, extra);
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &early);
+  ck_assert_msg(full.status == FL_CAL_CONVERGED && early.status == FL_CAL_CONVERGED, "%s / %s", full.message,
+                early.message);
+  printf("ftol %.3g: %d iterations, %d without\n", 0.25 / (n - 2), early.iterations, full.iterations);
+  ck_assert_int_lt(early.iterations, full.iterations);
+  for (int j = 0; j < 2; j++) {
+    double off = fabs(early.value[j] - full.value[j]) / full.std_error[j];
+    printf("%s: %.3g standard errors from the converged value\n", fit.free[j].path, off);
+    ck_assert_double_le(off, 0.75);
+  }
+  fl_calibration_free(&full);
+  fl_calibration_free(&early);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
 
 START_TEST(test_bending_recovery_from_half) { bending_recovery(0.5, 0.0); }
 END_TEST
@@ -644,12 +695,7 @@ END_TEST
 START_TEST(test_auto_start_near_truth)
 {
   const double a_rot = 1.7, sigma = 4e7;
-  make_dir();
-  fl_experiment e = bend_experiment();
-  write_experiment("bend.yaml", &e);
-  e.bond.torque_stiffness_scale = a_rot;
-  e.bond.failure.max_stress = sigma;
-  write_truth("curve.csv", e, 0.0, 1);
+  bending_truth(a_rot, sigma, 0.0, 1);
   write_text("fit.yaml", "experiment: bend.yaml\ndata:\n  - test: bend3pt\n    file: curve.csv\n"
                          "    columns: { x: 1, y: 2 }\nfree:\n"
                          "  bond.torque_stiffness_scale: { start: auto, min: 0.05, max: 20 }\n"
@@ -1099,6 +1145,7 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tf, test_bending_recovery_from_half);
     tcase_add_test(tf, test_bending_recovery_from_double);
     tcase_add_test(tf, test_bending_recovery_with_noise);
+    tcase_add_test(tf, test_ftol_stops_within_half_a_standard_error);
     tcase_add_test(tf, test_joint_tension_torsion_from_half);
     tcase_add_test(tf, test_joint_tension_torsion_from_double);
     tcase_add_test(tf, test_joint_tension_torsion_with_noise);
