@@ -84,6 +84,9 @@
 #define PREDICT_REACH 2.0   /* a quadratic first guess no further ahead than this many times its states' span, */
 #define PREDICT_BEND 0.25   /* where the rates of motion changed by less than this of their size ... */
 #define PREDICT_STRAIGHT 1e-5 /* ... and by more than this */
+#define NHIST 3             /* converged states kept before the last: a cubic first guess at most */
+#define PREDICT_CUBIC 0.01  /* the cubic only where the rates changed by less than this over both
+                             * increments before (a smooth path, not a contact settling in) */
 #define MAX_UPDATES 16      /* Broyden updates of a tangent before a fresh one is built */
 #define BROYDEN_FLOOR 1e3   /* no update from a step that ends below this many times the residual's floor */
 #define ONSET_NEWTON 8       /* Newton's iterations for the increment that crosses it and the slivers after */
@@ -104,12 +107,13 @@ typedef struct {
   int planar;             /* 1: the specimen and its loads stay in the x-y plane (planar_problem) */
   double reg;             /* the tangent's diagonal spring, of its largest diagonal (REG_MIN..REG_MAX) */
   double nose_y0;         /* bend3pt: height of the nose axis at path position 0, m */
-  double u, uc, up, upp;  /* path position now, at the last converged state and the two before, m or rad */
-  int have_prev;          /* earlier converged states kept: 0, 1 (up, xp, qp) or 2 (and upp, xpp, qpp) */
-  fl_vec3 *xc, *xp, *xpp, *xs; /* positions: converged, the two converged before, saved, m */
-  fl_quat *qc, *qp, *qpp, *qs; /* orientations, the same */
+  double u, uc;           /* path position now and at the last converged state, m or rad */
+  double uh[NHIST];       /* at the converged states before it, the latest first */
+  int have_prev;          /* how many of those are kept (0 .. NHIST) */
+  fl_vec3 *xc, *xh[NHIST], *xs; /* positions: converged, the NHIST converged before, saved, m */
+  fl_quat *qc, *qh[NHIST], *qs; /* orientations, the same */
   int cut;                /* the last increment failed (cut back): the next starts from a line */
-  fl_vec3 *rot;           /* predict's rotation vectors from the last state to the two before (2 nf), rad */
+  fl_vec3 *rot;           /* predict's rotation vectors from the last state to those before (NHIST nf), rad */
   fl_bond_state *bc;      /* bond states of the last converged increment */
   fl_vec3 *xic;           /* contact histories of the last converged increment, m */
   double overlap_c;       /* sys->overlap there, m */
@@ -719,17 +723,19 @@ static void commit(workspace *w)
     fl_system_loads_specimen(sys, 0, 1);
   w->trial_eval = -1;
   still(w);
-  fl_vec3 *x = w->xpp;
-  fl_quat *q = w->qpp;
-  w->xpp = w->xp;
-  w->qpp = w->qp;
-  w->upp = w->up;
-  w->xp = w->xc;
-  w->qp = w->qc;
-  w->up = w->uc;
+  fl_vec3 *x = w->xh[NHIST - 1];
+  fl_quat *q = w->qh[NHIST - 1];
+  for (int k = NHIST - 1; k > 0; k--) {
+    w->xh[k] = w->xh[k - 1];
+    w->qh[k] = w->qh[k - 1];
+    w->uh[k] = w->uh[k - 1];
+  }
+  w->xh[0] = w->xc;
+  w->qh[0] = w->qc;
+  w->uh[0] = w->uc;
   w->xc = x;
   w->qc = q;
-  w->have_prev = w->have_prev < 2 ? w->have_prev + 1 : 2;
+  w->have_prev = w->have_prev < NHIST ? w->have_prev + 1 : NHIST;
   save_state(w, w->xc, w->qc);
   w->uc = w->u;
   fl_system_states_get(sys, 0, w->bc);
@@ -757,56 +763,86 @@ static void restore(workspace *w)
   apply_position(w, w->uc);
 }
 
-/* The first guess of the free bodies' state at path position u: the polynomial through
- * the last three converged states on the same leg (the last two when there are no
- * more), in the positions and in the rotation vectors relative to the last state.
- * Along a smooth path its residual is of third order in the increment, a straight line
- * through two states' of second: along a bent beam the free ends move in x with the
- * square of the deflection, and through the stiff axial bonds a line's error alone
- * puts the first residual of every increment at 2e-5 of the load scale (the maize
- * brace root), three Newton iterations with a kept tangent.  The parabola is taken
- * only where the bodies' rates of motion over the last two increments differ by less
- * than PREDICT_BEND of their size (a turn of the path, a contact lost or made, a body
- * that has come to rest: there it flings the bodies on where a line stops them) and
- * by more than PREDICT_STRAIGHT (a straight path, where its extrapolation of three
- * states' rounding only costs an iteration), and not after a failed increment (a
- * weightless chain at its first contact, tests/validate.c's span case of 40 segments,
- * then ends in cut-backs). */
+/* The first guess of the free bodies' state at path position u: the polynomial in u
+ * through the last converged state and up to NHIST before it on the same leg
+ * (Lagrange's form), in the positions and in the rotation vectors relative to the last
+ * state.  Along a smooth path a polynomial through k + 1 states leaves a residual of
+ * order k + 1 in the increment.  Along a bent beam the free ends move in x with the
+ * square of the deflection, and the stiff axial bonds (and a cantilever's tip spring,
+ * a thousand times the beam's stiffness) turn a small error of position into a large
+ * residual: a line's error puts the first residual of every increment of the maize
+ * brace root at 2e-5 of the load scale, three Newton iterations with a kept tangent;
+ * on the tapered straw cantilever a line leaves 4e-2 and a parabola 5e-5 (the path's
+ * third differences), a cubic 2e-6.  A state older than the last enters only where
+ * the bodies' rates of motion over successive increments differ by less than
+ * PREDICT_BEND of their size (a turn of the path, a contact lost or made, a body that
+ * has come to rest: there a polynomial flings the bodies on where a line stops them)
+ * and the first two by more than PREDICT_STRAIGHT (a straight path, where extrapolating
+ * more states' rounding only costs an iteration), only while u is within PREDICT_REACH
+ * times their span, and not after a failed increment (a weightless chain at its first
+ * contact, tests/validate.c's span case of 40 segments, then ends in cut-backs). */
 static void predict(workspace *w, double u)
 {
-  double du = u - w->uc, d1 = w->uc - w->up, d2 = w->up - w->upp;
-  if (w->have_prev < 1 || d1 == 0.0 || du * d1 <= 0.0)
+  double du = u - w->uc, t[NHIST + 1]; /* the states' positions on the path from uc */
+  if (w->have_prev < 1 || w->uh[0] == w->uc || du * (w->uc - w->uh[0]) <= 0.0)
     return; /* the last state, where nothing came before on this leg */
-  fl_vec3 *r1 = w->rot, *r2 = w->rot + w->nf; /* rotation vectors to the states before */
-  int quadratic = !w->cut && w->have_prev == 2 && d2 * d1 > 0.0 && fabs(du) <= PREDICT_REACH * fabs(d1 + d2);
-  double bend = 0.0, size = 0.0, arm = w->hx / w->hr; /* m/rad: a turn as a length */
+  t[0] = 0.0;
+  int order = 1; /* the states before the last that enter: 1 a line */
+  for (int k = 0; k < w->have_prev; k++)
+    t[k + 1] = w->uh[k] - w->uc;
+  if (!w->cut)
+    while (order < w->have_prev && (t[order + 1] - t[order]) * t[1] > 0.0 &&
+           fabs(du) <= PREDICT_REACH * fabs(t[order + 1]))
+      order++;
+  fl_vec3 *rv = w->rot; /* rotation vectors to the states before: rv[k nf + j] */
+  double arm = w->hx / w->hr; /* m/rad: a turn as a length */
+  double bend[NHIST] = {0.0}, size[NHIST] = {0.0};
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
-    r1[j] = fl_qlog(fl_qmul(w->qp[i], fl_qconj(w->qc[i])));
-    if (!quadratic)
-      continue;
-    r2[j] = fl_qlog(fl_qmul(w->qpp[i], fl_qconj(w->qc[i])));
-    fl_vec3 dx1 = fl_sub(w->xp[i], w->xc[i]), dx2 = fl_sub(w->xpp[i], w->xc[i]);
-    /* rates over the last increment and the one before, and their change */
-    fl_vec3 v1 = fl_scale(dx1, -1.0 / d1), v2 = fl_scale(fl_sub(dx1, dx2), 1.0 / d2);
-    fl_vec3 o1 = fl_scale(r1[j], -arm / d1), o2 = fl_scale(fl_sub(r1[j], r2[j]), arm / d2);
-    fl_vec3 dv = fl_sub(v1, v2), dw = fl_sub(o1, o2);
-    bend += fl_dot(dv, dv) + fl_dot(dw, dw);
-    size += fl_dot(v2, v2) + fl_dot(o2, o2);
+    fl_vec3 vprev = fl_v3(0.0, 0.0, 0.0), oprev = vprev;
+    for (int k = 0; k < order; k++) {
+      rv[k * w->nf + j] = fl_qlog(fl_qmul(w->qh[k][i], fl_qconj(w->qc[i])));
+      /* the rates over the increment from state k to the one after it */
+      fl_vec3 dx = fl_sub(k ? w->xh[k - 1][i] : w->xc[i], w->xh[k][i]);
+      fl_vec3 dr = k ? fl_sub(rv[(k - 1) * w->nf + j], rv[k * w->nf + j]) : fl_scale(rv[j], -1.0);
+      double span = t[k] - t[k + 1];
+      fl_vec3 v = fl_scale(dx, 1.0 / span), o = fl_scale(dr, arm / span);
+      if (k > 0) {
+        fl_vec3 dv = fl_sub(vprev, v), dw = fl_sub(oprev, o);
+        bend[k] += fl_dot(dv, dv) + fl_dot(dw, dw);
+        size[k] += fl_dot(v, v) + fl_dot(o, o);
+      }
+      vprev = v;
+      oprev = o;
+    }
   }
-  quadratic = quadratic && bend <= PREDICT_BEND * PREDICT_BEND * size &&
-              bend > PREDICT_STRAIGHT * PREDICT_STRAIGHT * size;
-  double l1 = -du / d1, l2 = 0.0; /* the weights of the states before, xc's the rest */
-  if (quadratic) {
-    l1 = (u - w->upp) * du / (d2 * -d1);
-    l2 = (u - w->up) * du / ((d1 + d2) * d2);
+  /* the first older state enters where the path bends, but not along a straight
+   * line; the second only where the path bent smoothly over both increments before */
+  int keep = 1;
+  if (order >= 2 && bend[1] <= PREDICT_BEND * PREDICT_BEND * size[1] &&
+      bend[1] > PREDICT_STRAIGHT * PREDICT_STRAIGHT * size[1]) {
+    keep = 2;
+    if (order >= 3 && bend[1] <= PREDICT_CUBIC * PREDICT_CUBIC * size[1] &&
+        bend[2] <= PREDICT_CUBIC * PREDICT_CUBIC * size[2])
+      keep = 3;
+  }
+  order = keep;
+  double l[NHIST]; /* Lagrange's weights of the states before; xc's is the rest */
+  for (int k = 1; k <= order; k++) {
+    double wk = 1.0;
+    for (int m = 0; m <= order; m++)
+      if (m != k)
+        wk *= (du - t[m]) / (t[k] - t[m]);
+    l[k - 1] = wk;
   }
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
-    w->sys->x[i] = fl_axpy(fl_axpy(w->xc[i], l1, fl_sub(w->xp[i], w->xc[i])), l2, fl_sub(w->xpp[i], w->xc[i]));
-    fl_vec3 rot = fl_scale(r1[j], l1);
-    if (quadratic)
-      rot = fl_axpy(rot, l2, r2[j]);
+    fl_vec3 x = w->xc[i], rot = fl_v3(0.0, 0.0, 0.0);
+    for (int k = 0; k < order; k++) {
+      x = fl_axpy(x, l[k], fl_sub(w->xh[k][i], w->xc[i]));
+      rot = fl_axpy(rot, l[k], rv[k * w->nf + j]);
+    }
+    w->sys->x[i] = x;
     w->sys->q[i] = fl_qnormalize(fl_qmul(fl_qexp(rot), w->qc[i]));
   }
 }
@@ -994,12 +1030,12 @@ static double load_estimate(const fl_experiment *exp, const fl_build_info *info,
 static void workspace_free(workspace *w)
 {
   free(w->xc);
-  free(w->xp);
-  free(w->xpp);
+  for (int k = 0; k < NHIST; k++) {
+    free(w->xh[k]);
+    free(w->qh[k]);
+  }
   free(w->xs);
   free(w->qc);
-  free(w->qp);
-  free(w->qpp);
   free(w->rot);
   free(w->qs);
   free(w->bc);
@@ -1087,13 +1123,15 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->snap_time = SNAP_PERIODS * info->first_period;
   size_t snb = (size_t)nb;
   w->xc = malloc(snb * sizeof *w->xc);
-  w->xp = malloc(snb * sizeof *w->xp);
-  w->xpp = malloc(snb * sizeof *w->xpp);
+  int hist_ok = 1;
+  for (int k = 0; k < NHIST; k++) {
+    w->xh[k] = malloc(snb * sizeof *w->xh[k]);
+    w->qh[k] = malloc(snb * sizeof *w->qh[k]);
+    hist_ok = hist_ok && w->xh[k] && w->qh[k];
+  }
   w->xs = malloc(snb * sizeof *w->xs);
   w->qc = malloc(snb * sizeof *w->qc);
-  w->qp = malloc(snb * sizeof *w->qp);
-  w->qpp = malloc(snb * sizeof *w->qpp);
-  w->rot = malloc((2 * (size_t)w->nf + 1) * sizeof *w->rot);
+  w->rot = malloc((NHIST * (size_t)w->nf + 1) * sizeof *w->rot);
   w->qs = malloc(snb * sizeof *w->qs);
   w->bc = malloc(((size_t)one->nbond + 1) * sizeof *w->bc);
   w->xic = malloc((snb * one->ntool + 1) * sizeof *w->xic);
@@ -1118,7 +1156,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
     w->upd_s = malloc((size_t)MAX_UPDATES * w->m * sizeof *w->upd_s);
     w->upd_a = malloc((size_t)MAX_UPDATES * w->m * sizeof *w->upd_a);
   }
-  if (!w->xc || !w->xp || !w->xpp || !w->xs || !w->qc || !w->qp || !w->qpp || !w->rot || !w->qs || !w->bc || !w->xic || !w->bpre || !w->bt ||
+  if (!w->xc || !hist_ok || !w->xs || !w->qc || !w->rot || !w->qs || !w->bc || !w->xic || !w->bpre || !w->bt ||
       !w->xipre || !w->xit || !w->xt || !w->qt || !w->r || !w->rp || !w->dx || !w->ab || !w->piv || !w->bv || !w->xv ||
       !w->ys || !w->upd_s || !w->upd_a)
     return FL_ENOMEM;
