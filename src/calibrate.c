@@ -166,6 +166,7 @@ static int settings_hash(const fl_fit *fit, const char *settings, uint64_t *out)
   }
   const fl_fit_solver *s = &fit->solver;
   h = fnv1a(h, &s->method, sizeof s->method);
+  h = fnv1a(h, &s->scale, sizeof s->scale);
   h = fnv1a(h, &s->max_iterations, sizeof s->max_iterations);
   h = fnv1a(h, &s->xtol, sizeof s->xtol);
   h = fnv1a(h, &s->gtol, sizeof s->gtol);
@@ -2070,6 +2071,9 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   /* the solver */
   gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
   params.trs = *fl_fit_methods[fit->solver.method].trs;
+  params.scale = fit->solver.scale == FL_SCALE_LEVENBERG   ? gsl_multifit_nlinear_scale_levenberg
+                 : fit->solver.scale == FL_SCALE_MARQUARDT ? gsl_multifit_nlinear_scale_marquardt
+                                                           : gsl_multifit_nlinear_scale_more;
   gsl_multifit_nlinear_fdf fdf;
   memset(&fdf, 0, sizeof fdf);
   fdf.f = eval_f;

@@ -79,6 +79,7 @@ extern const fl_fit_method fl_fit_methods[];
 
 typedef struct {
   int method;          /* index into fl_fit_methods */
+  int scale;           /* the trust region's scaling: enum fl_fit_scale */
   int max_iterations;  /* trust-region iterations */
   double xtol;         /* step test of gsl_multifit_nlinear_test */
   double gtol;         /* gradient test */
@@ -90,6 +91,14 @@ typedef struct {
   int global_refine;   /* its best points refined by a few trust-region iterations */
 } fl_fit_solver;
 
+/* solver.scale: the trust region's scaling matrix D (GSL's
+ * gsl_multifit_nlinear_scale_*). */
+enum fl_fit_scale {
+  FL_SCALE_MORE = 0,      /* D from the largest column norms of J seen so far */
+  FL_SCALE_LEVENBERG = 1, /* D = I, in the transformed parameters */
+  FL_SCALE_MARQUARDT = 2  /* D from the present column norms of J */
+};
+
 /* solver.global: when the global stage runs (fit_global.h). */
 enum fl_global_mode {
   FL_GLOBAL_AUTO = 0, /* when a bond.buckling key is free */
@@ -97,7 +106,7 @@ enum fl_global_mode {
   FL_GLOBAL_OFF = 2
 };
 
-/* The defaults: lm, 100 iterations, xtol 1e-6, gtol 1e-8, ftol 1e-10, forward
+/* The defaults: lm with more scaling, 100 iterations, xtol 1e-6, gtol 1e-8, ftol 1e-10, forward
  * differences with step 1e-3; global stage auto with 16 points, 3 of them refined. */
 fl_fit_solver fl_fit_solver_default(void);
 

@@ -43,13 +43,14 @@ static const char *const peaks_keys[] = {"test", "peaks", "columns", "units", "w
 static const char *const xy_keys[] = {"x", "y", NULL};
 static const char *const y_keys[] = {"y", NULL};
 static const char *const free_keys[] = {"start", "min", "max", NULL};
-static const char *const solver_keys[] = {"method", "max_iterations", "xtol", "gtol", "ftol", "difference_step", "differences",
-                                          "global", "global_points", "global_refine", NULL};
+static const char *const solver_keys[] = {"method", "scale", "max_iterations", "xtol", "gtol", "ftol", "difference_step",
+                                          "differences", "global", "global_points", "global_refine", NULL};
 
 fl_fit_solver fl_fit_solver_default(void)
 {
   fl_fit_solver s;
   s.method = 0;
+  s.scale = FL_SCALE_MORE;
   s.max_iterations = 100;
   s.xtol = 1e-6;
   s.gtol = 1e-8;
@@ -398,6 +399,9 @@ static int load_solver(loader *L, const yaml_node_t *map)
   for (int i = 0; fl_fit_methods[i].name && i < 7; i++)
     method_names[i] = fl_fit_methods[i].name;
   if ((v = get(L, map, "method", NULL)) && get_enum(L, v, "solver.method", method_names, &s->method))
+    return FL_EINPUT;
+  static const char *const scales[] = {"more", "levenberg", "marquardt", NULL}; /* enum fl_fit_scale */
+  if ((v = get(L, map, "scale", NULL)) && get_enum(L, v, "solver.scale", scales, &s->scale))
     return FL_EINPUT;
   if ((v = get(L, map, "max_iterations", NULL)) && get_int(L, v, "solver.max_iterations", 1, 100000, &s->max_iterations))
     return FL_EINPUT;

@@ -44,6 +44,7 @@ check "fiber-calibrate: bad/bad-unit.yaml:6:24: data[1].units.y: 'lbf' is not a 
 check "fiber-calibrate: bad/unit-for-other-test.yaml:6:17: data[1].units.x: 'deg' does not go with a bend3pt test; allowed: mm | um | m" bad/unit-for-other-test.yaml
 check "fiber-calibrate: bad/wrong-test.yaml:3:11: data[1].test: 'tension' is not the test of its experiment bad/bend.yaml (bend3pt); allowed: bend3pt" bad/wrong-test.yaml
 check "fiber-calibrate: bad/bad-method.yaml:9:11: solver.method: 'newton' is not allowed; allowed: lm | lmaccel | dogleg | ddogleg | subspace2D" bad/bad-method.yaml
+check "fiber-calibrate: bad/bad-scale.yaml:10:10: solver.scale: 'jacobian' is not allowed; allowed: more | levenberg | marquardt" bad/bad-scale.yaml
 check "fiber-calibrate: bad/bad-differences.yaml:10:16: solver.differences: 'backward' is not allowed; allowed: forward | central" bad/bad-differences.yaml
 check "fiber-calibrate: bad/bad-difference-step.yaml:11:20: solver.difference_step: '0.5' is out of range; allowed: a number in (0, 0.1]" bad/bad-difference-step.yaml
 check "fiber-calibrate: bad/bad-global.yaml:9:11: solver.global: 'always' is not allowed; allowed: auto | on | off" bad/bad-global.yaml

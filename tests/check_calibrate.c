@@ -551,16 +551,16 @@ static int bending_truth(double a_rot, double sigma, double noise, unsigned long
 }
 
 /* The fit file of the bending recovery: a_rot and the yield stress from factor times
- * the truth, with the extra solver lines given. */
-static void write_bending_fit(double a_rot, double sigma, double factor, const char *solver_extra)
+ * the truth, at most iterations iterations, with the extra solver lines given. */
+static void write_bending_fit(double a_rot, double sigma, double factor, int iterations, const char *solver_extra)
 {
   write_text("fit.yaml",
              "experiment: bend.yaml\n"
              "data:\n  - test: bend3pt\n    file: curve.csv\n    columns: { x: x, y: y }\n    units: { x: m, y: N }\n"
              "free:\n  bond.torque_stiffness_scale: { start: %.17g, min: 0.05, max: 20 }\n"
              "  bond.failure.max_stress: { start: %.17g, min: 1.0e6, max: 1.0e9 }\n"
-             "solver:\n  method: lm\n  max_iterations: 40\n%s",
-             factor * a_rot, factor * sigma, solver_extra);
+             "solver:\n  method: lm\n  max_iterations: %d\n%s",
+             factor * a_rot, factor * sigma, iterations, solver_extra);
 }
 
 static void bending_recovery(double factor, double noise)
@@ -568,7 +568,7 @@ static void bending_recovery(double factor, double noise)
   const double a_rot = 1.7, sigma = 4e7;
   int n = bending_truth(a_rot, sigma, noise, 42);
   ck_assert_int_ge(n, 100);
-  write_bending_fit(a_rot, sigma, factor, "");
+  write_bending_fit(a_rot, sigma, factor, 40, "");
   fl_fit fit;
   fl_calibration cal;
   load_fit("fit.yaml", &fit);
@@ -597,13 +597,13 @@ START_TEST(test_ftol_stops_within_half_a_standard_error)
   int n = bending_truth(a_rot, sigma, 0.01, 42);
   fl_fit fit;
   fl_calibration full, early;
-  write_bending_fit(a_rot, sigma, 2.0, "  xtol: 1.0e-9\n");
+  write_bending_fit(a_rot, sigma, 2.0, 40, "  xtol: 1.0e-9\n");
   load_fit("fit.yaml", &fit);
   calibrate(&fit, &full);
   fl_fit_free(&fit);
   char extra[128];
   snprintf(extra, sizeof extra, "  xtol: 1.0e-9\n  ftol: %.17g\n", 0.25 / (n - 2));
-  write_bending_fit(a_rot, sigma, 2.0, extra);
+  write_bending_fit(a_rot, sigma, 2.0, 40, extra);
   load_fit("fit.yaml", &fit);
   calibrate(&fit, &early);
   ck_assert_msg(full.status == FL_CAL_CONVERGED && early.status == FL_CAL_CONVERGED, "%s / %s", full.message,
@@ -617,6 +617,40 @@ START_TEST(test_ftol_stops_within_half_a_standard_error)
   }
   fl_calibration_free(&full);
   fl_calibration_free(&early);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
+/* solver.scale reaches GSL: from the same start, one iteration of the trust region
+ * scaled by the columns' norms (more) and one in the transformed parameters
+ * (levenberg) step to different points; run to convergence, levenberg recovers the
+ * truth as more does (the minimum does not depend on the scaling). */
+START_TEST(test_scale_changes_the_steps_not_the_minimum)
+{
+  const double a_rot = 1.7, sigma = 4e7, truth[2] = {a_rot, sigma};
+  bending_truth(a_rot, sigma, 0.0, 42);
+  fl_fit fit;
+  fl_calibration more1, lev1, lev;
+  write_bending_fit(a_rot, sigma, 2.0, 1, "");
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &more1);
+  fl_fit_free(&fit);
+  write_bending_fit(a_rot, sigma, 2.0, 1, "  scale: levenberg\n");
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &lev1);
+  fl_fit_free(&fit);
+  printf("one iteration from 2x: more a_rot %.6g, levenberg %.6g\n", more1.value[0], lev1.value[0]);
+  ck_assert_double_gt(fabs(more1.value[0] - lev1.value[0]), 1e-6 * a_rot);
+  write_bending_fit(a_rot, sigma, 2.0, 40, "  scale: levenberg\n");
+  load_fit("fit.yaml", &fit);
+  ck_assert_int_eq(fit.solver.scale, FL_SCALE_LEVENBERG);
+  calibrate(&fit, &lev);
+  ck_assert_msg(lev.status == FL_CAL_CONVERGED, "status %d: %s", lev.status, lev.message);
+  assert_recovered(&fit, &lev, truth, 0.0, BENDING_TOL);
+  fl_calibration_free(&more1);
+  fl_calibration_free(&lev1);
+  fl_calibration_free(&lev);
   fl_fit_free(&fit);
   remove_dir();
 }
@@ -1146,6 +1180,7 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tf, test_bending_recovery_from_double);
     tcase_add_test(tf, test_bending_recovery_with_noise);
     tcase_add_test(tf, test_ftol_stops_within_half_a_standard_error);
+    tcase_add_test(tf, test_scale_changes_the_steps_not_the_minimum);
     tcase_add_test(tf, test_joint_tension_torsion_from_half);
     tcase_add_test(tf, test_joint_tension_torsion_from_double);
     tcase_add_test(tf, test_joint_tension_torsion_with_noise);
