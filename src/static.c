@@ -773,14 +773,17 @@ static void restore(workspace *w)
  * residual: a line's error puts the first residual of every increment of the maize
  * brace root at 2e-5 of the load scale, three Newton iterations with a kept tangent;
  * on the tapered straw cantilever a line leaves 4e-2 and a parabola 5e-5 (the path's
- * third differences), a cubic 2e-6.  A state older than the last enters only where
- * the bodies' rates of motion over successive increments differ by less than
+ * third differences), a cubic 3e-7.  The state before the last enters only where the
+ * bodies' rates of motion over the last two increments differ by less than
  * PREDICT_BEND of their size (a turn of the path, a contact lost or made, a body that
  * has come to rest: there a polynomial flings the bodies on where a line stops them)
- * and the first two by more than PREDICT_STRAIGHT (a straight path, where extrapolating
- * more states' rounding only costs an iteration), only while u is within PREDICT_REACH
- * times their span, and not after a failed increment (a weightless chain at its first
- * contact, tests/validate.c's span case of 40 segments, then ends in cut-backs). */
+ * and by more than PREDICT_STRAIGHT (a straight path, where extrapolating more states'
+ * rounding only costs an iteration); the one before that only where the rates changed
+ * by less than PREDICT_CUBIC over each of the last two pairs of increments (a cubic
+ * after a contact settling in lost tests/validate.c's span case of 40 segments); each
+ * only while u is within PREDICT_REACH times the span of the states taken, and none
+ * after a failed increment (a weightless chain at its first contact, the same case,
+ * then ends in cut-backs). */
 static void predict(workspace *w, double u)
 {
   double du = u - w->uc, t[NHIST + 1]; /* the states' positions on the path from uc */
