@@ -622,6 +622,18 @@ static int interpolate(const double *xs, const double *ys, int n, double x, doub
 
 /* Run curve item d once for each of nset parameter vectors, as one batch; y gets the
  * simulated loads at the measured abscissae, row k * npoints + i. */
+/* Whether item d's experiment admits the values theta (fl_fit_apply's checks: a
+ * buckling envelope's min_force at most its max_force, ...). */
+static int admissible(cal_state *st, int d, const double *theta)
+{
+  fl_experiment e;
+  char keep[sizeof st->err];
+  memcpy(keep, st->err, sizeof keep);
+  int ok = item_experiment(st, d, theta, &e) == FL_OK;
+  memcpy(st->err, keep, sizeof keep);
+  return ok;
+}
+
 static int run_curve(cal_state *st, int d, int nset, const double *const *theta, double *y)
 {
   const fl_fit_data *it = &st->fit->data[d];
@@ -914,7 +926,7 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
   const fl_fit *fit = st->fit;
   int p = st->p;
   double theta0[FL_FIT_MAX_FREE], thetas[FL_FIT_MAX_FREE][FL_FIT_MAX_FREE], h[FL_FIT_MAX_FREE];
-  double thetam[FL_FIT_MAX_FREE][FL_FIT_MAX_FREE];
+  double thetam[FL_FIT_MAX_FREE][FL_FIT_MAX_FREE], den[FL_FIT_MAX_FREE];
   int central = fit->solver.central;
   const ck_record *r = ck_lookup(st->opts->checkpoint, CK_TAG_DF, u);
   if (r) {
@@ -952,6 +964,21 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
       thetas[j][j] = from_u(&fit->free[j], uj + h[j], NULL);
       memcpy(thetam[j], theta0, (size_t)p * sizeof(double));
       thetam[j][j] = from_u(&fit->free[j], uj - h[j], NULL);
+      den[j] = central ? 2.0 * h[j] : h[j];
+      if (!admissible(st, d, thetas[j])) {
+        /* a difference point the experiment refuses (min_force above max_force just
+         * past a point where they nearly meet): the other side's difference instead */
+        if (central) {
+          memcpy(thetas[j], theta0, (size_t)p * sizeof(double));
+          den[j] = h[j];
+        } else {
+          thetas[j][j] = thetam[j][j];
+          den[j] = -h[j];
+        }
+      } else if (central && !admissible(st, d, thetam[j])) {
+        memcpy(thetam[j], theta0, (size_t)p * sizeof(double));
+        den[j] = h[j];
+      }
     }
     int alone = 0;
     if (it->kind == FL_FIT_CURVE) {
@@ -979,7 +1006,7 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
           const double *yp = st->ybuf + (size_t)k * rows, *ym = st->ybuf + (size_t)(central ? k + 1 : 0) * rows;
           for (int i = 0; i < rows; i++)
             gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)col[k],
-                           ii->norm * row_weight(it, i) * (yp[i] - ym[i]) / (central ? 2.0 * h[col[k]] : h[col[k]]));
+                           ii->norm * row_weight(it, i) * (yp[i] - ym[i]) / den[col[k]]);
         }
       }
     } else {
@@ -999,7 +1026,7 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
         break;
       for (int i = 0; i < rows; i++)
         gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)j,
-                       (pert[ii->row0 + i] - base[ii->row0 + i]) / (central ? 2.0 * h[j] : h[j]));
+                       (pert[ii->row0 + i] - base[ii->row0 + i]) / den[j]);
     }
   }
 out:
@@ -2054,6 +2081,8 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
       memcpy(th, start, sizeof th);
       double uj = gsl_vector_get(u0, (size_t)j);
       th[j] = from_u(&fit->free[j], uj + 1e-3 * fmax(fabs(uj), 1e-2), NULL); /* a Jacobian step */
+      if (!admissible(&st, d, th)) /* refused there: the step the other way, as eval_df takes it */
+        th[j] = from_u(&fit->free[j], uj - 1e-3 * fmax(fabs(uj), 1e-2), NULL);
       if ((rc = item_experiment(&st, d, th, &e1))) {
         snprintf(err, errlen, "%s", st.err);
         goto out;

@@ -822,6 +822,37 @@ static void buckling_recovery(double factor, double noise)
   remove_dir();
 }
 
+/* A difference point the experiment refuses: min_force starts 1e-3 N below max_force,
+ * where the Jacobian's forward step (2.6e-3 N here) would put it above; the column is
+ * then taken backwards, and the fit goes on (before, it failed there with "min_force
+ * ... is above max_force"). */
+START_TEST(test_difference_past_a_constraint_goes_the_other_way)
+{
+  make_dir();
+  fl_experiment e = buckling_stem();
+  write_experiment("stem.yaml", &e);
+  int n = write_truth("curve.csv", e, 0.0, 3);
+  ck_assert_int_ge(n, 800);
+  write_text("fit.yaml",
+             "experiment: stem.yaml\n"
+             "data:\n  - test: bend3pt\n    file: curve.csv\n    columns: { x: x, y: y }\n    x_max: 1.0e-2\n"
+             "free:\n  bond.buckling.min_force: { start: 3.999, min: 0.2, max: 20 }\n"
+             "solver:\n  method: lm\n  max_iterations: 2\n  global: off\n");
+  fl_fit fit;
+  fl_calibration cal;
+  load_fit("fit.yaml", &fit);
+  calibrate(&fit, &cal);
+  printf("min_force from 3.999 N (max_force 4 N): %.6g N after %d iterations, status %d: %s\n", cal.value[0],
+         cal.iterations, cal.status, cal.message);
+  ck_assert_msg(cal.status != FL_CAL_FAILED, "status %d: %s", cal.status, cal.message);
+  ck_assert_int_ge(cal.iterations, 1);
+  ck_assert_double_lt(cal.value[0], 3.999); /* towards the truth, 2.5 N */
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
 /* The load the quasi-static rows of a static run of e give at abscissa xq (linear
  * between rows), with the run's peak and whether it snapped there. */
 static double static_drop_load(fl_experiment e, double xq, double *x_peak, double *w, int *snap, int first_snap)
@@ -1181,6 +1212,7 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tf, test_bending_recovery_with_noise);
     tcase_add_test(tf, test_ftol_stops_within_half_a_standard_error);
     tcase_add_test(tf, test_scale_changes_the_steps_not_the_minimum);
+    tcase_add_test(tf, test_difference_past_a_constraint_goes_the_other_way);
     tcase_add_test(tf, test_joint_tension_torsion_from_half);
     tcase_add_test(tf, test_joint_tension_torsion_from_double);
     tcase_add_test(tf, test_joint_tension_torsion_with_noise);
