@@ -620,8 +620,6 @@ static int interpolate(const double *xs, const double *ys, int n, double x, doub
   return 1;
 }
 
-/* Run curve item d once for each of nset parameter vectors, as one batch; y gets the
- * simulated loads at the measured abscissae, row k * npoints + i. */
 /* Whether item d's experiment admits the values theta (fl_fit_apply's checks: a
  * buckling envelope's min_force at most its max_force, ...). */
 static int admissible(cal_state *st, int d, const double *theta)
@@ -634,6 +632,8 @@ static int admissible(cal_state *st, int d, const double *theta)
   return ok;
 }
 
+/* Run curve item d once for each of nset parameter vectors, as one batch; y gets the
+ * simulated loads at the measured abscissae, row k * npoints + i. */
 static int run_curve(cal_state *st, int d, int nset, const double *const *theta, double *y)
 {
   const fl_fit_data *it = &st->fit->data[d];
