@@ -48,7 +48,7 @@ static double first_shape(double xi)
   return cosh(b) - cos(b) - FL_CANTILEVER_SIGMA1 * (sinh(b) - sin(b));
 }
 
-double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info, int s)
+void fl_cantilever_mode_shape(const fl_system *sys, const fl_build_info *info, double *phi)
 {
   /* The chain's hinges sit at the bonds, each standing for the beam half a segment
    * either side, so its bending starts half a segment inside the clamp: the shape is
@@ -56,15 +56,22 @@ double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info,
   int ng = info->clamped, n = sys->nbody;
   double h = info->h, le = (n - ng + 0.5) * h;
   double x0 = sys->x_ref[ng - 1].x; /* half a segment inside the clamp's face */
+  for (int i = 0; i < n; i++)
+    phi[i] = i < ng ? 0.0 : first_shape((sys->x_ref[i].x - x0) / le);
+  phi[n] = first_shape(1.0);
+}
+
+double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info, const double *phi, int s)
+{
+  int n = sys->nbody;
   double num = 0.0, den = 0.0;
   size_t base = (size_t)s * sys->nbody;
-  for (int i = ng; i < n; i++) {
-    double phi = first_shape((sys->x_ref[i].x - x0) / le);
+  for (int i = info->clamped; i < n; i++) {
     double defl = sys->x_ref[i].y - sys->x[base + i].y;
-    num += sys->mass[i] * phi * defl;
-    den += sys->mass[i] * phi * phi;
+    num += sys->mass[i] * phi[i] * defl;
+    den += sys->mass[i] * phi[i] * phi[i];
   }
-  return den > 0.0 ? num / den * first_shape(1.0) : 0.0;
+  return den > 0.0 ? num / den * phi[n] : 0.0;
 }
 
 /* The extremes of one specimen's first mode, found step by step. */
@@ -125,10 +132,14 @@ int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_syste
   }
   long nsteps = (long)steps_needed;
   extreme_track *tr = calloc((size_t)nspec, sizeof *tr);
-  if (!tr) {
+  double *phi = malloc(((size_t)sys->nbody + 1) * sizeof *phi);
+  if (!tr || !phi) {
+    free(tr);
+    free(phi);
     snprintf(err, errlen, "out of memory for %d specimens", nspec);
     return FL_ENOMEM;
   }
+  fl_cantilever_mode_shape(sys, info, phi);
   res->vibration = 1;
   for (int s = 0; s < nspec; s++)
     res->spec[s].release_x = fl_system_pload_displacement(sys, s);
@@ -143,7 +154,7 @@ int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_syste
   for (long n = 0; n <= nsteps; n++) {
     double tm = n * dt;
     for (int s = 0; s < nspec && rc == FL_OK; s++)
-      rc = track(&tr[s], tm, fl_cantilever_first_mode(sys, info, s));
+      rc = track(&tr[s], tm, fl_cantilever_first_mode(sys, info, phi, s));
     if (rc) {
       snprintf(err, errlen, "out of memory for the ring-down's extremes");
       goto out;
@@ -155,7 +166,7 @@ int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_syste
         curve->time[r] = tm;
         curve->x[r] = fl_system_pload_displacement(sys, s);
         curve->y[r] = sys->pload_force[s];
-        curve->support[r] = fl_cantilever_first_mode(sys, info, s);
+        curve->support[r] = fl_cantilever_first_mode(sys, info, phi, s);
         curve->kinetic[r] = fl_system_kinetic(sys, s);
         curve->strain[r] = sys->strain_energy[s];
         fl_system_count(sys, s, &curve->broken[r], &curve->yielded[r]);
@@ -199,5 +210,6 @@ out:
     free(tr[s].xe);
   }
   free(tr);
+  free(phi);
   return rc;
 }

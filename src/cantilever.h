@@ -26,10 +26,16 @@ void fl_cantilever_load(const fl_experiment *exp, fl_build_info *info, fl_system
  * displacement control, the dead load (N) under load control. */
 void fl_cantilever_drive(fl_system *sys, const fl_test_def *t, double pos);
 
+/* The Euler-Bernoulli first mode shape at the chain's bodies, once for every step of
+ * a ring-down: phi[i] for the free bodies (0 in the clamp), and phi[nbody] the shape
+ * at the tip; phi holds nbody + 1 numbers. */
+void fl_cantilever_mode_shape(const fl_system *sys, const fl_build_info *info, double *phi);
+
 /* The tip displacement of the first mode in specimen s: the free bodies' deflections
- * (along -y) projected, mass-weighted, on the Euler-Bernoulli first mode shape, and
- * scaled to the tip.  Higher modes, orthogonal to it, drop out. */
-double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info, int s);
+ * (along -y) projected, mass-weighted, on the first mode shape phi
+ * (fl_cantilever_mode_shape), and scaled to the tip.  Higher modes, orthogonal to it,
+ * drop out. */
+double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info, const double *phi, int s);
 
 /* Release the tips (no load, no spring) and step the explicit engine for
  * test.ring_periods periods of the first mode: the curve's rows become the ring-down
