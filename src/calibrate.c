@@ -1189,6 +1189,12 @@ static int drop_features(const double *x, const double *y, int n, double out[5])
   return 1;
 }
 
+int fl_fit_curve_drops(const fl_measured *m)
+{
+  double out[5];
+  return drop_features(m->x, m->y, m->n, out);
+}
+
 /* Align the free buckling numbers jb (indices into fit->free, -1 when fixed) at start
  * to the measured drop features want of curve item db (fiber-calibrate(1), STARTING
  * VALUES): runs that each scale the forces by the measured over the simulated feature
