@@ -1115,14 +1115,15 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
  *   curve that climbs past it after the drop keeps its peak; its load is read off the
  *   least-squares line through the rows of the 2 % of the range before it.
  * - The plateau starts at the first window of 2 % of the range (3 rows at least) after
- *   the peak that has settled (its rows within a tenth of the drop to them about their
- *   least-squares line, so a plateau may rise) and no longer falls steeply (its secant
- *   above -0.1 times the secant stiffness to the peak); its level is that window's
- *   mean, which averages out the ringing of a snap and the noise of a measurement.
+ *   the peak that has settled (its rows within a tenth of the drop to them; on a
+ *   simulated curve, about their least-squares line when it rises) and no longer falls
+ *   steeply (its secant above -0.1 times the secant stiffness to the peak); its level
+ *   is that window's mean, which averages out the ringing of a snap and the noise of a
+ *   measurement.
  * - It ends at the first of three rows in a row that leave its level, on the same
  *   side, by more than 5 % of the drop (the last row if none do).
  * Returns 0 when the curve has no drop, or no settled plateau after it. */
-static int drop_features(const double *x, const double *y, int n, double out[5])
+static int drop_features(const double *x, const double *y, int n, int simulated, double out[5])
 {
   int ip = 0, irun = 0, ib = -1;
   double fall = 0.0;
@@ -1144,11 +1145,15 @@ static int drop_features(const double *x, const double *y, int n, double out[5])
       j++;
     if (j - i < 2 || !(x[j] > x[i]))
       break;
-    /* the rows' spread about their least-squares line: a plateau that rises (a root
-     * stiffening as it turns on the rollers) has settled as much as a level one */
-    double lo = y[i], sum = 0.0, sx = 0.0, b = fl_fit_slope(x, y, i, j + 1), rlo = 0.0, rhi = 0.0;
+    /* the rows' spread; on a simulated curve, which has no noise, for a window that
+     * rises about its least-squares line: the fall is over, and a plateau that rises (a
+     * root stiffening as it turns on the rollers) has settled as much as a level one (one
+     * that still falls may be the drop's tail; on a measured curve the noise about a
+     * slight rise would pass for a plateau after a serration) */
+    double lo = y[i], hi = y[i], sum = 0.0, sx = 0.0, b = fl_fit_slope(x, y, i, j + 1), rlo = 0.0, rhi = 0.0;
     for (int r = i; r <= j; r++) {
       lo = fmin(lo, y[r]);
+      hi = fmax(hi, y[r]);
       sum += y[r];
       sx += x[r];
     }
@@ -1157,7 +1162,8 @@ static int drop_features(const double *x, const double *y, int n, double out[5])
       rlo = fmin(rlo, res);
       rhi = fmax(rhi, res);
     }
-    if (rhi - rlo <= 0.1 * (y[ip] - lo) && (y[j] - y[i]) / (x[j] - x[i]) >= -0.1 * k) {
+    double spread = simulated && b > 0.0 ? rhi - rlo : hi - lo;
+    if (spread <= 0.1 * (y[ip] - lo) && (y[j] - y[i]) / (x[j] - x[i]) >= -0.1 * k) {
       ib = i;
       level = sum / (j - i + 1);
     }
@@ -1196,10 +1202,10 @@ static int drop_features(const double *x, const double *y, int n, double out[5])
   return 1;
 }
 
-int fl_fit_curve_drops(const fl_measured *m)
+int fl_fit_curve_drops(const fl_measured *m, int simulated)
 {
   double out[5];
-  return drop_features(m->x, m->y, m->n, out);
+  return drop_features(m->x, m->y, m->n, simulated, out);
 }
 
 /* Align the free buckling numbers jb (indices into fit->free, -1 when fixed) at start
@@ -1251,7 +1257,7 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
     if (rc)
       return rc;
     memcpy(prev, start, (size_t)p * sizeof *start);
-    if (!drop_features(m->x, st->ybuf, m->n, got)) {
+    if (!drop_features(m->x, st->ybuf, m->n, 1, got)) {
       /* no drop inside the measured range: bring the simulated curve's highest
        * force down to the measured peak, so that the next run drops (with yield first:
        * the plateau after the drop below the yield, and the kink earlier) */
@@ -1406,7 +1412,7 @@ static int auto_starts(cal_state *st, double *start)
   for (int d = 0; d < fit->ndata && any && db < 0; d++) {
     const fl_measured *m = &fit->data[d].data;
     if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT ||
-        fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !drop_features(m->x, m->y, m->n, want))
+        fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !drop_features(m->x, m->y, m->n, 0, want))
       continue;
     db = d;
     for (int k = 0; k < 4; k++)
@@ -1461,7 +1467,7 @@ static void features_measured(const fl_fit *fit, fl_calibration_features *ft)
   for (int d = 0; d < fit->ndata && ft->item < 0; d++) {
     const fl_fit_data *it = &fit->data[d];
     if (it->kind == FL_FIT_CURVE && it->test == FL_TEST_BEND3PT && it->exp.bond.buckling.type != FL_BUCKLING_NONE &&
-        drop_features(it->data.x, it->data.y, it->data.n, out)) {
+        drop_features(it->data.x, it->data.y, it->data.n, 0, out)) {
       ft->item = d;
       ft->measured[0] = out[4];
       ft->measured[1] = out[0];
@@ -1486,7 +1492,7 @@ static void features_at(const cal_state *st, const gsl_vector *f, fl_calibration
     return;
   for (int i = 0; i < it->data.n; i++)
     y[i] = it->data.y[i] + gsl_vector_get(f, (size_t)(ii->row0 + i)) / (ii->norm * row_weight(it, i));
-  int found = drop_features(it->data.x, y, it->data.n, out);
+  int found = drop_features(it->data.x, y, it->data.n, 1, out);
   double *dst = fitted ? ft->fitted : ft->global;
   if (found) {
     dst[0] = out[4];

@@ -476,7 +476,7 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
     while (d < f.ndata - 1 && f.data[d].kind != FL_FIT_CURVE)
       d++;
     int keep = c->drop == FL_CAMPAIGN_DROP_ANY || (f.data[d].kind == FL_FIT_CURVE &&
-                                                   fl_fit_curve_drops(&f.data[d].data) == (c->drop == FL_CAMPAIGN_DROP_YES));
+                                                   fl_fit_curve_drops(&f.data[d].data, 0) == (c->drop == FL_CAMPAIGN_DROP_YES));
     if (keep && kept == 0) {
       c->nfree = f.nfree;
       memcpy(c->free, f.free, sizeof c->free);
