@@ -2295,6 +2295,17 @@ int fl_calibration_warnings(const fl_fit *fit, const fl_calibration *cal, char *
                              fr < 0.5 ? "min" : "max", fr < 0.5 ? fp->min : fp->max);
     n++;
   }
+  /* a drop the fit lost: its status may say converged, with the kink nowhere */
+  const fl_calibration_features *ft = &cal->features;
+  if (ft->item >= 0 && !ft->fitted_found && !cal->interrupted && used < len) {
+    const fl_fit_data *it = &fit->data[ft->item];
+    used += (size_t)snprintf(buf + used, len - used,
+                             "%s%s: data[%d] (%s): the measured curve drops after its peak at %g %s, the fitted one "
+                             "has no drop in the fitted range: the buckling envelope's kink is not where the data "
+                             "have it, whatever the status says", n ? "\n" : "", fit->file, ft->item + 1, it->file,
+                             ft->measured[0] / it->x_unit_si, it->x_unit);
+    n++;
+  }
   return n;
 }
 

@@ -252,7 +252,8 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
 int fl_fit_curve_drops(const fl_measured *m, int simulated);
 void fl_calibration_free(fl_calibration *cal);
 /* The warnings a finished calibration calls for, one line each ("file:line:col: ..."):
- * a fitted value at one of its bounds.  Returns the number of lines. */
+ * a fitted value at one of its bounds; a measured drop (cal->features) that the fitted
+ * curve does not have.  Returns the number of lines. */
 int fl_calibration_warnings(const fl_fit *fit, const fl_calibration *cal, char *buf, size_t len);
 
 /* What fl_calibration_write writes. */

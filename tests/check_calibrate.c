@@ -703,6 +703,36 @@ START_TEST(test_drop_rule_takes_a_rising_plateau)
 }
 END_TEST
 
+/* fl_calibration_warnings: a measured drop (its peak at 2.161 mm) that the fitted curve
+ * lost is named, in the curve's unit, whatever the status; none once the fitted curve
+ * has a drop, none without a measured drop. */
+START_TEST(test_warning_for_a_lost_drop)
+{
+  static fl_fit fit;
+  static fl_fit_data item;
+  static fl_calibration cal;
+  snprintf(fit.file, sizeof fit.file, "roots.yaml");
+  snprintf(item.file, sizeof item.file, "B73_P4_W3_R2.csv");
+  snprintf(item.x_unit, sizeof item.x_unit, "mm");
+  item.x_unit_si = 1e-3;
+  fit.ndata = 1;
+  fit.data = &item;
+  cal.status = FL_CAL_CONVERGED;
+  cal.features.item = 0;
+  cal.features.measured[0] = 2.161e-3;
+  char buf[1024];
+  ck_assert_int_eq(fl_calibration_warnings(&fit, &cal, buf, sizeof buf), 1);
+  ck_assert_str_eq(buf, "roots.yaml: data[1] (B73_P4_W3_R2.csv): the measured curve drops after its peak at 2.161 "
+                        "mm, the fitted one has no drop in the fitted range: the buckling envelope's kink is not "
+                        "where the data have it, whatever the status says");
+  cal.features.fitted_found = 1;
+  ck_assert_int_eq(fl_calibration_warnings(&fit, &cal, buf, sizeof buf), 0);
+  cal.features.fitted_found = 0;
+  cal.features.item = -1;
+  ck_assert_int_eq(fl_calibration_warnings(&fit, &cal, buf, sizeof buf), 0);
+}
+END_TEST
+
 /* Bonds that yield, then buckle (plastic buckling on a bending_stress yield that holds
  * its moment): the yield-first alignment of the automatic starts (fiber-calibrate(1),
  * STARTING VALUES) puts the start's peak, kink and plateau on the measured ones.  The
@@ -1198,6 +1228,7 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tf, test_static_drop_moves_with_max_force);
     tcase_add_test(tf, test_static_kink_below_peak_moves_with_max_force);
     tcase_add_test(tf, test_drop_rule_takes_a_rising_plateau);
+    tcase_add_test(tf, test_warning_for_a_lost_drop);
     tcase_add_test(tf, test_yield_first_start_lands_on_the_kink);
     suite_add_tcase(s, tf);
   } else {
