@@ -653,6 +653,11 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
       return FL_OK;
     }
     rc = keep_result(&fit, &cal, r);
+    char warn[4096];
+    if (o->cal.log && fl_calibration_warnings(&fit, &cal, warn, sizeof warn) > 0)
+      for (char *w = strtok(warn, "\n"); w; w = strtok(NULL, "\n"))
+        fprintf(o->cal.log, "%s: warning: %s:%d: row %d (%s): %s\n", o->cal.prog ? o->cal.prog : "fiber-calibrate",
+                c->table_path, c->spec[i].line, c->spec[i].row, c->spec[i].id, w);
     fl_checkpoint_close(ck, 0); /* removed with the others when the campaign is written */
     fl_calibration_free(&cal);
     fl_fit_free(&fit);

@@ -8,6 +8,8 @@
 # such columns.  campaign.drop: a third curve that rises to 0.85 mm, 22 N and ends at
 # its fall (a break: no plateau after it) between the two: drop: yes fits rows 1 and 3
 # (the table's numbers kept), drop: no only row 2, and a note names the rows left out.
+# A template whose bonds buckle beyond the range: each row with a measured drop gets a
+# warning that the fitted curve lost it.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 bin=$top_builddir/fiber-calibrate
@@ -103,5 +105,20 @@ pick() {
 }
 pick fit.yaml yes "1 rod-a, 3 rod-b" "2 (rod-c)"
 pick plainfit.yaml no "2 rod-c" "1 (rod-a), 3 (rod-b)"
+
+# a fit whose curves lost the measured drop (the bonds buckle far beyond the range):
+# a warning for each row with a drop, none for the one that breaks
+sed 's/max_force: 20,/max_force: 1000,/' rod.yaml >stiff.yaml
+fit stiff.yaml bond.torque_stiffness_scale 0.1 10 >lostfit.yaml
+campaign lostfit.yaml >lost.yaml
+"$bin" -q --plot none -o lost lost.yaml >out.txt 2>err.txt
+st=$?
+[ "$st" -le 1 ] || fail "the lost-drop campaign exited with $st: $(cat err.txt)"
+for want in "row 1 (rod-a): lostfit.yaml: data[1] (a.csv): the measured curve drops after its peak at 0.0008 m" \
+  "row 3 (rod-b): lostfit.yaml: data[1] (b.csv): the measured curve drops after its peak at 0.0009 m"; do
+  grep -qF "fiber-calibrate: warning: table.csv:" err.txt && grep -F "$want" err.txt | grep -qF "the fitted one has no drop in the fitted range" ||
+    fail "no warning '$want': $(cat err.txt)"
+done
+[ "$(grep -c 'has no drop in the fitted range' err.txt)" = 2 ] || fail "lost drops: $(cat err.txt)"
 [ "$fails" = 0 ] && echo "ok: the drop's peaks, measured exactly, in the campaign's table; none without buckling; campaign.drop selects by the curve's shape"
 [ "$fails" = 0 ]
