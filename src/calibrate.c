@@ -1143,14 +1143,15 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
  *   curve that climbs past it after the drop keeps its peak; its load is read off the
  *   least-squares line through the rows of the 2 % of the range before it.
  * - The plateau starts at the first window of 2 % of the range (3 rows at least) after
- *   the peak that has settled (its rows within a tenth of the drop to them) and no
- *   longer falls steeply (its secant above -0.1 times the secant stiffness to the
- *   peak); its level is that window's mean, which averages out the ringing of a snap
- *   and the noise of a measurement.
+ *   the peak that has settled (its rows within a tenth of the drop to them; on a
+ *   simulated curve, about their least-squares line when it rises) and no longer falls
+ *   steeply (its secant above -0.1 times the secant stiffness to the peak); its level
+ *   is that window's mean, which averages out the ringing of a snap and the noise of a
+ *   measurement.
  * - It ends at the first of three rows in a row that leave its level, on the same
  *   side, by more than 5 % of the drop (the last row if none do).
  * Returns 0 when the curve has no drop, or no settled plateau after it. */
-static int drop_features(const double *x, const double *y, int n, double out[5])
+static int drop_features(const double *x, const double *y, int n, int simulated, double out[5])
 {
   int ip = 0, irun = 0, ib = -1;
   double fall = 0.0;
@@ -1172,13 +1173,25 @@ static int drop_features(const double *x, const double *y, int n, double out[5])
       j++;
     if (j - i < 2 || !(x[j] > x[i]))
       break;
-    double lo = y[i], hi = y[i], sum = 0.0;
+    /* the rows' spread; on a simulated curve, which has no noise, for a window that
+     * rises about its least-squares line: the fall is over, and a plateau that rises (a
+     * root stiffening as it turns on the rollers) has settled as much as a level one (one
+     * that still falls may be the drop's tail; on a measured curve the noise about a
+     * slight rise would pass for a plateau after a serration) */
+    double lo = y[i], hi = y[i], sum = 0.0, sx = 0.0, b = fl_fit_slope(x, y, i, j + 1), rlo = 0.0, rhi = 0.0;
     for (int r = i; r <= j; r++) {
       lo = fmin(lo, y[r]);
       hi = fmax(hi, y[r]);
       sum += y[r];
+      sx += x[r];
     }
-    if (hi - lo <= 0.1 * (y[ip] - lo) && (y[j] - y[i]) / (x[j] - x[i]) >= -0.1 * k) {
+    for (int r = i; r <= j; r++) {
+      double res = y[r] - sum / (j - i + 1) - b * (x[r] - sx / (j - i + 1));
+      rlo = fmin(rlo, res);
+      rhi = fmax(rhi, res);
+    }
+    double spread = simulated && b > 0.0 ? rhi - rlo : hi - lo;
+    if (spread <= 0.1 * (y[ip] - lo) && (y[j] - y[i]) / (x[j] - x[i]) >= -0.1 * k) {
       ib = i;
       level = sum / (j - i + 1);
     }
@@ -1217,6 +1230,12 @@ static int drop_features(const double *x, const double *y, int n, double out[5])
   return 1;
 }
 
+int fl_fit_curve_drops(const fl_measured *m, int simulated)
+{
+  double out[5];
+  return drop_features(m->x, m->y, m->n, simulated, out);
+}
+
 /* Align the free buckling numbers jb (indices into fit->free, -1 when fixed) at start
  * to the measured drop features want of curve item db (fiber-calibrate(1), STARTING
  * VALUES): runs that each scale the forces by the measured over the simulated feature
@@ -1227,7 +1246,10 @@ static int drop_features(const double *x, const double *y, int n, double out[5])
  * which the bond buckles, so the peak's load aligns max_stress and its displacement
  * max_force: a secant on the logarithms of max_force and of the kink's displacement
  * (the first step taking the displacement as the square root of max_force, roughly
- * what a plastic hinge gives). */
+ * what a plastic hinge gives), kept inside the bracket of the runs so far (a kink
+ * early below, a kink late or none in the range above: then halved in the
+ * logarithm); the start is the run whose kink came closest, with its max_stress and
+ * min_force corrections. */
 static int align_drop(cal_state *st, int db, const int jb[4], const double want[5], double *start)
 {
   const fl_fit *fit = st->fit;
@@ -1235,6 +1257,9 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
   int p = st->p, rc, js = st->drop_js, yield_first = js >= 0 && jb[0] >= 0;
   double prev[FL_FIT_MAX_FREE], lf0 = 0.0, lx0 = 0.0;
   int secant = 0; /* 1: (lf0, lx0) is the last pass's point */
+  /* yield first: log max_force of the runs that kinked early (lo, its log kink lo_x) and
+   * late or not in the range (hi, hi_x; INFINITY: no drop), and the closest run */
+  double lo = -INFINITY, lo_x = 0.0, hi = INFINITY, hi_x = INFINITY, best[FL_FIT_MAX_FREE], best_d = INFINITY;
   if (yield_first) {
     /* in the envelope's terms the bonds yield at the force fy (beam theory, M = F L / 4):
      * the plateau after the drop starts below it in the measured ratio, the envelope's
@@ -1247,7 +1272,7 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
     if (jb[1] >= 0)
       start[jb[1]] = clamp_inside(&fit->free[jb[1]], fy * want[1] / want[0]);
   }
-  for (int pass = 0, passes = yield_first ? 8 : 4; pass < passes; pass++) {
+  for (int pass = 0, passes = yield_first ? 12 : 4; pass < passes; pass++) {
     const double *t[1] = {start};
     double got[5];
     rc = run_curve(st, db, 1, t, st->ybuf);
@@ -1260,7 +1285,7 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
     if (rc)
       return rc;
     memcpy(prev, start, (size_t)p * sizeof *start);
-    if (!drop_features(m->x, st->ybuf, m->n, got)) {
+    if (!drop_features(m->x, st->ybuf, m->n, 1, got)) {
       /* no drop inside the measured range: bring the simulated curve's highest
        * force down to the measured peak, so that the next run drops (with yield first:
        * the plateau after the drop below the yield, and the kink earlier) */
@@ -1269,7 +1294,12 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
         top = fmax(top, st->ybuf[i]);
       if (yield_first) {
         /* the bond does not reach its buckling angle within the range: buckle earlier */
-        start[jb[0]] = clamp_inside(&fit->free[jb[0]], 0.7 * start[jb[0]]);
+        double lf = log(start[jb[0]]);
+        if (lf < hi) {
+          hi = lf;
+          hi_x = INFINITY;
+        }
+        start[jb[0]] = clamp_inside(&fit->free[jb[0]], exp(isfinite(lo) ? 0.5 * (lo + hi) : lf + log(0.7)));
         if (jb[1] >= 0)
           start[jb[1]] = clamp_inside(&fit->free[jb[1]], fmin(start[jb[1]], 0.9 * start[jb[0]]));
         secant = 0;
@@ -1287,18 +1317,44 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
       if (jb[k] >= 0)
         start[jb[k]] = clamp_inside(&fit->free[jb[k]], start[jb[k]] + want[k] - got[k]);
     if (yield_first) {
+      /* a run whose peak is off by more than 5 % yields elsewhere: its kink neither
+       * brackets max_force nor competes with those whose peak is right */
+      int peak_right = fabs(got[0] - want[0]) <= 0.05 * want[0];
       start[js] = clamp_inside(&fit->free[js], start[js] * want[0] / got[0]);
-      double lf = log(start[jb[0]]), lx = log(got[4]), slope = 0.5;
+      double lf = log(start[jb[0]]), lx = log(got[4]), lw = log(want[4]), slope = 0.5;
+      double d = fabs(got[4] - want[4]) + (peak_right ? 0.0 : 2.0 * (m->x[m->n - 1] - m->x[0])); /* the peak first */
+      if (jb[1] >= 0)
+        start[jb[1]] = clamp_inside(&fit->free[jb[1]], fmin(start[jb[1]], 0.9 * start[jb[0]]));
+      if (d < best_d) {
+        best_d = d;
+        memcpy(best, start, (size_t)p * sizeof *best);
+      }
+      if (peak_right && lx < lw && lf > lo) {
+        lo = lf;
+        lo_x = lx;
+      } else if (peak_right && lx >= lw && lf < hi) {
+        hi = lf;
+        hi_x = lx;
+      }
       if (secant && lf != lf0 && (lx - lx0) / (lf - lf0) > 0.05)
         slope = (lx - lx0) / (lf - lf0);
       secant = 1;
       lf0 = lf;
       lx0 = lx;
-      start[jb[0]] = clamp_inside(&fit->free[jb[0]], exp(lf + (log(want[4]) - lx) / slope));
+      double next = lf + (lw - lx) / slope;
+      if (isfinite(lo) && isfinite(hi) && isfinite(hi_x) && hi_x > lo_x)
+        next = lo + (lw - lo_x) * (hi - lo) / (hi_x - lo_x); /* between the bracket's runs */
+      if (!(next > lo && next < hi))
+        next = isfinite(lo) && isfinite(hi) ? 0.5 * (lo + hi)
+               : isfinite(hi)                ? fmin(next, hi + log(0.7))
+                                             : fmax(next, lo - log(0.7));
+      start[jb[0]] = clamp_inside(&fit->free[jb[0]], exp(next));
       if (jb[1] >= 0) /* the plateau stays below the envelope's peak, or the next run does not start */
         start[jb[1]] = clamp_inside(&fit->free[jb[1]], fmin(start[jb[1]], 0.9 * start[jb[0]]));
     }
   }
+  if (yield_first && best_d < INFINITY)
+    memcpy(start, best, (size_t)p * sizeof *start);
   return FL_OK;
 }
 
@@ -1384,7 +1440,7 @@ static int auto_starts(cal_state *st, double *start)
   for (int d = 0; d < fit->ndata && any && db < 0; d++) {
     const fl_measured *m = &fit->data[d].data;
     if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT ||
-        fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !drop_features(m->x, m->y, m->n, want))
+        fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !drop_features(m->x, m->y, m->n, 0, want))
       continue;
     db = d;
     for (int k = 0; k < 4; k++)
@@ -1439,7 +1495,7 @@ static void features_measured(const fl_fit *fit, fl_calibration_features *ft)
   for (int d = 0; d < fit->ndata && ft->item < 0; d++) {
     const fl_fit_data *it = &fit->data[d];
     if (it->kind == FL_FIT_CURVE && it->test == FL_TEST_BEND3PT && it->exp.bond.buckling.type != FL_BUCKLING_NONE &&
-        drop_features(it->data.x, it->data.y, it->data.n, out)) {
+        drop_features(it->data.x, it->data.y, it->data.n, 0, out)) {
       ft->item = d;
       ft->measured[0] = out[4];
       ft->measured[1] = out[0];
@@ -1464,7 +1520,7 @@ static void features_at(const cal_state *st, const gsl_vector *f, fl_calibration
     return;
   for (int i = 0; i < it->data.n; i++)
     y[i] = it->data.y[i] + gsl_vector_get(f, (size_t)(ii->row0 + i)) / (ii->norm * row_weight(it, i));
-  int found = drop_features(it->data.x, y, it->data.n, out);
+  int found = drop_features(it->data.x, y, it->data.n, 1, out);
   double *dst = fitted ? ft->fitted : ft->global;
   if (found) {
     dst[0] = out[4];
@@ -2308,6 +2364,17 @@ int fl_calibration_warnings(const fl_fit *fit, const fl_calibration *cal, char *
                              "there, not determined by the data (widen the bounds, or check the data and units)",
                              n ? "\n" : "", fit->file, fp->line, fp->col, fp->path, cal->value[j],
                              fr < 0.5 ? "min" : "max", fr < 0.5 ? fp->min : fp->max);
+    n++;
+  }
+  /* a drop the fit lost: its status may say converged, with the kink nowhere */
+  const fl_calibration_features *ft = &cal->features;
+  if (ft->item >= 0 && !ft->fitted_found && !cal->interrupted && used < len) {
+    const fl_fit_data *it = &fit->data[ft->item];
+    used += (size_t)snprintf(buf + used, len - used,
+                             "%s%s: data[%d] (%s): the measured curve drops after its peak at %g %s, the fitted one "
+                             "has no drop in the fitted range: the buckling envelope's kink is not where the data "
+                             "have it, whatever the status says", n ? "\n" : "", fit->file, ft->item + 1, it->file,
+                             ft->measured[0] / it->x_unit_si, it->x_unit);
     n++;
   }
   return n;

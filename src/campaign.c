@@ -30,7 +30,8 @@
 static int range_key(const char *key) { return strcmp(key, XMAX_KEY) == 0 || strcmp(key, XMIN_KEY) == 0; }
 
 static const char *const top_keys[] = {"campaign", NULL};
-static const char *const campaign_keys[] = {"fit", "specimens", "file", "id", "data_folder", "columns", NULL};
+static const char *const campaign_keys[] = {"fit", "specimens", "file", "id", "data_folder", "columns", "drop", NULL};
+static const char *const drop_names[] = {"any", "yes", "no", NULL}; /* enum fl_campaign_drop */
 static const char *const map_keys[] = {"column", "unit", "scale", NULL};
 
 typedef struct {
@@ -244,12 +245,12 @@ static void row_message(const fl_campaign *c, int i, const char *msg, char *err,
     size_t n = strlen(c->map[j].key);
     if (strncmp(msg, "--set '", 7) == 0 && strncmp(msg + 7, c->map[j].key, n) == 0 && msg[7 + n] == '=') {
       const char *rest = strstr(msg, "': ");
-      snprintf(err, errlen, "%s:%d: row %d (%s), column '%s' (%s = %.6g): %s", c->table_path, s->line, i + 1, s->id,
+      snprintf(err, errlen, "%s:%d: row %d (%s), column '%s' (%s = %.6g): %s", c->table_path, s->line, s->row, s->id,
                c->map[j].column, c->map[j].key, s->value[j], rest ? rest + 3 : msg);
       return;
     }
   }
-  snprintf(err, errlen, "%s:%d: row %d (%s): %s", c->table_path, s->line, i + 1, s->id, msg);
+  snprintf(err, errlen, "%s:%d: row %d (%s): %s", c->table_path, s->line, s->row, s->id, msg);
 }
 
 int fl_campaign_fit(const fl_campaign *c, int i, fl_fit *fit, char *err, size_t errlen)
@@ -284,6 +285,7 @@ static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, i
 {
   const char *const *cells = (const char *const *)t->cell + (size_t)r * t->ncols;
   s->line = t->line[r];
+  s->row = r + 1;
   snprintf(s->id, sizeof s->id, "%s", cells[idcol]);
   if (!*cells[idcol]) {
     snprintf(err, errlen, "%s:%d: row %d, column '%s': empty; allowed: a name for every specimen", c->table_path,
@@ -379,13 +381,21 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
   if (!root || block(&R, root, "the top level", top_keys, "campaign"))
     goto done;
   cb = value_of(&R, root, "campaign");
-  if (block(&R, cb, "campaign", campaign_keys, "fit, specimens, file, id, data_folder, columns"))
+  if (block(&R, cb, "campaign", campaign_keys, "fit, specimens, file, id, data_folder, columns, drop"))
     goto done;
-  const char *fit, *table, *filecol, *idcol, *folder;
+  const char *fit, *table, *filecol, *idcol, *folder, *drop;
   if (text_of(&R, cb, "fit", 1, &fit) || text_of(&R, cb, "specimens", 1, &table) ||
       text_of(&R, cb, "file", 1, &filecol) || text_of(&R, cb, "id", 0, &idcol) ||
-      text_of(&R, cb, "data_folder", 0, &folder))
+      text_of(&R, cb, "data_folder", 0, &folder) || text_of(&R, cb, "drop", 0, &drop))
     goto done;
+  if (drop) {
+    while (drop_names[c->drop] && strcmp(drop_names[c->drop], drop) != 0)
+      c->drop++;
+    if (!drop_names[c->drop]) {
+      fail_at(&R, value_of(&R, cb, "drop"), "campaign.drop: '%s' is not a choice; allowed: any, yes, no", drop);
+      goto done;
+    }
+  }
   fl_path_relative(path, fit, c->fit_path, sizeof c->fit_path);
   fl_path_relative(path, table, c->table_path, sizeof c->table_path);
   if (folder)
@@ -453,18 +463,40 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
       goto done;
     c->nspec = r + 1;
   }
-  /* every specimen's fit, built and dropped: all input errors before any run */
+  /* every specimen's fit, built and dropped: all input errors before any run; the rows
+   * campaign.drop keeps, by their curve's first curve item as fitted */
+  c->rows = c->nspec;
+  int kept = 0;
+  size_t ln = 0;
   for (int i = 0; i < c->nspec; i++) {
     fl_fit f;
     if ((rc = fl_campaign_fit(c, i, &f, err, errlen)))
       goto done;
-    if (i == 0) {
+    int d = 0;
+    while (d < f.ndata - 1 && f.data[d].kind != FL_FIT_CURVE)
+      d++;
+    int keep = c->drop == FL_CAMPAIGN_DROP_ANY || (f.data[d].kind == FL_FIT_CURVE &&
+                                                   fl_fit_curve_drops(&f.data[d].data, 0) == (c->drop == FL_CAMPAIGN_DROP_YES));
+    if (keep && kept == 0) {
       c->nfree = f.nfree;
       memcpy(c->free, f.free, sizeof c->free);
       c->exp = f.exp;
       snprintf(c->exp_path, sizeof c->exp_path, "%s", f.exp_path);
     }
     fl_fit_free(&f);
+    if (keep)
+      c->spec[kept++] = c->spec[i];
+    else if (ln < sizeof c->left_out)
+      ln += (size_t)snprintf(c->left_out + ln, sizeof c->left_out - ln, "%s%d (%s)", ln ? ", " : "", c->spec[i].row,
+                             c->spec[i].id);
+  }
+  c->nspec = kept;
+  if (kept == 0) {
+    rc = FL_EINPUT;
+    fail_at(&R, value_of(&R, cb, "drop"), "campaign.drop: %s: none of the %d rows of %s has a curve %s a drop; "
+            "allowed: a table with at least one such row, or drop: any", drop, c->rows, c->table_path,
+            c->drop == FL_CAMPAIGN_DROP_YES ? "with" : "without");
+    goto done;
   }
   rc = FL_OK;
 done:
@@ -591,7 +623,7 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
     fl_checkpoint *ck = NULL;
     char msg[4096];
     if ((rc = fl_checkpoint_open(ckpath, &fit, settings, o->resume, &ck, msg, sizeof msg))) {
-      snprintf(err, errlen, "%s (specimen %s, row %d of %s)", msg, c->spec[i].id, i + 1, c->table_path);
+      snprintf(err, errlen, "%s (specimen %s, row %d of %s)", msg, c->spec[i].id, c->spec[i].row, c->table_path);
       fl_fit_free(&fit);
       return rc;
     }
@@ -609,7 +641,7 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
         return FL_OK;
       }
       snprintf(err, errlen, "%s:%d: row %d (%s): %s; no point could be evaluated", c->table_path, c->spec[i].line,
-               i + 1, c->spec[i].id, msg);
+               c->spec[i].row, c->spec[i].id, msg);
       return rc;
     }
     used += cal.iterations;
@@ -621,6 +653,11 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
       return FL_OK;
     }
     rc = keep_result(&fit, &cal, r);
+    char warn[4096];
+    if (o->cal.log && fl_calibration_warnings(&fit, &cal, warn, sizeof warn) > 0)
+      for (char *w = strtok(warn, "\n"); w; w = strtok(NULL, "\n"))
+        fprintf(o->cal.log, "%s: warning: %s:%d: row %d (%s): %s\n", o->cal.prog ? o->cal.prog : "fiber-calibrate",
+                c->table_path, c->spec[i].line, c->spec[i].row, c->spec[i].id, w);
     fl_checkpoint_close(ck, 0); /* removed with the others when the campaign is written */
     fl_calibration_free(&cal);
     fl_fit_free(&fit);

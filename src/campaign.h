@@ -29,11 +29,19 @@ typedef struct {
   unsigned line, col;      /* where the mapping stands in the campaign file, 1-based */
 } fl_campaign_map;
 
+/* campaign.drop: which rows a campaign fits, by the shape of their curves. */
+enum fl_campaign_drop {
+  FL_CAMPAIGN_DROP_ANY = 0, /* every row */
+  FL_CAMPAIGN_DROP_YES,     /* the rows whose curve has a drop (fl_fit_curve_drops) */
+  FL_CAMPAIGN_DROP_NO       /* the rows whose curve has none */
+};
+
 /* One row of the table. */
 typedef struct {
   char id[FL_CAMPAIGN_ID];           /* its name, from the id column */
   char data_path[FL_FIT_PATH];       /* its curve, as opened */
   int line;                          /* its line in the table */
+  int row;                           /* its row in the table, from 1 below the header */
   double value[FL_CAMPAIGN_MAX_MAP]; /* each mapped key's value, in the key's YAML unit */
 } fl_campaign_specimen;
 
@@ -44,8 +52,11 @@ typedef struct {
   char data_dir[FL_FIT_PATH];    /* folder of the curves ("" : the working folder) */
   int nmap;
   fl_campaign_map map[FL_CAMPAIGN_MAX_MAP];
+  int drop;                      /* enum fl_campaign_drop */
+  int rows;                      /* the table's rows */
   int nspec;
-  fl_campaign_specimen *spec;    /* nspec rows */
+  fl_campaign_specimen *spec;    /* nspec rows: those campaign.drop selects, in table order */
+  char left_out[2048];           /* the rows campaign.drop left out, "row (id), ..." ("" : none) */
   const char *const *sets;       /* --set (and --seed, --solver) for every specimen */
   int nsets;
   /* from the template built for the first row */

@@ -169,7 +169,7 @@ static int write_specimens(FILE *f, const fl_campaign *c, const fl_campaign_resu
   fprintf(f, ",message\n");
   for (int i = 0; i < c->nspec; i++) {
     const fl_campaign_result *r = &res[i];
-    fprintf(f, "%d,", i + 1);
+    fprintf(f, "%d,", c->spec[i].row);
     fl_csv_field(f, c->spec[i].id);
     fputc(',', f);
     fl_csv_field(f, c->spec[i].data_path);
@@ -216,7 +216,7 @@ static void left_out(fl_yaml_out *y, const fl_campaign *c, const fl_campaign_res
     if (res[i].status == FL_CAL_CONVERGED)
       continue;
     fl_yaml_map_begin(y, 0);
-    fl_yaml_key_int(y, "row", i + 1);
+    fl_yaml_key_int(y, "row", c->spec[i].row);
     fl_yaml_key_str(y, "id", c->spec[i].id);
     fl_yaml_key_str(y, "status", status_names[res[i].status]);
     fl_yaml_key_str(y, "message", res[i].message);

@@ -125,6 +125,9 @@ static int campaign_main(const cli_args *a)
       fprintf(stderr, "%s: %s; nothing written\n", prog, err);
     return rc == FL_EINPUT || rc == FL_EIO ? 2 : 1;
   }
+  if (c.left_out[0] && mpi_rank == 0)
+    fprintf(stderr, "%s: note: campaign.drop: %s: %d of the %d rows of %s fitted; left out: %s\n", prog,
+            c.drop == FL_CAMPAIGN_DROP_YES ? "yes" : "no", c.nspec, c.rows, c.table_path, c.left_out);
   const char *prefix = a->prefix;
   if (!prefix) {
     const char *b = strrchr(a->file, '/');

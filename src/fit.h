@@ -254,9 +254,15 @@ typedef struct {
  * status is not converged), or an error status with err set when no point could be
  * evaluated (then there is nothing to report). */
 int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen);
+/* 1 when the curve m has a drop after its peak followed by a settled plateau (the
+ * features of fiber-calibrate(1), STARTING VALUES), 0 otherwise (a curve that rises to
+ * its end, or one that ends at its fall: a break).  simulated 1: a noiseless simulated
+ * curve, whose plateau may rise; 0: a measured one. */
+int fl_fit_curve_drops(const fl_measured *m, int simulated);
 void fl_calibration_free(fl_calibration *cal);
 /* The warnings a finished calibration calls for, one line each ("file:line:col: ..."):
- * a fitted value at one of its bounds.  Returns the number of lines. */
+ * a fitted value at one of its bounds; a measured drop (cal->features) that the fitted
+ * curve does not have.  Returns the number of lines. */
 int fl_calibration_warnings(const fl_fit *fit, const fl_calibration *cal, char *buf, size_t len);
 
 /* What fl_calibration_write writes. */

@@ -3,7 +3,8 @@
 # missing, a mapped column the table lacks, a value out of range for the key it maps to
 # (after the unit and the scale), a cell that is not a number, a name given twice, a
 # unit of another quantity, a key that is not an experiment key, a file column the
-# table lacks, a fitted range out of range or with x_min not below x_max: each gets its exact message naming the table (or campaign file), its
+# table lacks, a fitted range out of range or with x_min not below x_max, a campaign.drop
+# that is not a choice or that keeps no row: each gets its exact message naming the table (or campaign file), its
 # row and column, exit status 2, nothing on stdout and no file written (run from an
 # empty directory with the fixtures of tests/campaign/ linked in as bad/).
 set -u
@@ -34,6 +35,8 @@ check "fiber-calibrate: bad/unknown-key.yaml:9:5: campaign.columns.fiber.outer_d
 check "fiber-calibrate: bad/no-file-column.yaml:5:9: campaign.file: 'curve_file' is not a column of bad/good.csv; allowed: name, curve, diameter_mm; nothing written" bad/no-file-column.yaml
 check "fiber-calibrate: bad/out-of-range.csv:3: row 2 (rod-b), column 'diameter_mm': -2.1 mm gives data.x_min = -0.00021 m: out of range; allowed: a number in [0, 10] m; nothing written" bad/xmin-out-of-range.yaml
 check "fiber-calibrate: bad/good.csv:3: row 1 (rod-a): bad/fit.yaml:4:5: data[1].x_min: 0.0004 m is not below x_max 0.0002 m; allowed: x_min < x_max (data.x_min and data.x_max of the campaign's table included); nothing written" bad/range-inverted.yaml
+check "fiber-calibrate: bad/drop-not-a-choice.yaml:8:9: campaign.drop: 'maybe' is not a choice; allowed: any, yes, no; nothing written" bad/drop-not-a-choice.yaml
+check "fiber-calibrate: bad/drop-none.yaml:8:9: campaign.drop: yes: none of the 2 rows of bad/good.csv has a curve with a drop; allowed: a table with at least one such row, or drop: any; nothing written" bad/drop-none.yaml
 
 echo "$n checks, $fails failed"
 [ "$fails" = 0 ]

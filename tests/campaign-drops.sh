@@ -5,7 +5,11 @@
 # measured columns must give exactly those peaks (the highest row before the deepest
 # fall; its load from the line through the rows just before it, here the rise itself),
 # the fitted ones a number or nan.  A campaign with no buckling numbers free has no
-# such columns.
+# such columns.  campaign.drop: a third curve that rises to 0.85 mm, 22 N and ends at
+# its fall (a break: no plateau after it) between the two: drop: yes fits rows 1 and 3
+# (the table's numbers kept), drop: no only row 2, and a note names the rows left out.
+# A template whose bonds buckle beyond the range: each row with a measured drop gets a
+# warning that the fitted curve lost it.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 bin=$top_builddir/fiber-calibrate
@@ -78,5 +82,43 @@ st=$?
 [ "$st" -le 1 ] || fail "the plain campaign exited with $st: $(cat err.txt)"
 grep -q '^row,.*peak_displacement' plain-specimens.csv && fail "a campaign without buckling has the drop's columns"
 grep -q '^row,.*bond.torque_stiffness_scale_se,message$' plain-specimens.csv || fail "the plain campaign's header: $(grep '^row,' plain-specimens.csv)"
-[ "$fails" = 0 ] && echo "ok: the drop's peaks, measured exactly, in the campaign's table; none without buckling"
+
+# campaign.drop: the rows by the shape of their curves
+awk 'BEGIN { print "displacement_m,force_N"
+  for (i = 0; i <= 80; i++) printf "%.9g,%.9g\n", 8.5e-4 * i / 80, 22 * i / 80
+  printf "%.9g,%.9g\n%.9g,%.9g\n%.9g,%.9g\n", 8.6e-4, 15, 8.7e-4, 5, 8.8e-4, 0.5 }' >c.csv
+printf 'name,curve,diameter_mm\nrod-a,a.csv,2.0\nrod-c,c.csv,2.05\nrod-b,b.csv,2.1\n' >table.csv
+# rows (the table's numbers) and ids of a campaign's specimens, one line
+rows_of() { awk -F, '/^[0-9]/ { printf "%s%s %s", n++ ? ", " : "", $1, $2 }' "$1"; }
+# pick FIT DROP ROWS LEFT: the campaign of FIT with drop: DROP fits ROWS ("row id, ...")
+# and its note leaves out LEFT
+pick() {
+  { campaign "$1"; echo "  drop: $2"; } >"sel-$2.yaml"
+  "$bin" -q --plot none -o "sel-$2" "sel-$2.yaml" >out.txt 2>err.txt
+  st=$?
+  [ "$st" -le 1 ] || fail "the drop: $2 campaign exited with $st: $(cat err.txt)"
+  got=$(rows_of "sel-$2-specimens.csv")
+  [ "$got" = "$3" ] || fail "drop: $2 fitted '$got'; want '$3'"
+  kept=$(echo "$3" | awk -F, '{ print NF }')
+  grep -qx "fiber-calibrate: note: campaign.drop: $2: $kept of the 3 rows of table.csv fitted; left out: $4" err.txt ||
+    fail "drop: $2, the note: $(cat err.txt)"
+}
+pick fit.yaml yes "1 rod-a, 3 rod-b" "2 (rod-c)"
+pick plainfit.yaml no "2 rod-c" "1 (rod-a), 3 (rod-b)"
+
+# a fit whose curves lost the measured drop (the bonds buckle far beyond the range):
+# a warning for each row with a drop, none for the one that breaks
+sed 's/max_force: 20,/max_force: 1000,/' rod.yaml >stiff.yaml
+fit stiff.yaml bond.torque_stiffness_scale 0.1 10 >lostfit.yaml
+campaign lostfit.yaml >lost.yaml
+"$bin" -q --plot none -o lost lost.yaml >out.txt 2>err.txt
+st=$?
+[ "$st" -le 1 ] || fail "the lost-drop campaign exited with $st: $(cat err.txt)"
+for want in "row 1 (rod-a): lostfit.yaml: data[1] (a.csv): the measured curve drops after its peak at 0.0008 m" \
+  "row 3 (rod-b): lostfit.yaml: data[1] (b.csv): the measured curve drops after its peak at 0.0009 m"; do
+  grep -qF "fiber-calibrate: warning: table.csv:" err.txt && grep -F "$want" err.txt | grep -qF "the fitted one has no drop in the fitted range" ||
+    fail "no warning '$want': $(cat err.txt)"
+done
+[ "$(grep -c 'has no drop in the fitted range' err.txt)" = 2 ] || fail "lost drops: $(cat err.txt)"
+[ "$fails" = 0 ] && echo "ok: the drop's peaks, measured exactly, in the campaign's table; none without buckling; campaign.drop selects by the curve's shape"
 [ "$fails" = 0 ]

@@ -748,6 +748,126 @@ START_TEST(test_auto_start_near_truth)
 }
 END_TEST
 
+/* The drop's rule (fl_fit_curve_drops, fiber-calibrate(1), STARTING VALUES): a rise to
+ * 20 N at 0.8 mm, a 3 % drop, then a plateau that rises at a tenth of the rise's
+ * stiffness (a root that stiffens as it turns on the rollers): 0.025 N a row, so that
+ * any window of 2 % of the range (4 rows) spans 0.075 N, more than a tenth of the 0.6 N
+ * drop, while its rows lie on their least-squares line: a drop on a simulated curve,
+ * none on a measured one (whose noise about such a line would pass for a plateau).  The
+ * same rise ending at its fall (a break, no rows settle after it) and a rise alone have
+ * none, simulated or measured. */
+START_TEST(test_drop_rule_takes_a_rising_plateau)
+{
+  enum { RISE = 80, AFTER = 80 };
+  double x[RISE + AFTER + 1], y[RISE + AFTER + 1];
+  for (int i = 0; i <= RISE; i++) {
+    x[i] = 8e-4 * i / RISE;
+    y[i] = 20.0 * i / RISE;
+  }
+  for (int i = 1; i <= AFTER; i++) {
+    x[RISE + i] = 8e-4 + 1e-5 * i;
+    y[RISE + i] = 19.4 + 0.025 * i;
+  }
+  fl_measured m = {.n = RISE + AFTER + 1, .x = x, .y = y};
+  ck_assert_int_eq(fl_fit_curve_drops(&m, 1), 1);
+  ck_assert_int_eq(fl_fit_curve_drops(&m, 0), 0);
+  y[RISE + 1] = 15.0; /* the break: three rows down to 0.5 N, then the record ends */
+  y[RISE + 2] = 5.0;
+  y[RISE + 3] = 0.5;
+  for (int simulated = 0; simulated < 2; simulated++) {
+    m.n = RISE + 4;
+    ck_assert_int_eq(fl_fit_curve_drops(&m, simulated), 0);
+    m.n = RISE + 1;
+    ck_assert_int_eq(fl_fit_curve_drops(&m, simulated), 0);
+  }
+}
+END_TEST
+
+/* fl_calibration_warnings: a measured drop (its peak at 2.161 mm) that the fitted curve
+ * lost is named, in the curve's unit, whatever the status; none once the fitted curve
+ * has a drop, none without a measured drop. */
+START_TEST(test_warning_for_a_lost_drop)
+{
+  static fl_fit fit;
+  static fl_fit_data item;
+  static fl_calibration cal;
+  snprintf(fit.file, sizeof fit.file, "roots.yaml");
+  snprintf(item.file, sizeof item.file, "B73_P4_W3_R2.csv");
+  snprintf(item.x_unit, sizeof item.x_unit, "mm");
+  item.x_unit_si = 1e-3;
+  fit.ndata = 1;
+  fit.data = &item;
+  cal.status = FL_CAL_CONVERGED;
+  cal.features.item = 0;
+  cal.features.measured[0] = 2.161e-3;
+  char buf[1024];
+  ck_assert_int_eq(fl_calibration_warnings(&fit, &cal, buf, sizeof buf), 1);
+  ck_assert_str_eq(buf, "roots.yaml: data[1] (B73_P4_W3_R2.csv): the measured curve drops after its peak at 2.161 "
+                        "mm, the fitted one has no drop in the fitted range: the buckling envelope's kink is not "
+                        "where the data have it, whatever the status says");
+  cal.features.fitted_found = 1;
+  ck_assert_int_eq(fl_calibration_warnings(&fit, &cal, buf, sizeof buf), 0);
+  cal.features.fitted_found = 0;
+  cal.features.item = -1;
+  ck_assert_int_eq(fl_calibration_warnings(&fit, &cal, buf, sizeof buf), 0);
+}
+END_TEST
+
+/* Bonds that yield, then buckle (plastic buckling on a bending_stress yield that holds
+ * its moment): the yield-first alignment of the automatic starts (fiber-calibrate(1),
+ * STARTING VALUES) puts the start's peak, kink and plateau on the measured ones.  The
+ * curve comes from known numbers: the rod of bend_experiment yields at fy = 4 sigma I /
+ * (c L) = 3.93 N in the envelope's terms, buckles at max_force = 3 fy and falls to
+ * min_force = 0.9 fy, on rollers with friction 0.3 (a small drop on a plateau that
+ * stiffens, as the brace roots').  The start (before any iteration) is the truth's:
+ * max_stress sets the peak, max_force the kink's displacement, min_force the
+ * plateau; the kink read off rows 8 um apart leaves max_force within 5 %, the peak
+ * and the plateau leave the others within 1 %. */
+START_TEST(test_yield_first_start_lands_on_the_kink)
+{
+  make_dir();
+  fl_experiment e = bend_experiment();
+  const double sigma = e.bond.failure.max_stress, r = e.fiber.outer_radius_m, L = e.test.span_m;
+  const double fy = 4.0 * sigma * (3.14159265358979323846 * r * r * r / 4.0) / L;
+  const double truth[3] = {sigma, 3.0 * fy, 0.9 * fy};
+  e.bond.buckling.type = FL_BUCKLING_PLASTIC;
+  e.bond.buckling.sample_length = L;
+  e.bond.buckling.max_force = truth[1];
+  e.bond.buckling.min_force = truth[2];
+  e.bond.buckling.displacement_at_min_force = 5e-3; /* the plateau goes on past the range */
+  e.bond.buckling.slope_after_min_force = 0.0;
+  e.test.max_displacement_m = 1.2e-3;
+  e.test.friction = 0.3;
+  e.sim.solver = FL_SOLVER_STATIC;
+  int n = write_truth("curve.csv", e, 0.0, 1);
+  ck_assert_int_ge(n, 100);
+  e.bond.failure.max_stress = 2.0 * sigma; /* the file's numbers are not the truth's */
+  e.bond.buckling.max_force = 10.0 * fy;
+  e.bond.buckling.min_force = 2.0 * fy;
+  write_experiment("bend.yaml", &e);
+  write_text("fit.yaml", "experiment: bend.yaml\ndata:\n  - test: bend3pt\n    file: curve.csv\n"
+                         "    columns: { x: 1, y: 2 }\nfree:\n"
+                         "  bond.failure.max_stress: { start: auto, min: 1.0e6, max: 1.0e9 }\n"
+                         "  bond.buckling.max_force: { start: auto, min: 0.5, max: 500 }\n"
+                         "  bond.buckling.min_force: { start: auto, min: 0.1, max: 500 }\n"
+                         "solver:\n  max_iterations: 1\n  global: off\n");
+  fl_fit fit;
+  fl_calibration cal;
+  load_fit("fit.yaml", &fit);
+  ck_assert_int_eq(fl_fit_curve_drops(&fit.data[0].data, 0), 1);
+  calibrate(&fit, &cal);
+  for (int j = 0; j < 3; j++)
+    printf("yield-first start of %s: %.6g, truth %.6g: %.2g relative\n", fit.free[j].path, cal.start[j], truth[j],
+           cal.start[j] / truth[j] - 1.0);
+  ck_assert_double_eq_tol(cal.start[0], truth[0], 0.01 * truth[0]);
+  ck_assert_double_eq_tol(cal.start[1], truth[1], 0.05 * truth[1]);
+  ck_assert_double_eq_tol(cal.start[2], truth[2], 0.01 * truth[2]);
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
 /* The four buckling numbers from a 3-point curve of a hollow stem 25 diameters long:
  * the peak fixes max_force, the plateau min_force, the end of the plateau
  * displacement_at_min_force, the fall beyond it slope_after_min_force.  The range
@@ -1221,6 +1341,9 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tf, test_data_from_another_specimen_fails);
     tcase_add_test(tf, test_static_drop_moves_with_max_force);
     tcase_add_test(tf, test_static_kink_below_peak_moves_with_max_force);
+    tcase_add_test(tf, test_drop_rule_takes_a_rising_plateau);
+    tcase_add_test(tf, test_warning_for_a_lost_drop);
+    tcase_add_test(tf, test_yield_first_start_lands_on_the_kink);
     suite_add_tcase(s, tf);
   } else {
     TCase *tb = tcase_create("buckling fits");
