@@ -2272,7 +2272,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
       break;
     }
   }
-  if (cal->status == FL_CAL_MAX_ITERATIONS)
+  if (cal->status == FL_CAL_MAX_ITERATIONS && !enoprog) /* no progress: decided below */
     snprintf(cal->message, sizeof cal->message, "no convergence in solver.max_iterations = %d iterations",
              fit->solver.max_iterations);
   /* the best point: the solver's current one */
