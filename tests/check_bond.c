@@ -1023,9 +1023,5 @@ static Suite *bond_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(bond_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return fl_check_run(bond_suite());
 }

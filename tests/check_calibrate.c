@@ -1375,9 +1375,5 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: %s [--slow]\n", argv[0]);
     return 2;
   }
-  SRunner *sr = srunner_create(calibrate_suite(slow));
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return fl_check_run(calibrate_suite(slow));
 }

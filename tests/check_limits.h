@@ -68,4 +68,15 @@ static void fl_limits_set(TCase *tc, const char *name, double units)
   tcase_set_timeout(tc, lim);
 }
 
+/* Run every case of suite s (the runner frees it): a test program's exit status,
+ * 0 when every test passed. */
+static int fl_check_run(Suite *s)
+{
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
+
 #endif

@@ -245,9 +245,5 @@ int main(void)
   tcase_add_test(tc, test_ellipse_breaks_at_its_outer_fibre);
   tcase_add_test(tc, test_ellipse_writes_back_by_its_semi_axes);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return fl_check_run(s);
 }

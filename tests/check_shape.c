@@ -857,9 +857,5 @@ int main(void)
   tcase_add_test(tc, test_fiber_cantilever_on_a_quarter_circle);
   tcase_add_test(tc, test_bend3pt_of_a_section_table_against_the_unit_load_integral);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return fl_check_run(s);
 }

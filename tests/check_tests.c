@@ -649,9 +649,5 @@ int main(void)
 {
   (void)chain_probe_sample; /* the 3-point probe; 4-point bending samples its own */
   gsl_set_error_handler_off();
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return fl_check_run(suite());
 }
