@@ -74,16 +74,7 @@ double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info,
   return den > 0.0 ? num / den * phi[n] : 0.0;
 }
 
-/* The extremes of one specimen's first mode, found step by step. */
-typedef struct {
-  double t[3], x[3]; /* the last three samples */
-  int have;          /* samples held */
-  int last;          /* kind of the last extreme: +1 maximum, -1 minimum, 0 none yet */
-  double *te, *xe;   /* extremes found */
-  int ne, cap;
-} extreme_track;
-
-static int track(extreme_track *k, double t, double x)
+int fl_ring_track_add(fl_ring_track *k, double t, double x)
 {
   if (k->have == 3) {
     memmove(k->t, k->t + 1, 2 * sizeof *k->t);
@@ -116,6 +107,40 @@ static int track(extreme_track *k, double t, double x)
   return FL_OK;
 }
 
+void fl_ring_track_done(fl_ring_track *k, fl_specimen_result *sr)
+{
+  fl_ringdown rd;
+  if (fl_ringdown_fit(k->te, k->xe, k->ne, &rd) == FL_OK) {
+    sr->frequency = rd.frequency;
+    sr->log_decrement = rd.log_decrement;
+  }
+  sr->extremes = k->ne;
+  free(k->te);
+  free(k->xe);
+  k->te = k->xe = NULL;
+  k->ne = k->cap = 0;
+}
+
+void fl_cantilever_release(int nspec, fl_system *sys, fl_result *res)
+{
+  res->vibration = 1;
+  for (int s = 0; s < nspec; s++)
+    res->spec[s].release_x = fl_system_pload_displacement(sys, s);
+  sys->pload.force = sys->pload.spring = sys->pload.anchor = 0.0;
+}
+
+void fl_cantilever_ring_row(const fl_system *sys, int s, const fl_build_info *info, const double *phi, double tm,
+                            fl_curve *curve, size_t r)
+{
+  curve->time[r] = tm;
+  curve->x[r] = fl_system_pload_displacement(sys, s);
+  curve->y[r] = sys->pload_force[s];
+  curve->support[r] = fl_cantilever_first_mode(sys, info, phi, s);
+  curve->kinetic[r] = fl_system_kinetic(sys, s);
+  curve->strain[r] = sys->strain_energy[s];
+  fl_system_count(sys, s, &curve->broken[r], &curve->yielded[r]);
+}
+
 int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
                            const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen)
 {
@@ -131,7 +156,7 @@ int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_syste
     return FL_ELIMIT;
   }
   long nsteps = (long)steps_needed;
-  extreme_track *tr = calloc((size_t)nspec, sizeof *tr);
+  fl_ring_track *tr = calloc((size_t)nspec, sizeof *tr);
   double *phi = malloc(((size_t)sys->nbody + 1) * sizeof *phi);
   if (!tr || !phi) {
     free(tr);
@@ -140,11 +165,7 @@ int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_syste
     return FL_ENOMEM;
   }
   fl_cantilever_mode_shape(sys, info, phi);
-  res->vibration = 1;
-  for (int s = 0; s < nspec; s++)
-    res->spec[s].release_x = fl_system_pload_displacement(sys, s);
-  /* the release: no load and no spring on the tip from now on */
-  sys->pload.force = sys->pload.spring = sys->pload.anchor = 0.0;
+  fl_cantilever_release(nspec, sys, res);
   fl_system_set_step(sys, dt);
   for (int s = 0; s < nspec; s++)
     fl_system_set_damping(sys, s, exps[s]->bond.damping, exps[s]->bond.damping_stabilization);
@@ -154,23 +175,15 @@ int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_syste
   for (long n = 0; n <= nsteps; n++) {
     double tm = n * dt;
     for (int s = 0; s < nspec && rc == FL_OK; s++)
-      rc = track(&tr[s], tm, fl_cantilever_first_mode(sys, info, phi, s));
+      rc = fl_ring_track_add(&tr[s], tm, fl_cantilever_first_mode(sys, info, phi, s));
     if (rc) {
       snprintf(err, errlen, "out of memory for the ring-down's extremes");
       goto out;
     }
     if (point < np && tm + 0.5 * dt >= point * ring / (np - 1)) {
       fl_system_loads(sys, 0);
-      for (int s = 0; s < nspec; s++) {
-        size_t r = (size_t)s * np + point;
-        curve->time[r] = tm;
-        curve->x[r] = fl_system_pload_displacement(sys, s);
-        curve->y[r] = sys->pload_force[s];
-        curve->support[r] = fl_cantilever_first_mode(sys, info, phi, s);
-        curve->kinetic[r] = fl_system_kinetic(sys, s);
-        curve->strain[r] = sys->strain_energy[s];
-        fl_system_count(sys, s, &curve->broken[r], &curve->yielded[r]);
-      }
+      for (int s = 0; s < nspec; s++)
+        fl_cantilever_ring_row(sys, s, info, phi, tm, curve, (size_t)s * np + point);
       point++;
     }
     if (n == nsteps)
@@ -195,14 +208,8 @@ int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_syste
     if (hooks && hooks->progress && (n & 4095) == 0)
       hooks->progress(hooks->ctx, (double)n / nsteps);
   }
-  for (int s = 0; s < nspec; s++) {
-    fl_ringdown rd;
-    if (fl_ringdown_fit(tr[s].te, tr[s].xe, tr[s].ne, &rd) == FL_OK) {
-      res->spec[s].frequency = rd.frequency;
-      res->spec[s].log_decrement = rd.log_decrement;
-    }
-    res->spec[s].extremes = tr[s].ne;
-  }
+  for (int s = 0; s < nspec; s++)
+    fl_ring_track_done(&tr[s], &res->spec[s]);
 out:
   curve->npoints = point;
   for (int s = 0; s < nspec; s++) {

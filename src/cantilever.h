@@ -37,6 +37,34 @@ void fl_cantilever_mode_shape(const fl_system *sys, const fl_build_info *info, d
  * drop out. */
 double fl_cantilever_first_mode(const fl_system *sys, const fl_build_info *info, const double *phi, int s);
 
+/* The extremes of one specimen's first mode in a ring-down, found sample by sample
+ * (fl_ring_track_add, a parabola through each three samples: fl_extreme3). */
+typedef struct {
+  double t[3], x[3]; /* the last three samples */
+  int have;          /* samples held */
+  int last;          /* kind of the last extreme: +1 maximum, -1 minimum, 0 none yet */
+  double *te, *xe;   /* extremes found */
+  int ne, cap;
+} fl_ring_track;
+
+/* Add the sample x at time t (s); FL_OK or FL_ENOMEM.  k starts zeroed. */
+int fl_ring_track_add(fl_ring_track *k, double t, double x);
+
+/* The first frequency and logarithmic decrement of the extremes found (fl_ringdown_fit)
+ * into sr, where they give one, and their count; frees k's arrays. */
+void fl_ring_track_done(fl_ring_track *k, fl_specimen_result *sr);
+
+/* The release: each specimen's tip displacement into res->spec[s].release_x, then no
+ * load and no spring on the tip; res->vibration set. */
+void fl_cantilever_release(int nspec, fl_system *sys, fl_result *res);
+
+/* Row r of the ring-down from specimen s of sys at time tm after the release, with
+ * the loads of the present state evaluated (pload_force, strain_energy) and v, w, L
+ * set: the tip displacement, the tip load, the first mode's tip displacement
+ * (support), the kinetic and strain energies, the bonds broken and yielded. */
+void fl_cantilever_ring_row(const fl_system *sys, int s, const fl_build_info *info, const double *phi, double tm,
+                            fl_curve *curve, size_t r);
+
 /* Release the tips (no load, no spring) and step the explicit engine for
  * test.ring_periods periods of the first mode: the curve's rows become the ring-down
  * (time from the release, tip displacement; support holds the first mode's tip

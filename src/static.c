@@ -89,6 +89,9 @@
                              * increments before (a smooth path, not a contact settling in) */
 #define MAX_UPDATES 16      /* Broyden updates of a tangent before a fresh one is built */
 #define BROYDEN_FLOOR 1e3   /* no update from a step that ends below this many times the residual's floor */
+#define RING_STEPS 200       /* a ring-down's time steps per period of the first mode (THE RING-DOWN) */
+#define RING_CUTS 8          /* and the halvings of one where Newton fails */
+#define RING_TOL 1e-6        /* Newton's tolerance there, of the load scale (THE RING-DOWN) */
 #define ONSET_NEWTON 8       /* Newton's iterations for the increment that crosses it and the slivers after */
 
 /* The workspace of one specimen. */
@@ -150,6 +153,16 @@ typedef struct {
   double *upd_s, *upd_a;     /* their steps s and vectors a, MAX_UPDATES of m each */
   gsl_vector_uint *piv;
   gsl_vector *bv, *xv;
+  /* the ring-down (fl_static_ringdown): steps in time by the trapezoidal rule */
+  int dynamic;               /* 1: the residual is the balance of momentum over a step of h */
+  double h;                  /* that step, s */
+  fl_vec3 *vc, *oc, *lc;     /* velocity (m/s), angular velocity (rad/s), angular momentum (N m s) at the
+                              * last converged step, per body */
+  fl_vec3 *fc, *tc;          /* and the loads there: force with the weight (N), torque (N m) */
+  fl_vec3 *ft, *tt;          /* the same of the last evaluation */
+  fl_vec3 *fp, *tp;          /* and of the converged step before, hp before it (0: none) */
+  double hp;
+  double tol;                /* Newton's tolerance on the scaled residual: TOL, or RING_TOL in time */
   fl_static_stats st;
 } workspace;
 
@@ -219,15 +232,32 @@ static void explicit_mode(workspace *w)
 }
 
 /* The free bodies' velocities: their displacement since the last converged state over
- * the pseudo step (zero when still). */
+ * the pseudo step (zero when still); in a ring-down, the trapezoidal rule's
+ * v = 2 dx / h - v_c and w = 2 theta / h - w_c for the step's displacement dx and
+ * rotation vector theta. */
 static void increment_velocities(workspace *w)
 {
   fl_system *sys = w->sys;
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
-    sys->v[i] = fl_scale(fl_sub(sys->x[i], w->xc[i]), 1.0 / DT_PSEUDO);
-    sys->w[i] = fl_scale(fl_qlog(fl_qmul(sys->q[i], fl_qconj(w->qc[i]))), 1.0 / DT_PSEUDO);
+    fl_vec3 dx = fl_sub(sys->x[i], w->xc[i]), th = fl_qlog(fl_qmul(sys->q[i], fl_qconj(w->qc[i])));
+    if (w->dynamic) {
+      sys->v[i] = fl_axpy(fl_scale(w->vc[i], -1.0), 2.0 / w->h, dx);
+      sys->w[i] = fl_axpy(fl_scale(w->oc[i], -1.0), 2.0 / w->h, th);
+    } else {
+      sys->v[i] = fl_scale(dx, 1.0 / DT_PSEUDO);
+      sys->w[i] = fl_scale(th, 1.0 / DT_PSEUDO);
+    }
   }
+}
+
+/* Body i's angular momentum with angular velocity o (world) in orientation q: a
+ * symmetric body, I = It (1 - a a^T) + Ia a a^T about its axis a. */
+static fl_vec3 momentum_of(const fl_system *sys, int i, fl_quat q, fl_vec3 o)
+{
+  fl_vec3 a = fl_qrot(q, fl_v3(1.0, 0.0, 0.0));
+  double it = sys->inertia_trans[i];
+  return fl_axpy(fl_scale(o, it), (sys->inertia_axial[i] - it) * fl_dot(a, o), a);
 }
 
 static void still(workspace *w)
@@ -289,7 +319,10 @@ static inline double larger(double a, double b)
 }
 
 /* Evaluate the loads (advance 0) and the scaled residual into r: per free body,
- * (f + m g) / fs and t / ts.  Returns the largest |component|. */
+ * (f + m g) / fs and t / ts.  In a ring-down, the trapezoidal rule's balance of momentum
+ * over the step instead: (f + f_c) / 2 - m (v - v_c) / h and (t + t_c) / 2 - (L - L_c) / h,
+ * the loads of the last converged step f_c, t_c (weight included) and its velocity and
+ * angular momentum v_c, L_c.  Returns the largest |component|. */
 static double residual_advance(workspace *w, double *r, int advance)
 {
   fl_system *sys = w->sys;
@@ -300,6 +333,13 @@ static double residual_advance(workspace *w, double *r, int advance)
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
     fl_vec3 f = fl_axpy(sys->f[i], sys->mass[i], sys->gravity), t = sys->t[i];
+    if (w->dynamic) {
+      w->ft[i] = f;
+      w->tt[i] = t;
+      fl_vec3 dl = fl_sub(momentum_of(sys, i, sys->q[i], sys->w[i]), w->lc[i]);
+      f = fl_axpy(fl_scale(fl_add(f, w->fc[i]), 0.5), -sys->mass[i] / w->h, fl_sub(sys->v[i], w->vc[i]));
+      t = fl_axpy(fl_scale(fl_add(t, w->tc[i]), 0.5), -1.0 / w->h, dl);
+    }
     double c[NDOF] = {f.x, f.y, f.z, t.x, t.y, t.z};
     for (int k = 0; k < NDOF; k++) {
       double rk = c[k] / (k < 3 ? w->fs : w->ts);
@@ -619,7 +659,7 @@ static int newton(workspace *w, int *iterations)
   }
   *iterations = 0;
   for (int it = 0;; it++) {
-    if (nrm <= TOL || (stalled >= 3 && nrm <= TOL_STALL))
+    if (nrm <= w->tol || (stalled >= 3 && nrm <= TOL_STALL))
       return 1;
     if (it == w->max_newton && nrm <= 4.0 * w->floor)
       return 1; /* as close as the positions' rounding lets the loads come */
@@ -750,8 +790,8 @@ static void commit(workspace *w)
     sys->tool[k].vel = fl_v3(0.0, 0.0, 0.0);
 }
 
-/* Back to the last converged state. */
-static void restore(workspace *w)
+/* The free bodies and the history back to the last converged state. */
+static void restore_state(workspace *w)
 {
   fl_system *sys = w->sys;
   load_state(w, w->xc, w->qc);
@@ -759,6 +799,12 @@ static void restore(workspace *w)
   memcpy(sys->xi, w->xic, (size_t)sys->nbody * sys->ntool * sizeof *w->xic);
   sys->overlap[0] = w->overlap_c;
   sys->nbroken[0] = w->nbroken_c;
+}
+
+/* Back to the last converged state, at rest, the tools where they were. */
+static void restore(workspace *w)
+{
+  restore_state(w);
   still(w);
   apply_position(w, w->uc);
 }
@@ -1055,6 +1101,15 @@ static void workspace_free(workspace *w)
   free(w->ys);
   free(w->upd_s);
   free(w->upd_a);
+  free(w->vc);
+  free(w->oc);
+  free(w->lc);
+  free(w->fc);
+  free(w->tc);
+  free(w->ft);
+  free(w->tt);
+  free(w->fp);
+  free(w->tp);
   if (w->ab)
     gsl_matrix_free(w->ab);
   if (w->piv)
@@ -1150,6 +1205,16 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->r = malloc((size_t)(w->n + 1) * sizeof *w->r);
   w->rp = malloc((size_t)(w->n + 1) * sizeof *w->rp);
   w->dx = malloc((size_t)(w->n + 1) * sizeof *w->dx);
+  w->vc = calloc(snb, sizeof *w->vc);
+  w->oc = calloc(snb, sizeof *w->oc);
+  w->lc = calloc(snb, sizeof *w->lc);
+  w->fc = calloc(snb, sizeof *w->fc);
+  w->tc = calloc(snb, sizeof *w->tc);
+  w->ft = calloc(snb, sizeof *w->ft);
+  w->tt = calloc(snb, sizeof *w->tt);
+  w->fp = calloc(snb, sizeof *w->fp);
+  w->tp = calloc(snb, sizeof *w->tp);
+  w->tol = TOL;
   if (w->m > 2 * w->hb) {
     w->ab = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
     w->piv = gsl_vector_uint_alloc((size_t)w->m);
@@ -1161,7 +1226,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   }
   if (!w->xc || !hist_ok || !w->xs || !w->qc || !w->rot || !w->qs || !w->bc || !w->xic || !w->bpre || !w->bt ||
       !w->xipre || !w->xit || !w->xt || !w->qt || !w->r || !w->rp || !w->dx || !w->ab || !w->piv || !w->bv || !w->xv ||
-      !w->ys || !w->upd_s || !w->upd_a)
+      !w->ys || !w->upd_s || !w->upd_a || !w->vc || !w->oc || !w->lc || !w->fc || !w->tc || !w->ft || !w->tt || !w->fp || !w->tp)
     return FL_ENOMEM;
   w->criterion = one->limits[0].criterion;
   w->locate = w->criterion != FL_CRIT_NONE && one->limits[0].post == FL_POST_TOTAL_BREAKAGE;
@@ -1233,6 +1298,10 @@ typedef struct {
   int status;
   char *err;
   size_t errlen;
+  const double *phi;  /* a ring-down's first mode shape (fl_cantilever_mode_shape) */
+  double h;           /* its time step, s */
+  int per_row;        /* and steps between its rows */
+  long steps;         /* steps it took */
 } specimen_job;
 
 static void record(workspace *w, specimen_job *job, double a, double x)
@@ -1254,6 +1323,41 @@ static void record(workspace *w, specimen_job *job, double a, double x)
   job->rows++;
 }
 
+/* The specimen's final state back into the batch as specimen s, for the counts of the
+ * result; its bonds broken, yielded or buckled into w->st.events. */
+static void put_back(fl_system *batch, int s, workspace *w)
+{
+  const fl_system *one = w->sys;
+  size_t nb = (size_t)one->nbody, nt = (size_t)one->ntool, k = (size_t)s;
+  memcpy(batch->x + k * nb, one->x, nb * sizeof *one->x);
+  memcpy(batch->q + k * nb, one->q, nb * sizeof *one->q);
+  fl_system_states_get(one, 0, w->bc);
+  fl_system_states_put(batch, s, w->bc);
+  memcpy(batch->xi + k * nb * nt, one->xi, nb * nt * sizeof *one->xi);
+  batch->overlap[k] = one->overlap[0];
+  batch->nbroken[k] = one->nbroken[0];
+  int broken;
+  fl_system_count(one, 0, &broken, &w->st.events);
+}
+
+/* Specimen job->s of the batch in its own system one, and the solver's workspace on
+ * it.  Returns 1, or 0 with job->status and job->err set (nothing left allocated). */
+static int job_workspace(fl_system *batch, specimen_job *job, fl_system *one, workspace *w)
+{
+  if (fl_system_extract(batch, job->s, one)) {
+    job->status = FL_ENOMEM;
+    snprintf(job->err, job->errlen, "out of memory for the static solver");
+    return 0;
+  }
+  if (workspace_init(w, one, job->exp, job->info)) {
+    workspace_free(w);
+    job->status = FL_ENOMEM;
+    snprintf(job->err, job->errlen, "out of memory for the static solver");
+    return 0;
+  }
+  return 1;
+}
+
 static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats *out)
 {
   const fl_experiment *exp = job->exp;
@@ -1263,17 +1367,8 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
   fl_specimen_result *sr = &job->res->spec[job->s];
   job->rows = 0;
   job->leg_first_end = -1;
-  if (fl_system_extract(batch, job->s, &one)) {
-    job->status = FL_ENOMEM;
-    snprintf(job->err, job->errlen, "out of memory for the static solver");
+  if (!job_workspace(batch, job, &one, &w))
     return;
-  }
-  if (workspace_init(&w, &one, exp, job->info)) {
-    workspace_free(&w);
-    job->status = FL_ENOMEM;
-    snprintf(job->err, job->errlen, "out of memory for the static solver");
-    return;
-  }
   const fl_path p = *job->path;
   double total = p.arc[p.n], spacing = total / (job->np - 1);
   int it = 0;
@@ -1496,21 +1591,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     }
   }
 done:
-  /* the final state back into the batch, for the counts of the result */
-  {
-    size_t nb = (size_t)one.nbody, nt = (size_t)one.ntool, s = (size_t)job->s;
-    memcpy(batch->x + s * nb, one.x, nb * sizeof *one.x);
-    memcpy(batch->q + s * nb, one.q, nb * sizeof *one.q);
-    fl_system_states_get(&one, 0, w.bc);
-    fl_system_states_put(batch, (int)s, w.bc);
-    memcpy(batch->xi + s * nb * nt, one.xi, nb * nt * sizeof *one.xi);
-    batch->overlap[s] = one.overlap[0];
-    batch->nbroken[s] = one.nbroken[0];
-  }
-  {
-    int broken;
-    fl_system_count(&one, 0, &broken, &w.st.events); /* broken, yielded or buckled bonds */
-  }
+  put_back(batch, job->s, &w);
   w.st.load_scale = w.st.load_scale > 0.0 ? w.st.load_scale : (w.kind == FL_TEST_TORSION ? w.ts : w.fs);
   *out = w.st;
   workspace_free(&w);
@@ -1556,6 +1637,23 @@ enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu)
   return fl_static_auto(exp, gpu) ? FL_SOLVER_STATIC : FL_SOLVER_EXPLICIT;
 }
 
+/* Each specimen's job by fn, on hooks->threads threads over the specimens (each on its
+ * own system: the same results for any number), GSL's error handler off. */
+static void run_jobs(fl_system *sys, specimen_job *jobs, fl_static_stats *stats, int nspec, const fl_run_hooks *hooks,
+                     void (*fn)(fl_system *, specimen_job *, fl_static_stats *))
+{
+  gsl_error_handler_t *old = gsl_set_error_handler_off();
+  int threads = hooks && hooks->threads > 1 ? hooks->threads : 1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic) num_threads(threads) if (threads > 1 && nspec > 1)
+#else
+  (void)threads;
+#endif
+  for (int s = 0; s < nspec; s++)
+    fn(sys, &jobs[s], &stats[s]);
+  gsl_set_error_handler(old);
+}
+
 int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_path *path, fl_system *sys,
                   const fl_build_info *info, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
                   fl_static_stats *stats, int *leg_first_end, int *failed, char *err, size_t errlen)
@@ -1569,8 +1667,6 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_
     snprintf(err, errlen, "out of memory for the static solver");
     return FL_ENOMEM;
   }
-  gsl_error_handler_t *old = gsl_set_error_handler_off();
-  int threads = hooks && hooks->threads > 1 ? hooks->threads : 1;
   for (int s = 0; s < nspec; s++) {
     jobs[s].exp = exps[s];
     jobs[s].path = path;
@@ -1586,14 +1682,7 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_
     jobs[s].err = errs + (size_t)s * 512;
     jobs[s].errlen = 512;
   }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic) num_threads(threads) if (threads > 1 && nspec > 1)
-#else
-  (void)threads;
-#endif
-  for (int s = 0; s < nspec; s++)
-    solve_specimen(sys, &jobs[s], &stats[s]);
-  gsl_set_error_handler(old);
+  run_jobs(sys, jobs, stats, nspec, hooks, solve_specimen);
   int rc = FL_OK, rows = np;
   *leg_first_end = -1;
   *failed = -1;
@@ -1611,6 +1700,219 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_
   curve->npoints = rows;
   free(jobs);
   free(errs);
+  return rc;
+}
+
+/* ---- the ring-down: implicit steps in time ---------------------------------------- */
+
+/* The first guess of a step: the free bodies carried on by their velocities, the
+ * accelerations of the last converged loads and the rate those changed at over the
+ * step before, x_c + h v_c + h^2 a_c / 2 + h^3 (a_c - a_p) / (6 h_p) (and the same in
+ * rotation, with the symmetric body's I^-1 t as its angular acceleration).  Inertia
+ * makes the step's tangent 4 m / h^2: a guess off by dx leaves a residual of
+ * 2 m dx / h^2, (omega h)^(k-2) of the elastic load for an error of order k in h, so
+ * the third-order term saves an iteration a step (wheat straw, 200 steps a period:
+ * the first residual 3e-2 of the load scale without it, ... with). */
+static void ring_predict(workspace *w)
+{
+  fl_system *sys = w->sys;
+  double h = w->h, c3 = w->hp > 0.0 ? h * h * h / (6.0 * w->hp) : 0.0;
+  for (int j = 0; j < w->nf; j++) {
+    int i = w->first + j;
+    double ia = sys->inertia_axial[i], it = sys->inertia_trans[i];
+    fl_vec3 acc = fl_scale(w->fc[i], 1.0 / sys->mass[i]);
+    fl_vec3 jerk = fl_scale(fl_sub(w->fc[i], w->fp[i]), 1.0 / sys->mass[i]);
+    fl_vec3 alpha = fl_omega_of(w->qc[i], w->tc[i], ia, it);
+    fl_vec3 dalpha = fl_omega_of(w->qc[i], fl_sub(w->tc[i], w->tp[i]), ia, it);
+    sys->x[i] = fl_axpy(fl_axpy(fl_axpy(w->xc[i], h, w->vc[i]), 0.5 * h * h, acc), c3, jerk);
+    fl_vec3 rot = fl_axpy(fl_axpy(fl_scale(w->oc[i], h), 0.5 * h * h, alpha), c3, dalpha);
+    sys->q[i] = fl_qnormalize(fl_qmul(fl_qexp(rot), w->qc[i]));
+  }
+}
+
+/* The step's time step h: the bonds' damping steps with it (the Maxwell element's decay
+ * over h), and the tangent, whose inertia is 4 m / h^2, is built afresh. */
+static void ring_set_step(workspace *w, double h)
+{
+  if (h == w->h)
+    return;
+  w->hp = 0.0; /* no rate of the accelerations across a change of step */
+  w->h = h;
+  w->sys->dt = h;
+  fl_system_set_damping(w->sys, 0, w->a_damp, w->stab);
+  w->lu_valid = 0;
+}
+
+/* One step of h from the converged state by the trapezoidal rule: Newton on the
+ * balance of momentum (residual_advance), then the history moved on and the step's
+ * velocities, momenta and loads kept for the next.  Returns 1 when converged; else the
+ * state is back at the last converged one. */
+static int ring_step(workspace *w, double h, int *iterations)
+{
+  fl_system *sys = w->sys;
+  ring_set_step(w, h);
+  ring_predict(w);
+  if (!newton(w, iterations)) {
+    restore_state(w);
+    w->lu_valid = 0;
+    return 0;
+  }
+  if (!trial_is_current(w))
+    trial_residual(w, w->r);
+  increment_velocities(w);
+  commit(w); /* takes the trial's history; leaves the bodies still */
+  for (int j = 0; j < w->nf; j++) {
+    int i = w->first + j;
+    /* the step's velocities, as increment_velocities had them before the commit */
+    fl_vec3 v = fl_axpy(fl_scale(w->vc[i], -1.0), 2.0 / h, fl_sub(w->xc[i], w->xh[0][i]));
+    fl_vec3 o = fl_axpy(fl_scale(w->oc[i], -1.0), 2.0 / h, fl_qlog(fl_qmul(w->qc[i], fl_qconj(w->qh[0][i]))));
+    w->vc[i] = sys->v[i] = v;
+    w->oc[i] = sys->w[i] = o;
+    w->lc[i] = sys->L[i] = momentum_of(sys, i, w->qc[i], o);
+    w->fp[i] = w->fc[i];
+    w->tp[i] = w->tc[i];
+    w->fc[i] = w->ft[i];
+    w->tc[i] = w->tt[i];
+  }
+  w->hp = h;
+  return 1;
+}
+
+/* A step of h, or where Newton fails, two of h / 2, down to RING_CUTS halvings. */
+static int ring_advance(workspace *w, double h, int depth, int *iterations)
+{
+  if (ring_step(w, h, iterations))
+    return 1;
+  if (depth == RING_CUTS)
+    return 0;
+  w->st.cutbacks++;
+  return ring_advance(w, 0.5 * h, depth + 1, iterations) && ring_advance(w, 0.5 * h, depth + 1, iterations);
+}
+
+/* One specimen's ring-down from its equilibrium at the release, in its own system. */
+static void ring_specimen(fl_system *batch, specimen_job *job, fl_static_stats *out)
+{
+  fl_system one;
+  workspace w;
+  fl_ring_track tr = {0};
+  job->rows = 0;
+  job->steps = 0;
+  if (!job_workspace(batch, job, &one, &w))
+    return;
+  /* in time: the contacts' damping back on, the bonds' with the step (ring_set_step) */
+  for (int k = 0; k < one.ntool; k++)
+    one.law[k].beta = w.beta[k];
+  w.dynamic = 1;
+  w.tol = RING_TOL;
+  ring_set_step(&w, job->h);
+  residual(&w, w.r); /* the loads at the release, at rest */
+  for (int i = 0; i < one.nbody; i++) {
+    w.fc[i] = w.ft[i];
+    w.tc[i] = w.tt[i];
+  }
+  size_t base = (size_t)job->s * job->np;
+  fl_cantilever_ring_row(&one, 0, job->info, job->phi, 0.0, job->curve, base);
+  job->rows = 1;
+  if (fl_ring_track_add(&tr, 0.0, fl_cantilever_first_mode(&one, job->info, job->phi, 0)))
+    goto nomem;
+  for (int row = 1; row < job->np; row++) {
+    for (int k = 0; k < job->per_row; k++) {
+      int it = 0;
+      double tm = ((double)(row - 1) * job->per_row + k + 1) * job->h;
+      if (!ring_advance(&w, job->h, 0, &it)) {
+        job->status = FL_EUNSTABLE;
+        snprintf(job->err, job->errlen,
+                 "static solver: ring-down: specimen %d: no convergence in the step to t = %.6g s after the release "
+                 "(step %ld of %.4g s, halved %d times); body %d has the largest residual",
+                 job->s0 + job->s, tm, job->steps + 1, job->h, RING_CUTS, worst_body(&w, w.r));
+        goto done;
+      }
+      job->steps++;
+      if (fl_ring_track_add(&tr, tm, fl_cantilever_first_mode(&one, job->info, job->phi, 0)))
+        goto nomem;
+    }
+    fl_cantilever_ring_row(&one, 0, job->info, job->phi, (double)row * job->per_row * job->h, job->curve,
+                           base + (size_t)row);
+    job->rows++;
+    if (job->hooks && job->hooks->stop && *job->hooks->stop) {
+      job->status = FL_EINTERRUPT;
+      snprintf(job->err, job->errlen, "interrupted in the ring-down at row %d of %d", row + 1, job->np);
+      goto done;
+    }
+    if (job->hooks && job->hooks->progress && job->s == 0)
+      job->hooks->progress(job->hooks->ctx, (double)row / (job->np - 1));
+  }
+  fl_ring_track_done(&tr, &job->res->spec[job->s]);
+  goto done;
+nomem:
+  job->status = FL_ENOMEM;
+  snprintf(job->err, job->errlen, "out of memory for the ring-down's extremes");
+done:
+  free(tr.te);
+  free(tr.xe);
+  put_back(batch, job->s, &w);
+  *out = w.st;
+  workspace_free(&w);
+}
+
+int fl_static_ringdown(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
+                       const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen)
+{
+  const fl_experiment *exp = exps[0];
+  int np = exp->sim.output_points;
+  double spacing = exp->test.ring_periods * info->first_period / (np - 1);
+  int per_row = (int)ceil(spacing * RING_STEPS / info->first_period);
+  per_row = per_row < 1 ? 1 : per_row;
+  specimen_job *jobs = calloc((size_t)nspec, sizeof *jobs);
+  fl_static_stats *stats = calloc((size_t)nspec, sizeof *stats);
+  char *errs = calloc((size_t)nspec, 512);
+  double *phi = malloc(((size_t)sys->nbody + 1) * sizeof *phi);
+  if (!jobs || !stats || !errs || !phi) {
+    free(jobs);
+    free(stats);
+    free(errs);
+    free(phi);
+    snprintf(err, errlen, "out of memory for the static solver");
+    return FL_ENOMEM;
+  }
+  fl_cantilever_mode_shape(sys, info, phi);
+  fl_cantilever_release(nspec, sys, res);
+  for (int s = 0; s < nspec; s++) {
+    specimen_job *j = &jobs[s];
+    j->exp = exps[s];
+    j->info = info;
+    j->hooks = hooks;
+    j->curve = curve;
+    j->res = res;
+    j->nspec = nspec;
+    j->np = np;
+    j->s = s;
+    j->s0 = s0;
+    j->err = errs + (size_t)s * 512;
+    j->errlen = 512;
+    j->phi = phi;
+    j->per_row = per_row;
+    j->h = spacing / per_row;
+  }
+  run_jobs(sys, jobs, stats, nspec, hooks, ring_specimen);
+  int rc = FL_OK, rows = np;
+  for (int s = 0; s < nspec; s++) {
+    rows = jobs[s].rows < rows ? jobs[s].rows : rows;
+    if (jobs[s].status && rc == FL_OK) {
+      rc = jobs[s].status;
+      snprintf(err, errlen, "%s", jobs[s].err);
+    }
+    res->newton_iterations += stats[s].newton;
+    res->tangents += stats[s].tangents;
+    res->cutbacks += stats[s].cutbacks;
+  }
+  curve->npoints = rows;
+  res->time_step = jobs[0].h;
+  sys->step += jobs[0].steps;
+  free(jobs);
+  free(stats);
+  free(errs);
+  free(phi);
   return rc;
 }
 

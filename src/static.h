@@ -51,4 +51,18 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_
                   const fl_build_info *info, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
                   fl_static_stats *stats, int *leg_first_end, int *failed, char *err, size_t errlen);
 
+/* The ring-down of a vibration cantilever (fiber-cantilever(1), mode vibration) on the
+ * static solver's equations: the specimens in sys rest at their release deflection
+ * (the loading path run); release the tips (fl_cantilever_release) and step each
+ * specimen on its own for test.ring_periods periods of the first mode by the
+ * trapezoidal rule, Newton on the balance of momentum over each step with the loads
+ * of the same evaluation the static solver balances (fiberlab-model(7), THE
+ * RING-DOWN).  The rows, frequencies and decrements as fl_cantilever_ringdown records
+ * them; res->time_step the step, sys->step the steps of specimen 0, Newton's
+ * iterations, tangents and halved steps added to res.  s0 as fl_static_run's.  FL_OK,
+ * FL_EUNSTABLE (no convergence after the halvings: err names the specimen, the time
+ * and the body), FL_EINTERRUPT, FL_ENOMEM; the rows recorded stay. */
+int fl_static_ringdown(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
+                       const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen);
+
 #endif

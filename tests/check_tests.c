@@ -293,11 +293,17 @@ static void damped_mode(double w0, double a, double s, double *fd, double *decre
   ck_assert_msg(*fd > 0.0, "no oscillating root");
 }
 
+/* The ring-down's two solvers, one per loop of each vibration test (_i): the explicit
+ * engine, and the trapezoidal rule on the static solver's equations. */
+static const enum fl_solver ring_solver[2] = {FL_SOLVER_EXPLICIT, FL_SOLVER_STATIC};
+
 /* A stubby cantilever (m = 20, R = 3 mm: a short explicit run) deflected by 1 mm,
- * released and rung for ring periods, with bond damping a (s) and stabilisation s. */
-static fl_experiment ringing(double a, double s, double periods)
+ * released and rung for ring periods, with bond damping a (s) and stabilisation s, on
+ * ring_solver[k]. */
+static fl_experiment ringing(double a, double s, double periods, int k)
 {
   fl_experiment e = cantilever(20, 3e-3);
+  e.sim.solver = ring_solver[k];
   e.test.mode = FL_MODE_VIBRATION;
   e.test.max_tip_displacement_m = 1e-3;
   e.test.ring_periods = periods;
@@ -323,15 +329,15 @@ START_TEST(vibration_undamped_rings_at_the_chains_frequency_for_100_periods)
 {
   /* 106 periods of Euler-Bernoulli's estimate hold 100 of this stubby chain's own,
    * 5 % slower (shear, rotary inertia, the bending length (m + 1/2) h) */
-  fl_experiment e = ringing(0.0, 1.0, 106.0);
+  fl_experiment e = ringing(0.0, 1.0, 106.0, _i);
   e.sim.safety = 0.5; /* no damping: the bound is the spring's own */
   fl_curve c;
   fl_result r;
   run_ok(&e, &c, &r);
   ck_assert_int_eq(r.vibration, 1);
   double f_chain = chain_first_frequency(&e, 20), f = r.spec[0].frequency;
-  fprintf(stderr, "vibration, undamped, m = 20: %.6g Hz, the chain's %.6g Hz (%+.2e); log decrement %.2e\n", f,
-          f_chain, f / f_chain - 1.0, r.spec[0].log_decrement);
+  fprintf(stderr, "vibration, %s, undamped, m = 20: %.6g Hz, the chain's %.6g Hz (%+.2e); log decrement %.2e\n",
+          fl_solver_name(ring_solver[_i]), f, f_chain, f / f_chain - 1.0, r.spec[0].log_decrement);
   ck_assert_msg(fabs(f / f_chain - 1.0) < 0.01, "first frequency %g Hz, the chain's %g Hz", f, f_chain);
   ck_assert_msg(fabs(r.spec[0].release_x - 1e-3) < 1e-5, "released at %g m", r.spec[0].release_x);
   double *te = malloc(c.npoints * sizeof *te), *xe = malloc(c.npoints * sizeof *xe);
@@ -357,7 +363,7 @@ START_TEST(vibration_decrement_is_the_damping_laws)
 {
   static const double stab[] = {0.0, 1.0};
   for (int k = 0; k < 2; k++) {
-    fl_experiment e = ringing(0.0, stab[k], 20.0);
+    fl_experiment e = ringing(0.0, stab[k], 20.0, _i);
     double w0 = 2.0 * PI * chain_first_frequency(&e, 20);
     e.bond.damping = 0.04 / w0; /* a damping ratio near 2 % */
     fl_curve c;
@@ -366,8 +372,8 @@ START_TEST(vibration_decrement_is_the_damping_laws)
     double fd, dec;
     damped_mode(w0, e.bond.damping, stab[k], &fd, &dec);
     double f = r.spec[0].frequency, d = r.spec[0].log_decrement;
-    fprintf(stderr, "vibration, a_damp %.4g s, s = %g: %.6g Hz (theory %.6g, %+.2e), decrement %.5f (theory %.5f, %+.2e)\n",
-            e.bond.damping, stab[k], f, fd, f / fd - 1.0, d, dec, d / dec - 1.0);
+    fprintf(stderr, "vibration, %s, a_damp %.4g s, s = %g: %.6g Hz (theory %.6g, %+.2e), decrement %.5f (theory %.5f, "
+            "%+.2e)\n", fl_solver_name(ring_solver[_i]), e.bond.damping, stab[k], f, fd, f / fd - 1.0, d, dec, d / dec - 1.0);
     ck_assert_msg(fabs(f / fd - 1.0) < 0.01, "s %g: frequency %g Hz, predicted %g Hz", stab[k], f, fd);
     ck_assert_msg(fabs(d / dec - 1.0) < 0.03, "s %g: decrement %g, predicted %g", stab[k], d, dec);
     /* the CSV's tip displacement, higher modes and all, read as fiber-calibrate reads a
@@ -398,7 +404,7 @@ END_TEST
  * deflection, well above the higher modes' ripple on the extremes. */
 START_TEST(vibration_under_gravity_rings_about_the_sag)
 {
-  fl_experiment e = ringing(0.0, 1.0, 10.0);
+  fl_experiment e = ringing(0.0, 1.0, 10.0, _i);
   e.test.gravity = 1000.0;
   e.sim.safety = 0.5;
   fl_curve c;
@@ -409,6 +415,7 @@ START_TEST(vibration_under_gravity_rings_about_the_sag)
    * but the spring's slack) */
   fl_experiment g = e;
   g.test.mode = FL_MODE_STATIC;
+  g.sim.solver = FL_SOLVER_STATIC;
   g.test.tip_control = FL_TIP_LOAD;
   g.test.max_tip_load_n = 1e-12;
   fl_curve cg;
@@ -418,8 +425,8 @@ START_TEST(vibration_under_gravity_rings_about_the_sag)
   double *te = malloc(c.npoints * sizeof *te), *xe = malloc(c.npoints * sizeof *xe);
   fl_ringdown rd;
   ck_assert_int_eq(fl_ringdown_fit(te, xe, fl_ringdown_extremes(c.time, c.x, c.npoints, te, xe), &rd), FL_OK);
-  fprintf(stderr, "vibration under gravity: %.6g Hz, the chain's %.6g Hz (%+.2e); rings about %.6g m, static sag %.6g m\n",
-          f, f_chain, f / f_chain - 1.0, rd.offset, sag);
+  fprintf(stderr, "vibration under gravity, %s: %.6g Hz, the chain's %.6g Hz (%+.2e); rings about %.6g m, static sag %.6g m\n",
+          fl_solver_name(ring_solver[_i]), f, f_chain, f / f_chain - 1.0, rd.offset, sag);
   ck_assert_msg(fabs(f / f_chain - 1.0) < 0.01, "first frequency %g Hz, the chain's %g Hz", f, f_chain);
   ck_assert_msg(sag > 0.0 && fabs(rd.offset / sag - 1.0) < 0.05, "rest %g m, sag %g m", rd.offset, sag);
   free(te);
@@ -638,9 +645,9 @@ static Suite *suite(void)
   suite_add_tcase(s, tc4);
   TCase *tv = tcase_create("vibration");
   fl_limits_set(tv, "vibration", 2000); /* reference times: about ten times what it takes */
-  tcase_add_test(tv, vibration_undamped_rings_at_the_chains_frequency_for_100_periods);
-  tcase_add_test(tv, vibration_decrement_is_the_damping_laws);
-  tcase_add_test(tv, vibration_under_gravity_rings_about_the_sag);
+  tcase_add_loop_test(tv, vibration_undamped_rings_at_the_chains_frequency_for_100_periods, 0, 2);
+  tcase_add_loop_test(tv, vibration_decrement_is_the_damping_laws, 0, 2);
+  tcase_add_loop_test(tv, vibration_under_gravity_rings_about_the_sag, 0, 2);
   suite_add_tcase(s, tv);
   return s;
 }
