@@ -141,9 +141,11 @@ void fl_cantilever_ring_row(const fl_system *sys, int s, const fl_build_info *in
   fl_system_count(sys, s, &curve->broken[r], &curve->yielded[r]);
 }
 
-int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
-                           const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen)
+int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys,
+                           const fl_build_info *info, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
+                           char *err, size_t errlen)
 {
+  (void)s0; /* a ring-down is not spread over MPI ranks: the batch is whole here */
   const fl_experiment *exp = exps[0];
   int np = exp->sim.output_points, rc = FL_OK;
   double ring = exp->test.ring_periods * info->first_period, dt = sys->dt;

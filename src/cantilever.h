@@ -69,9 +69,12 @@ void fl_cantilever_ring_row(const fl_system *sys, int s, const fl_build_info *in
  * test.ring_periods periods of the first mode: the curve's rows become the ring-down
  * (time from the release, tip displacement; support holds the first mode's tip
  * displacement), and each specimen's frequency and logarithmic decrement come from the
- * extremes of the first mode, found at every step.  FL_OK, FL_ELIMIT (too many steps),
- * FL_EUNSTABLE, FL_EINTERRUPT, FL_ENOMEM, with a message in err. */
-int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, fl_system *sys, const fl_build_info *info,
-                           const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen);
+ * extremes of the first mode, found at every step.  s0 (the batch's number of the
+ * first specimen) is not used: a ring-down's batch is never spread over ranks.  FL_OK,
+ * FL_ELIMIT (too many steps), FL_EUNSTABLE, FL_EINTERRUPT, FL_ENOMEM, with a message in
+ * err.  The explicit solvers' ringdown (solver.h). */
+int fl_cantilever_ringdown(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys,
+                           const fl_build_info *info, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
+                           char *err, size_t errlen);
 
 #endif

@@ -429,7 +429,9 @@ static int explicit_read(void *state)
   return FL_OK;
 }
 
+/* Both step a ring-down on the CPU (fl_cantilever_ringdown), from the state of the
+ * loading path's last row (a device's is copied back at the rows). */
 const fl_solver_type fl_solver_explicit_cpu = {"explicit", explicit_create_cpu, explicit_advance, explicit_read,
-                                               explicit_free};
+                                               explicit_free, fl_cantilever_ringdown};
 const fl_solver_type fl_solver_explicit_cuda = {"explicit", explicit_create_cuda, explicit_advance, explicit_read,
-                                                explicit_free};
+                                                explicit_free, fl_cantilever_ringdown};

@@ -199,8 +199,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION) {
     /* the loading path brought the tip to its deflection: release it, and the rows
      * become the ring-down */
-    rc = solver == FL_SOLVER_STATIC ? fl_static_ringdown(exps, nspec, s0, &sys, &info, hooks, curve, res, err, errlen)
-                                    : fl_cantilever_ringdown(exps, nspec, &sys, &info, hooks, curve, res, err, errlen);
+    rc = type->ringdown(exps, nspec, s0, &sys, &info, hooks, curve, res, err, errlen);
     point = curve->npoints;
     if (rc)
       goto out;

@@ -56,6 +56,11 @@ typedef struct {
   int (*read)(void *state);
   /* Free the state and null the pointer; NULL is allowed. */
   void (*free)(void **state);
+  /* A vibration cantilever's ring-down after the loading path (fl_cantilever_ringdown's
+   * arguments and returns, and s0 as fl_static_run's): the explicit engines step it on
+   * the CPU, the static solver by the trapezoidal rule (fl_static_ringdown). */
+  int (*ringdown)(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
+                  const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen);
 } fl_solver_type;
 
 /* The explicit engine on the CPU (engine.c). */

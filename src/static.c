@@ -1994,4 +1994,5 @@ static void static_free(void **state)
   *state = NULL;
 }
 
-const fl_solver_type fl_solver_static = {"static", static_create, static_advance, static_read, static_free};
+const fl_solver_type fl_solver_static = {"static",    static_create, static_advance, static_read, static_free,
+                                          fl_static_ringdown};
