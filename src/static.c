@@ -1799,9 +1799,11 @@ static void ring_specimen(fl_system *batch, specimen_job *job, fl_static_stats *
   job->steps = 0;
   if (!job_workspace(batch, job, &one, &w))
     return;
-  /* in time: the contacts' damping back on, the bonds' with the step (ring_set_step) */
+  /* in time: the contacts' damping back on, the bonds' with the step (ring_set_step),
+   * and breaks as they come (the path locates them; a step takes them as it finds them) */
   for (int k = 0; k < one.ntool; k++)
     one.law[k].beta = w.beta[k];
+  breakage(&w, 1);
   w.dynamic = 1;
   w.tol = RING_TOL;
   ring_set_step(&w, job->h);
