@@ -499,6 +499,9 @@ typedef struct {
   double se_mean;   /* peaks: standard error of the mean, measured and simulated */
   double se_cv;     /* peaks: of the coefficient of variation sd / mean */
   int row0;         /* first residual row */
+  int kink;         /* curves: 1 when a kink residual follows the rows (kink_weight > 0) */
+  double kink_x;    /* its measured kink's displacement, m */
+  double kink_norm; /* kink_weight / the fitted range's length, 1/m */
   int batchable[FL_FIT_MAX_FREE]; /* param j may vary inside a batch of this item */
 } item_info;
 
@@ -509,6 +512,7 @@ typedef struct {
   item_info *item;
   long simulations, batches;
   double *ybuf;        /* scratch, (1 + p) * largest curve */
+  double *fbuf;        /* scratch, 2 * (largest curve + 1) residual rows */
   gsl_vector *last_u;  /* the last point f was evaluated at */
   gsl_vector *last_f;  /* its residuals */
   int have_last;
@@ -524,7 +528,7 @@ typedef struct {
   int drop_item;       /* the curve whose drop aligns the buckling numbers (-1: none) */
   int drop_jb[4];      /* the free buckling numbers, indices into fit->free (-1: fixed) */
   int drop_js;         /* free max_stress of bonds that yield before they buckle (-1: none) */
-  double drop_want[5]; /* its measured features (drop_features) */
+  double drop_want[5]; /* its measured features (fl_drop_features) */
   /* the global stage (fit_global.h) */
   int ndesign;         /* points whose residuals it keeps, so a refinement starts without a run */
   double *design_u;    /* ndesign rows of p */
@@ -632,9 +636,35 @@ static int admissible(cal_state *st, int d, const double *theta)
   return ok;
 }
 
+/* The kink of a simulated quasi-static curve (qx, qy, nq rows) as item it's kink
+ * residual reads it: the peak before its deepest fall within the measured range, from
+ * the simulated rows themselves (the static solver's located buckling point, which
+ * moves smoothly with the parameters, not the nearest measured abscissa); where it
+ * has no drop there, its highest row in the range (where a drop would have to come). */
+static double simulated_kink(const fl_fit_data *it, const double *qx, const double *qy, int nq)
+{
+  double out[5], lo = it->data.x[0], hi = it->data.x[it->data.n - 1];
+  int i0 = 0, i1 = nq;
+  while (i0 < nq && qx[i0] < lo)
+    i0++;
+  while (i1 > i0 && qx[i1 - 1] > hi)
+    i1--;
+  if (i1 - i0 < 3)
+    return hi;
+  if (fl_drop_features(qx + i0, qy + i0, i1 - i0, 1, out))
+    return out[4];
+  int top = i0;
+  for (int i = i0 + 1; i < i1; i++)
+    if (qy[i] > qy[top])
+      top = i;
+  return qx[top];
+}
+
 /* Run curve item d once for each of nset parameter vectors, as one batch; y gets the
- * simulated loads at the measured abscissae, row k * npoints + i. */
-static int run_curve(cal_state *st, int d, int nset, const double *const *theta, double *y)
+ * simulated loads at the measured abscissae, row k * npoints + i, and kink (NULL: not
+ * wanted) each run's simulated kink (simulated_kink), where the item has a kink
+ * residual. */
+static int run_curve(cal_state *st, int d, int nset, const double *const *theta, double *y, double *kink)
 {
   const fl_fit_data *it = &st->fit->data[d];
   fl_experiment *exps = malloc((size_t)nset * sizeof *exps);
@@ -674,6 +704,8 @@ static int run_curve(cal_state *st, int d, int nset, const double *const *theta,
   for (int k = 0; k < nset; k++) {
     int nq = fl_curve_quasi_static(&c, &r.spec[k], it->test, k, qx, qy);
     const double *xs = qx, *ys = qy;
+    if (kink && st->item[d].kink)
+      kink[k] = simulated_kink(it, qx, qy, nq);
     for (int i = 0; i < it->data.n; i++)
       if (!interpolate(xs, ys, nq, it->data.x[i], &y[(size_t)k * it->data.n + i])) {
         snprintf(st->err, sizeof st->err,
@@ -808,6 +840,19 @@ static double row_weight(const fl_fit_data *it, int i)
   return it->row_weight ? it->row_weight[i] : 1.0;
 }
 
+/* A curve item's residual rows from its simulated y at the measured abscissae: each
+ * row's misfit, weighted, and with kink_weight the simulated kink's misfit (kink, from
+ * run_curve) over the fitted range's length (fiberlab-fit(5), kink_weight). */
+static void curve_residuals(const cal_state *st, int d, const double *y, double kink, double *f)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  const item_info *ii = &st->item[d];
+  for (int i = 0; i < it->data.n; i++)
+    f[i] = ii->norm * row_weight(it, i) * (y[i] - it->data.y[i]);
+  if (ii->kink)
+    f[it->data.n] = ii->kink_norm * (kink - ii->kink_x);
+}
+
 static int item_residuals(cal_state *st, int d, const double *theta, double *f)
 {
   const fl_fit_data *it = &st->fit->data[d];
@@ -832,11 +877,11 @@ static int item_residuals(cal_state *st, int d, const double *theta, double *f)
     return FL_OK;
   }
   const double *t[1] = {theta};
-  int rc = run_curve(st, d, 1, t, st->ybuf);
+  double kink = 0.0;
+  int rc = run_curve(st, d, 1, t, st->ybuf, &kink);
   if (rc)
     return rc;
-  for (int i = 0; i < it->data.n; i++)
-    f[i] = ii->norm * row_weight(it, i) * (st->ybuf[i] - it->data.y[i]);
+  curve_residuals(st, d, st->ybuf, kink, f);
   return FL_OK;
 }
 
@@ -956,7 +1001,7 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
   for (int d = 0; d < fit->ndata && rc == FL_OK; d++) {
     const fl_fit_data *it = &fit->data[d];
     const item_info *ii = &st->item[d];
-    int rows = it->kind != FL_FIT_CURVE ? 2 : it->data.n;
+    int rows = it->kind != FL_FIT_CURVE ? 2 : it->data.n + ii->kink;
     for (int j = 0; j < p; j++) {
       double uj = gsl_vector_get(u, (size_t)j);
       h[j] = it->kind == FL_FIT_PEAKS ? 0.05 : fit->solver.fd_step * fmax(fabs(uj), 1e-2);
@@ -1000,13 +1045,17 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
           alone = 1;
         }
       if (nset > 1) {
-        if ((rc = run_curve(st, d, nset, set, st->ybuf)))
+        double kink[2 * FL_FIT_MAX_FREE + 1] = {0};
+        if ((rc = run_curve(st, d, nset, set, st->ybuf, kink)))
           break;
+        size_t ny = (size_t)it->data.n;
+        double *fp = st->fbuf, *fm = st->fbuf + rows;
         for (int k = 1; k < nset; k += central ? 2 : 1) {
-          const double *yp = st->ybuf + (size_t)k * rows, *ym = st->ybuf + (size_t)(central ? k + 1 : 0) * rows;
+          int km = central ? k + 1 : 0;
+          curve_residuals(st, d, st->ybuf + (size_t)k * ny, kink[k], fp);
+          curve_residuals(st, d, st->ybuf + (size_t)km * ny, kink[km], fm);
           for (int i = 0; i < rows; i++)
-            gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)col[k],
-                           ii->norm * row_weight(it, i) * (yp[i] - ym[i]) / den[col[k]]);
+            gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)col[k], (fp[i] - fm[i]) / den[col[k]]);
         }
       }
     } else {
@@ -1135,106 +1184,6 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
   return rc;
 }
 
-/* The features of a 3-point curve that has a drop after its peak (rows x, y), in the
- * order of the buckling numbers they stand for: out[0] the peak, out[1] the level of
- * the plateau after the drop, out[2] the end of that plateau, out[3] the slope of the
- * rows beyond (0 with fewer than 3 there); and out[4] the displacement of the peak.
- * - The peak is the highest row before the deepest fall below an earlier row, so a
- *   curve that climbs past it after the drop keeps its peak; its load is read off the
- *   least-squares line through the rows of the 2 % of the range before it.
- * - The plateau starts at the first window of 2 % of the range (3 rows at least) after
- *   the peak that has settled (its rows within a tenth of the drop to them; on a
- *   simulated curve, about their least-squares line when it rises) and no longer falls
- *   steeply (its secant above -0.1 times the secant stiffness to the peak); its level
- *   is that window's mean, which averages out the ringing of a snap and the noise of a
- *   measurement.
- * - It ends at the first of three rows in a row that leave its level, on the same
- *   side, by more than 5 % of the drop (the last row if none do).
- * Returns 0 when the curve has no drop, or no settled plateau after it. */
-static int drop_features(const double *x, const double *y, int n, int simulated, double out[5])
-{
-  int ip = 0, irun = 0, ib = -1;
-  double fall = 0.0;
-  for (int i = 1; i < n; i++) {
-    if (y[i] > y[irun])
-      irun = i;
-    if (y[irun] - y[i] > fall) {
-      fall = y[irun] - y[i];
-      ip = irun;
-    }
-  }
-  if (!(fall > 0.0) || !(x[ip] > 0.0) || !(y[ip] > 0.0))
-    return 0;
-  double span = 0.02 * (x[n - 1] - x[0]), k = y[ip] / x[ip], level = 0.0;
-  for (int i = ip + 1, j = ip + 1; i < n && ib < 0; i++) {
-    if (j < i)
-      j = i;
-    while (j < n - 1 && (x[j] < x[i] + span || j - i < 2))
-      j++;
-    if (j - i < 2 || !(x[j] > x[i]))
-      break;
-    /* the rows' spread; on a simulated curve, which has no noise, for a window that
-     * rises about its least-squares line: the fall is over, and a plateau that rises (a
-     * root stiffening as it turns on the rollers) has settled as much as a level one (one
-     * that still falls may be the drop's tail; on a measured curve the noise about a
-     * slight rise would pass for a plateau after a serration) */
-    double lo = y[i], hi = y[i], sum = 0.0, sx = 0.0, b = fl_fit_slope(x, y, i, j + 1), rlo = 0.0, rhi = 0.0;
-    for (int r = i; r <= j; r++) {
-      lo = fmin(lo, y[r]);
-      hi = fmax(hi, y[r]);
-      sum += y[r];
-      sx += x[r];
-    }
-    for (int r = i; r <= j; r++) {
-      double res = y[r] - sum / (j - i + 1) - b * (x[r] - sx / (j - i + 1));
-      rlo = fmin(rlo, res);
-      rhi = fmax(rhi, res);
-    }
-    double spread = simulated && b > 0.0 ? rhi - rlo : hi - lo;
-    if (spread <= 0.1 * (y[ip] - lo) && (y[j] - y[i]) / (x[j] - x[i]) >= -0.1 * k) {
-      ib = i;
-      level = sum / (j - i + 1);
-    }
-  }
-  if (ib < 0 || !(level > 0.0) || !(level < y[ip]))
-    return 0;
-  int ie = n - 1;
-  double tol = 0.05 * (y[ip] - level);
-  for (int i = ib; i + 2 < n && ie == n - 1; i++) {
-    int up = 1, down = 1;
-    for (int r = i; r < i + 3; r++) {
-      up &= y[r] > level + tol;
-      down &= y[r] < level - tol;
-    }
-    if (up || down)
-      ie = i;
-  }
-  /* the peak's load from the rows just before it (2 % of the range): the line through
-   * them, at the peak; a noisy curve's highest row overstates its peak */
-  int i0 = ip;
-  while (i0 > 0 && x[i0 - 1] >= x[ip] - span)
-    i0--;
-  out[0] = y[ip];
-  if (ip - i0 >= 2) {
-    double sx = 0, sy = 0, m = ip - i0 + 1;
-    for (int r = i0; r <= ip; r++) {
-      sx += x[r];
-      sy += y[r];
-    }
-    out[0] = sy / m + fl_fit_slope(x, y, i0, ip + 1) * (x[ip] - sx / m);
-  }
-  out[1] = level;
-  out[2] = x[ie];
-  out[3] = n - ie >= 3 ? fl_fit_slope(x, y, ie, n) : 0.0;
-  out[4] = x[ip];
-  return 1;
-}
-
-int fl_fit_curve_drops(const fl_measured *m, int simulated)
-{
-  double out[5];
-  return drop_features(m->x, m->y, m->n, simulated, out);
-}
 
 /* Align the free buckling numbers jb (indices into fit->free, -1 when fixed) at start
  * to the measured drop features want of curve item db (fiber-calibrate(1), STARTING
@@ -1275,7 +1224,7 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
   for (int pass = 0, passes = yield_first ? 12 : 4; pass < passes; pass++) {
     const double *t[1] = {start};
     double got[5];
-    rc = run_curve(st, db, 1, t, st->ybuf);
+    rc = run_curve(st, db, 1, t, st->ybuf, NULL);
     if (rc && pass > 0 && (rc == FL_EINPUT || rc == FL_EUNSTABLE || rc == FL_ETIMESTEP)) {
       /* the correction went too far (min_force above max_force, say): keep the last
        * point that ran */
@@ -1285,7 +1234,7 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
     if (rc)
       return rc;
     memcpy(prev, start, (size_t)p * sizeof *start);
-    if (!drop_features(m->x, st->ybuf, m->n, 1, got)) {
+    if (!fl_drop_features(m->x, st->ybuf, m->n, 1, got)) {
       /* no drop inside the measured range: bring the simulated curve's highest
        * force down to the measured peak, so that the next run drops (with yield first:
        * the plateau after the drop below the yield, and the kink earlier) */
@@ -1440,7 +1389,7 @@ static int auto_starts(cal_state *st, double *start)
   for (int d = 0; d < fit->ndata && any && db < 0; d++) {
     const fl_measured *m = &fit->data[d].data;
     if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT ||
-        fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !drop_features(m->x, m->y, m->n, 0, want))
+        fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !fl_drop_features(m->x, m->y, m->n, 0, want))
       continue;
     db = d;
     for (int k = 0; k < 4; k++)
@@ -1495,7 +1444,7 @@ static void features_measured(const fl_fit *fit, fl_calibration_features *ft)
   for (int d = 0; d < fit->ndata && ft->item < 0; d++) {
     const fl_fit_data *it = &fit->data[d];
     if (it->kind == FL_FIT_CURVE && it->test == FL_TEST_BEND3PT && it->exp.bond.buckling.type != FL_BUCKLING_NONE &&
-        drop_features(it->data.x, it->data.y, it->data.n, 0, out)) {
+        fl_drop_features(it->data.x, it->data.y, it->data.n, 0, out)) {
       ft->item = d;
       ft->measured[0] = out[4];
       ft->measured[1] = out[0];
@@ -1520,7 +1469,7 @@ static void features_at(const cal_state *st, const gsl_vector *f, fl_calibration
     return;
   for (int i = 0; i < it->data.n; i++)
     y[i] = it->data.y[i] + gsl_vector_get(f, (size_t)(ii->row0 + i)) / (ii->norm * row_weight(it, i));
-  int found = drop_features(it->data.x, y, it->data.n, 1, out);
+  int found = fl_drop_features(it->data.x, y, it->data.n, 1, out);
   double *dst = fitted ? ft->fitted : ft->global;
   if (found) {
     dst[0] = out[4];
@@ -1814,7 +1763,8 @@ static int design_residuals(cal_state *st, int m, const int *rows, double (*thet
     if (fit->data[d].data.n > maxrows)
       maxrows = fit->data[d].data.n;
   double *y = malloc((size_t)(m > 0 ? m : 1) * (size_t)(maxrows > 0 ? maxrows : 1) * sizeof *y);
-  if (!e || !set || !idx || !y) {
+  double *kinks = calloc((size_t)(m > 0 ? m : 1), sizeof *kinks);
+  if (!e || !set || !idx || !y || !kinks) {
     snprintf(st->err, sizeof st->err, "out of memory");
     rc = FL_ENOMEM;
     goto out;
@@ -1848,7 +1798,7 @@ static int design_residuals(cal_state *st, int m, const int *rows, double (*thet
     }
     int batched = 0;
     if (nb > 1) {
-      int brc = run_curve(st, d, nb, set, y);
+      int brc = run_curve(st, d, nb, set, y, kinks);
       if (brc == FL_ENOMEM || (st->opts->stop && *st->opts->stop)) {
         rc = brc ? brc : FL_EINTERRUPT;
         goto out;
@@ -1856,9 +1806,8 @@ static int design_residuals(cal_state *st, int m, const int *rows, double (*thet
       if (!brc) {
         batched = 1;
         for (int b = 0; b < nb; b++)
-          for (int i = 0; i < it->data.n; i++)
-            f[(size_t)idx[b] * (size_t)st->n + (size_t)(ii->row0 + i)] =
-                ii->norm * row_weight(it, i) * (y[(size_t)b * (size_t)it->data.n + (size_t)i] - it->data.y[i]);
+          curve_residuals(st, d, y + (size_t)b * (size_t)it->data.n, kinks[b],
+                          f + (size_t)idx[b] * (size_t)st->n + ii->row0);
       }
     }
     /* the others one by one (and all of a batch that failed) */
@@ -1888,6 +1837,7 @@ out:
   free(set);
   free(idx);
   free(y);
+  free(kinks);
   return rc;
 }
 
@@ -2088,6 +2038,13 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
           ii->ymax = fabs(m->y[i]);
       ii->norm = it->weight / (ii->ymax * sqrt((double)m->n));
       row += m->n;
+      double feat[5];
+      if (fl_fit_has_kink(it) && fl_drop_features(m->x, m->y, m->n, 0, feat)) {
+        ii->kink = 1;
+        ii->kink_x = feat[4];
+        ii->kink_norm = it->kink_weight / (m->x[m->n - 1] - m->x[0]);
+        row++;
+      }
       if (m->n > maxrows)
         maxrows = m->n;
     } else {
@@ -2108,7 +2065,13 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     }
   }
   st.ybuf = malloc((size_t)(2 * p + 1) * (size_t)(maxrows > 0 ? maxrows : 1) * sizeof *st.ybuf);
-  if (!st.ybuf) {
+  st.fbuf = malloc(2 * (size_t)(maxrows + 1) * sizeof *st.fbuf);
+  if (row != n) {
+    snprintf(err, errlen, "%s: %d residual rows where the loader counted %d", fit->file, row, n);
+    rc = FL_EINPUT;
+    goto out;
+  }
+  if (!st.ybuf || !st.fbuf) {
     snprintf(err, errlen, "out of memory");
     rc = FL_ENOMEM;
     goto out;
@@ -2345,6 +2308,7 @@ out:
   if (st.last_f)
     gsl_vector_free(st.last_f);
   free(st.ybuf);
+  free(st.fbuf);
   free(st.item);
   return rc;
 }

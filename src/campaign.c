@@ -483,6 +483,16 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
       c->exp = f.exp;
       snprintf(c->exp_path, sizeof c->exp_path, "%s", f.exp_path);
     }
+    for (int k = 0; keep && k < f.ndata; k++)
+      if (f.data[k].kind == FL_FIT_CURVE && f.data[k].kink_weight > 0.0 && !fl_fit_has_kink(&f.data[k])) {
+        fail_at(&R, value_of(&R, cb, "fit"), "row %d (%s): data[%d].kink_weight of %s: %g, but the row's curve has no "
+                "drop followed by a plateau in the fitted range: there is no kink to fit; allowed: kink_weight 0, or "
+                "campaign.drop: yes (the rows without a drop left out)", c->spec[i].row, c->spec[i].id, k + 1,
+                c->fit_path, f.data[k].kink_weight);
+        fl_fit_free(&f);
+        rc = FL_EINPUT;
+        goto done;
+      }
     fl_fit_free(&f);
     if (keep)
       c->spec[kept++] = c->spec[i];

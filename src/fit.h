@@ -53,6 +53,7 @@ typedef struct {
   double x_unit_si;             /* SI value of the file's x unit (for reports) */
   char x_unit[16];              /* its name: "mm", "deg" ... */
   double *row_weight;           /* curves: weight of each kept row by its region (NULL: all 1) */
+  double kink_weight;           /* curves: weight of the kink's residual (0: none; fiberlab-fit(5)) */
   int specimens;                /* peaks: specimens simulated per evaluation */
   double ring_frequency;        /* ring-down: measured first frequency, Hz */
   double ring_decrement;        /* ring-down: measured logarithmic decrement */
@@ -259,6 +260,9 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
  * its end, or one that ends at its fall: a break).  simulated 1: a noiseless simulated
  * curve, whose plateau may rise; 0: a measured one. */
 int fl_fit_curve_drops(const fl_measured *m, int simulated);
+/* 1 when curve item d carries a kink residual: kink_weight > 0 and its measured curve
+ * drops (fl_fit_curve_drops); its residual rows are then data.n + 1. */
+int fl_fit_has_kink(const fl_fit_data *d);
 void fl_calibration_free(fl_calibration *cal);
 /* The warnings a finished calibration calls for, one line each ("file:line:col: ..."):
  * a fitted value at one of its bounds; a measured drop (cal->features) that the fitted

@@ -1,5 +1,6 @@
-/* series.c: analyses of sampled series: a least-squares slope, and the extremes and
- * decay of a ring-down (fiber-cantilever(1), mode vibration). */
+/* series.c: analyses of sampled series: a least-squares slope, the extremes and decay
+ * of a ring-down (fiber-cantilever(1), mode vibration), and the drop of a 3-point curve
+ * (fiber-calibrate(1), STARTING VALUES). */
 #include <config.h>
 
 #include <math.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "fl_defs.h"
+#include "fit.h"
 #include "series.h"
 
 double fl_fit_slope(const double *x, const double *y, int a, int b)
@@ -111,3 +113,103 @@ int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out
   return FL_OK;
 }
 
+/* The features of a 3-point curve that has a drop after its peak (rows x, y), in the
+ * order of the buckling numbers they stand for: out[0] the peak, out[1] the level of
+ * the plateau after the drop, out[2] the end of that plateau, out[3] the slope of the
+ * rows beyond (0 with fewer than 3 there); and out[4] the displacement of the peak.
+ * - The peak is the highest row before the deepest fall below an earlier row, so a
+ *   curve that climbs past it after the drop keeps its peak; its load is read off the
+ *   least-squares line through the rows of the 2 % of the range before it.
+ * - The plateau starts at the first window of 2 % of the range (3 rows at least) after
+ *   the peak that has settled (its rows within a tenth of the drop to them; on a
+ *   simulated curve, about their least-squares line when it rises) and no longer falls
+ *   steeply (its secant above -0.1 times the secant stiffness to the peak); its level
+ *   is that window's mean, which averages out the ringing of a snap and the noise of a
+ *   measurement.
+ * - It ends at the first of three rows in a row that leave its level, on the same
+ *   side, by more than 5 % of the drop (the last row if none do).
+ * Returns 0 when the curve has no drop, or no settled plateau after it. */
+int fl_drop_features(const double *x, const double *y, int n, int simulated, double out[5])
+{
+  int ip = 0, irun = 0, ib = -1;
+  double fall = 0.0;
+  for (int i = 1; i < n; i++) {
+    if (y[i] > y[irun])
+      irun = i;
+    if (y[irun] - y[i] > fall) {
+      fall = y[irun] - y[i];
+      ip = irun;
+    }
+  }
+  if (!(fall > 0.0) || !(x[ip] > 0.0) || !(y[ip] > 0.0))
+    return 0;
+  double span = 0.02 * (x[n - 1] - x[0]), k = y[ip] / x[ip], level = 0.0;
+  for (int i = ip + 1, j = ip + 1; i < n && ib < 0; i++) {
+    if (j < i)
+      j = i;
+    while (j < n - 1 && (x[j] < x[i] + span || j - i < 2))
+      j++;
+    if (j - i < 2 || !(x[j] > x[i]))
+      break;
+    /* the rows' spread; on a simulated curve, which has no noise, for a window that
+     * rises about its least-squares line: the fall is over, and a plateau that rises (a
+     * root stiffening as it turns on the rollers) has settled as much as a level one (one
+     * that still falls may be the drop's tail; on a measured curve the noise about a
+     * slight rise would pass for a plateau after a serration) */
+    double lo = y[i], hi = y[i], sum = 0.0, sx = 0.0, b = fl_fit_slope(x, y, i, j + 1), rlo = 0.0, rhi = 0.0;
+    for (int r = i; r <= j; r++) {
+      lo = fmin(lo, y[r]);
+      hi = fmax(hi, y[r]);
+      sum += y[r];
+      sx += x[r];
+    }
+    for (int r = i; r <= j; r++) {
+      double res = y[r] - sum / (j - i + 1) - b * (x[r] - sx / (j - i + 1));
+      rlo = fmin(rlo, res);
+      rhi = fmax(rhi, res);
+    }
+    double spread = simulated && b > 0.0 ? rhi - rlo : hi - lo;
+    if (spread <= 0.1 * (y[ip] - lo) && (y[j] - y[i]) / (x[j] - x[i]) >= -0.1 * k) {
+      ib = i;
+      level = sum / (j - i + 1);
+    }
+  }
+  if (ib < 0 || !(level > 0.0) || !(level < y[ip]))
+    return 0;
+  int ie = n - 1;
+  double tol = 0.05 * (y[ip] - level);
+  for (int i = ib; i + 2 < n && ie == n - 1; i++) {
+    int up = 1, down = 1;
+    for (int r = i; r < i + 3; r++) {
+      up &= y[r] > level + tol;
+      down &= y[r] < level - tol;
+    }
+    if (up || down)
+      ie = i;
+  }
+  /* the peak's load from the rows just before it (2 % of the range): the line through
+   * them, at the peak; a noisy curve's highest row overstates its peak */
+  int i0 = ip;
+  while (i0 > 0 && x[i0 - 1] >= x[ip] - span)
+    i0--;
+  out[0] = y[ip];
+  if (ip - i0 >= 2) {
+    double sx = 0, sy = 0, m = ip - i0 + 1;
+    for (int r = i0; r <= ip; r++) {
+      sx += x[r];
+      sy += y[r];
+    }
+    out[0] = sy / m + fl_fit_slope(x, y, i0, ip + 1) * (x[ip] - sx / m);
+  }
+  out[1] = level;
+  out[2] = x[ie];
+  out[3] = n - ie >= 3 ? fl_fit_slope(x, y, ie, n) : 0.0;
+  out[4] = x[ip];
+  return 1;
+}
+
+int fl_fit_curve_drops(const fl_measured *m, int simulated)
+{
+  double out[5];
+  return fl_drop_features(m->x, m->y, m->n, simulated, out);
+}

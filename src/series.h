@@ -1,5 +1,6 @@
-/* series.h: analyses of sampled series: a least-squares slope, and the extremes and
- * decay of a ring-down.  Plain data in, numbers out: no engine. */
+/* series.h: analyses of sampled series: a least-squares slope, the extremes and decay
+ * of a ring-down, and the drop of a 3-point curve.  Plain data in, numbers out: no
+ * engine. */
 #ifndef FL_SERIES_H
 #define FL_SERIES_H
 
@@ -32,5 +33,13 @@ int fl_ringdown_extremes(const double *t, const double *x, int n, double *te, do
  * the extremes' times on their index, the decrement by least squares of the logarithm
  * of their amplitudes.  FL_OK, or FL_EINPUT with fewer than 3. */
 int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out);
+
+/* The features of a 3-point curve (rows x, y, n of them) that drops after its peak
+ * (fiber-calibrate(1), STARTING VALUES): out[0] the peak load, out[1] the level of the
+ * plateau after the drop, out[2] the end of that plateau, out[3] the slope of the rows
+ * beyond it, out[4] the peak's displacement.  simulated 1: a noiseless simulated
+ * curve, whose plateau may rise; 0: a measured one.  Returns 0 when the curve has no
+ * drop, or no settled plateau after it (series.c says how each is read). */
+int fl_drop_features(const double *x, const double *y, int n, int simulated, double out[5]);
 
 #endif

@@ -34,7 +34,7 @@ static const char *const test_names[] = {"bend3pt", "tension", "torsion", "canti
 /* Allowed keys of each block, for lookups and messages. */
 static const char *const top_keys[] = {"experiment", "data", "free", "solver", NULL};
 static const char *const curve_keys[] = {"test", "file", "columns", "units", "weight", "experiment", "set", "x_max",
-                                         "x_min", "toe", "weights", NULL};
+                                         "x_min", "toe", "weights", "kink_weight", NULL};
 static const char *const toe_names[] = {"none", "auto", NULL};
 static const char *const region_keys[] = {"x_min", "x_max", "weight", NULL};
 #define MAX_REGIONS 16 /* weights: regions of one curve */
@@ -622,6 +622,15 @@ static int load_item(loader *L, yaml_node_t *item, int index)
   snprintf(key, sizeof key, "%s.toe", what);
   if ((v = get(L, item, "toe", NULL)) && get_enum(L, v, key, toe_names, &d->toe_auto))
     return FL_EINPUT;
+  snprintf(key, sizeof key, "%s.kink_weight", what);
+  yaml_node_t *vkink = get(L, item, "kink_weight", NULL);
+  if (vkink && get_number(L, vkink, key, 0, 1e6, 0, "", &d->kink_weight))
+    return FL_EINPUT;
+  if (d->kink_weight > 0.0 && (d->test != FL_TEST_BEND3PT || d->exp.bond.buckling.type == FL_BUCKLING_NONE))
+    return fail_at(L, vkink, "%s: %g, but the experiment %s %s: there is no kink to fit; allowed: 0, or a 3-point "
+                   "test whose bonds buckle (bond.buckling.type reversible, damage or plastic)", key, d->kink_weight,
+                   d->exp_path, d->test != FL_TEST_BEND3PT ? "is not a 3-point test" : "has no buckling envelope "
+                   "(bond.buckling.type none)");
   /* weights: regions of the abscissa, each with its own weight */
   int nreg = 0;
   double reg_lo[MAX_REGIONS], reg_hi[MAX_REGIONS], reg_w[MAX_REGIONS];
@@ -766,7 +775,14 @@ static int load_item(loader *L, yaml_node_t *item, int index)
     d->ring_extremes = ne;
     return FL_OK;
   }
-  return keep_rows(L, d, what, vf, key, t, vxmin, vxmax, nreg, reg_lo, reg_hi, reg_w);
+  if (keep_rows(L, d, what, vf, key, t, vxmin, vxmax, nreg, reg_lo, reg_hi, reg_w))
+    return FL_EINPUT;
+  /* a campaign's row: campaign.drop may leave it out; the campaign judges the rows it keeps */
+  if (d->kink_weight > 0.0 && !L->data_file && !fl_fit_curve_drops(&d->data, 0))
+    return fail_at(L, vkink, "%s.kink_weight: %g, but the measured curve '%s' has no drop followed by a plateau in "
+                   "the fitted range (fiber-calibrate(1), STARTING VALUES): there is no kink to fit; allowed: 0 for "
+                   "this curve", what, d->kink_weight, t);
+  return FL_OK;
 }
 
 int fl_fit_apply(const fl_fit *fit, const double *value, fl_experiment *exp, const char *exp_path, char *err,
@@ -844,6 +860,11 @@ static int check_free_against(loader *L, const yaml_node_t *freemap)
                      fit->ndata > 1 ? " and every other experiment of the fit" : "", switch_key, fp->path);
   }
   return FL_OK;
+}
+
+int fl_fit_has_kink(const fl_fit_data *d)
+{
+  return d->kind == FL_FIT_CURVE && d->kink_weight > 0.0 && fl_fit_curve_drops(&d->data, 0);
 }
 
 int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fit, char *err, size_t errlen)
@@ -943,7 +964,7 @@ int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, c
       rc = r;
       goto done;
     }
-    fit->npoints += fit->data[i].kind != FL_FIT_CURVE ? 2 : fit->data[i].data.n;
+    fit->npoints += fit->data[i].kind != FL_FIT_CURVE ? 2 : fit->data[i].data.n + fl_fit_has_kink(&fit->data[i]);
   }
   if (check_free_against(&L, vfree))
     goto done;

@@ -106,6 +106,23 @@ pick() {
 pick fit.yaml yes "1 rod-a, 3 rod-b" "2 (rod-c)"
 pick plainfit.yaml no "2 rod-c" "1 (rod-a), 3 (rod-b)"
 
+# kink_weight (fiberlab-fit(5)): a template with it fits the rows whose curve drops
+# (drop: yes), and refuses a kept row without a drop (drop: any keeps the break, row 2):
+# exit 2, the row and the key named, nothing written
+sed 's/^    columns: .*/&\n    kink_weight: 1/' fit.yaml >kinkfit.yaml
+{ campaign kinkfit.yaml; echo "  drop: yes"; } >kink-yes.yaml
+"$bin" -q --plot none -o kink-yes kink-yes.yaml >out.txt 2>err.txt
+st=$?
+[ "$st" -le 1 ] || fail "the kink_weight campaign (drop: yes) exited with $st: $(cat err.txt)"
+got=$(rows_of kink-yes-specimens.csv)
+[ "$got" = "1 rod-a, 3 rod-b" ] || fail "kink_weight, drop: yes fitted '$got'"
+{ campaign kinkfit.yaml; echo "  drop: any"; } >kink-any.yaml
+"$bin" -q --plot none -o kink-any kink-any.yaml >out.txt 2>err.txt
+st=$?
+want="fiber-calibrate: kink-any.yaml:2:8: row 2 (rod-c): data[1].kink_weight of kinkfit.yaml: 1, but the row's curve has no drop followed by a plateau in the fitted range: there is no kink to fit; allowed: kink_weight 0, or campaign.drop: yes (the rows without a drop left out); nothing written"
+[ "$st" = 2 ] && [ "$(cat err.txt)" = "$want" ] || fail "kink_weight on a row without a drop: status $st, $(cat err.txt)"
+ls kink-any* 2>/dev/null | grep -qv '^kink-any.yaml$' && fail "kink_weight on a row without a drop wrote $(ls kink-any*)"
+
 # a fit whose curves lost the measured drop (the bonds buckle far beyond the range):
 # a warning for each row with a drop, none for the one that breaks
 sed 's/max_force: 20,/max_force: 1000,/' rod.yaml >stiff.yaml
