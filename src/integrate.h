@@ -26,6 +26,14 @@ FL_HD static inline fl_vec3 fl_omega_of(fl_quat q, fl_vec3 L, double ia, double 
   return fl_omega_of_inv(q, L, 1.0 / it, 1.0 / ia - 1.0 / it);
 }
 
+/* L = R diag(Ia, It, It) R^T w: the angular momentum of a body with angular velocity w
+ * (world), the inverse of fl_omega_of. */
+FL_HD static inline fl_vec3 fl_momentum_of(fl_quat q, fl_vec3 w, double ia, double it)
+{
+  fl_vec3 a = fl_v3(1.0 - 2.0 * (q.y * q.y + q.z * q.z), 2.0 * (q.x * q.y + q.w * q.z), 2.0 * (q.x * q.z - q.w * q.y));
+  return fl_axpy(fl_scale(w, it), (ia - it) * fl_dot(a, w), a);
+}
+
 /* The torque-free motion of a symmetric top over dt with angular momentum L (world,
  * constant): the body axis precesses about L at the rate |L| / It while the body spins
  * about its own axis at (1/Ia - 1/It) (a . L), both uniform, so

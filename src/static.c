@@ -251,13 +251,11 @@ static void increment_velocities(workspace *w)
   }
 }
 
-/* Body i's angular momentum with angular velocity o (world) in orientation q: a
- * symmetric body, I = It (1 - a a^T) + Ia a a^T about its axis a. */
+/* Body i's angular momentum with angular velocity o (world) in orientation q
+ * (fl_momentum_of: a symmetric body). */
 static fl_vec3 momentum_of(const fl_system *sys, int i, fl_quat q, fl_vec3 o)
 {
-  fl_vec3 a = fl_qrot(q, fl_v3(1.0, 0.0, 0.0));
-  double it = sys->inertia_trans[i];
-  return fl_axpy(fl_scale(o, it), (sys->inertia_axial[i] - it) * fl_dot(a, o), a);
+  return fl_momentum_of(q, o, sys->inertia_axial[i], sys->inertia_trans[i]);
 }
 
 static void still(workspace *w)
