@@ -1185,6 +1185,14 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
 }
 
 
+/* A free min_force (jb[1]) kept below nine tenths of max_force (jb[0]): the plateau
+ * stays below the envelope's peak, or the next run does not start. */
+static void plateau_below_peak(const fl_fit *fit, const int jb[4], double *start)
+{
+  if (jb[1] >= 0)
+    start[jb[1]] = clamp_inside(&fit->free[jb[1]], fmin(start[jb[1]], 0.9 * start[jb[0]]));
+}
+
 /* Align the free buckling numbers jb (indices into fit->free, -1 when fixed) at start
  * to the measured drop features want of curve item db (fiber-calibrate(1), STARTING
  * VALUES): runs that each scale the forces by the measured over the simulated feature
@@ -1249,8 +1257,7 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
           hi_x = INFINITY;
         }
         start[jb[0]] = clamp_inside(&fit->free[jb[0]], exp(isfinite(lo) ? 0.5 * (lo + hi) : lf + log(0.7)));
-        if (jb[1] >= 0)
-          start[jb[1]] = clamp_inside(&fit->free[jb[1]], fmin(start[jb[1]], 0.9 * start[jb[0]]));
+        plateau_below_peak(fit, jb, start);
         secant = 0;
         continue;
       }
@@ -1272,8 +1279,7 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
       start[js] = clamp_inside(&fit->free[js], start[js] * want[0] / got[0]);
       double lf = log(start[jb[0]]), lx = log(got[4]), lw = log(want[4]), slope = 0.5;
       double d = fabs(got[4] - want[4]) + (peak_right ? 0.0 : 2.0 * (m->x[m->n - 1] - m->x[0])); /* the peak first */
-      if (jb[1] >= 0)
-        start[jb[1]] = clamp_inside(&fit->free[jb[1]], fmin(start[jb[1]], 0.9 * start[jb[0]]));
+      plateau_below_peak(fit, jb, start);
       if (d < best_d) {
         best_d = d;
         memcpy(best, start, (size_t)p * sizeof *best);
@@ -1298,8 +1304,7 @@ static int align_drop(cal_state *st, int db, const int jb[4], const double want[
                : isfinite(hi)                ? fmin(next, hi + log(0.7))
                                              : fmax(next, lo - log(0.7));
       start[jb[0]] = clamp_inside(&fit->free[jb[0]], exp(next));
-      if (jb[1] >= 0) /* the plateau stays below the envelope's peak, or the next run does not start */
-        start[jb[1]] = clamp_inside(&fit->free[jb[1]], fmin(start[jb[1]], 0.9 * start[jb[0]]));
+      plateau_below_peak(fit, jb, start);
     }
   }
   if (yield_first && best_d < INFINITY)
@@ -2038,8 +2043,8 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
           ii->ymax = fabs(m->y[i]);
       ii->norm = it->weight / (ii->ymax * sqrt((double)m->n));
       row += m->n;
-      double feat[5];
-      if (fl_fit_has_kink(it) && fl_drop_features(m->x, m->y, m->n, 0, feat)) {
+      double feat[5]; /* a kink row where the loader counted one (fl_fit_has_kink) */
+      if (it->kink_weight > 0.0 && fl_drop_features(m->x, m->y, m->n, 0, feat)) {
         ii->kink = 1;
         ii->kink_x = feat[4];
         ii->kink_norm = it->kink_weight / (m->x[m->n - 1] - m->x[0]);

@@ -156,8 +156,8 @@ typedef struct {
   /* the ring-down (fl_static_ringdown): steps in time by the trapezoidal rule */
   int dynamic;               /* 1: the residual is the balance of momentum over a step of h */
   double h;                  /* that step, s */
-  fl_vec3 *vc, *oc, *lc;     /* velocity (m/s), angular velocity (rad/s), angular momentum (N m s) at the
-                              * last converged step, per body */
+  fl_vec3 *vc, *oc;          /* velocity (m/s) and angular velocity (rad/s) at the last converged step,
+                              * per body */
   fl_vec3 *fc, *tc;          /* and the loads there: force with the weight (N), torque (N m) */
   fl_vec3 *ft, *tt;          /* the same of the last evaluation */
   fl_vec3 *fp, *tp;          /* and of the converged step before, hp before it (0: none) */
@@ -231,22 +231,29 @@ static void explicit_mode(workspace *w)
     sys->law[k].beta = w->beta[k];
 }
 
+/* Body i's velocity and angular velocity at the end of a step of the ring-down from
+ * (x0, q0) to (x, q) by the trapezoidal rule: v = 2 dx / h - v_c, w = 2 theta / h - w_c
+ * for the step's displacement dx and rotation vector theta. */
+static void trapezoid_rates(const workspace *w, int i, fl_vec3 x, fl_quat q, fl_vec3 x0, fl_quat q0, fl_vec3 *v,
+                            fl_vec3 *o)
+{
+  *v = fl_axpy(fl_scale(w->vc[i], -1.0), 2.0 / w->h, fl_sub(x, x0));
+  *o = fl_axpy(fl_scale(w->oc[i], -1.0), 2.0 / w->h, fl_qlog(fl_qmul(q, fl_qconj(q0))));
+}
+
 /* The free bodies' velocities: their displacement since the last converged state over
  * the pseudo step (zero when still); in a ring-down, the trapezoidal rule's
- * v = 2 dx / h - v_c and w = 2 theta / h - w_c for the step's displacement dx and
- * rotation vector theta. */
+ * (trapezoid_rates). */
 static void increment_velocities(workspace *w)
 {
   fl_system *sys = w->sys;
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
-    fl_vec3 dx = fl_sub(sys->x[i], w->xc[i]), th = fl_qlog(fl_qmul(sys->q[i], fl_qconj(w->qc[i])));
     if (w->dynamic) {
-      sys->v[i] = fl_axpy(fl_scale(w->vc[i], -1.0), 2.0 / w->h, dx);
-      sys->w[i] = fl_axpy(fl_scale(w->oc[i], -1.0), 2.0 / w->h, th);
+      trapezoid_rates(w, i, sys->x[i], sys->q[i], w->xc[i], w->qc[i], &sys->v[i], &sys->w[i]);
     } else {
-      sys->v[i] = fl_scale(dx, 1.0 / DT_PSEUDO);
-      sys->w[i] = fl_scale(th, 1.0 / DT_PSEUDO);
+      sys->v[i] = fl_scale(fl_sub(sys->x[i], w->xc[i]), 1.0 / DT_PSEUDO);
+      sys->w[i] = fl_scale(fl_qlog(fl_qmul(sys->q[i], fl_qconj(w->qc[i]))), 1.0 / DT_PSEUDO);
     }
   }
 }
@@ -334,7 +341,7 @@ static double residual_advance(workspace *w, double *r, int advance)
     if (w->dynamic) {
       w->ft[i] = f;
       w->tt[i] = t;
-      fl_vec3 dl = fl_sub(momentum_of(sys, i, sys->q[i], sys->w[i]), w->lc[i]);
+      fl_vec3 dl = fl_sub(momentum_of(sys, i, sys->q[i], sys->w[i]), momentum_of(sys, i, w->qc[i], w->oc[i]));
       f = fl_axpy(fl_scale(fl_add(f, w->fc[i]), 0.5), -sys->mass[i] / w->h, fl_sub(sys->v[i], w->vc[i]));
       t = fl_axpy(fl_scale(fl_add(t, w->tc[i]), 0.5), -1.0 / w->h, dl);
     }
@@ -1101,7 +1108,6 @@ static void workspace_free(workspace *w)
   free(w->upd_a);
   free(w->vc);
   free(w->oc);
-  free(w->lc);
   free(w->fc);
   free(w->tc);
   free(w->ft);
@@ -1205,7 +1211,6 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->dx = malloc((size_t)(w->n + 1) * sizeof *w->dx);
   w->vc = calloc(snb, sizeof *w->vc);
   w->oc = calloc(snb, sizeof *w->oc);
-  w->lc = calloc(snb, sizeof *w->lc);
   w->fc = calloc(snb, sizeof *w->fc);
   w->tc = calloc(snb, sizeof *w->tc);
   w->ft = calloc(snb, sizeof *w->ft);
@@ -1224,7 +1229,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   }
   if (!w->xc || !hist_ok || !w->xs || !w->qc || !w->rot || !w->qs || !w->bc || !w->xic || !w->bpre || !w->bt ||
       !w->xipre || !w->xit || !w->xt || !w->qt || !w->r || !w->rp || !w->dx || !w->ab || !w->piv || !w->bv || !w->xv ||
-      !w->ys || !w->upd_s || !w->upd_a || !w->vc || !w->oc || !w->lc || !w->fc || !w->tc || !w->ft || !w->tt || !w->fp || !w->tp)
+      !w->ys || !w->upd_s || !w->upd_a || !w->vc || !w->oc || !w->fc || !w->tc || !w->ft || !w->tt || !w->fp || !w->tp)
     return FL_ENOMEM;
   w->criterion = one->limits[0].criterion;
   w->locate = w->criterion != FL_CRIT_NONE && one->limits[0].post == FL_POST_TOTAL_BREAKAGE;
@@ -1757,16 +1762,15 @@ static int ring_step(workspace *w, double h, int *iterations)
   }
   if (!trial_is_current(w))
     trial_residual(w, w->r);
-  increment_velocities(w);
   commit(w); /* takes the trial's history; leaves the bodies still */
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
-    /* the step's velocities, as increment_velocities had them before the commit */
-    fl_vec3 v = fl_axpy(fl_scale(w->vc[i], -1.0), 2.0 / h, fl_sub(w->xc[i], w->xh[0][i]));
-    fl_vec3 o = fl_axpy(fl_scale(w->oc[i], -1.0), 2.0 / h, fl_qlog(fl_qmul(w->qc[i], fl_qconj(w->qh[0][i]))));
+    /* the step's velocities, from the state before it (xh[0], qh[0] after the commit) */
+    fl_vec3 v, o;
+    trapezoid_rates(w, i, w->xc[i], w->qc[i], w->xh[0][i], w->qh[0][i], &v, &o);
     w->vc[i] = sys->v[i] = v;
     w->oc[i] = sys->w[i] = o;
-    w->lc[i] = sys->L[i] = momentum_of(sys, i, w->qc[i], o);
+    sys->L[i] = momentum_of(sys, i, w->qc[i], o);
     w->fp[i] = w->fc[i];
     w->tp[i] = w->tc[i];
     w->fc[i] = w->ft[i];

@@ -200,6 +200,21 @@ static void calibrate(fl_fit *fit, fl_calibration *cal)
   ck_assert_msg(cal->status != FL_CAL_CONVERGED || cal->message[0] == '\0', "converged, yet: %s", cal->message);
 }
 
+/* Load fit file name and calibrate it (load_fit, calibrate). */
+static void fit_file(const char *name, fl_fit *fit, fl_calibration *cal)
+{
+  load_fit(name, fit);
+  calibrate(fit, cal);
+}
+
+/* Free a fit and its calibration, and remove the test's folder. */
+static void fit_done(fl_fit *fit, fl_calibration *cal)
+{
+  fl_calibration_free(cal);
+  fl_fit_free(fit);
+  remove_dir();
+}
+
 /* Every free parameter recovered: with noise, within two of its reported standard
  * errors; without, within tol of the truth (relative).  The achieved error is printed,
  * so that the log shows how much room a tolerance leaves. */
@@ -573,8 +588,7 @@ static void bending_recovery(double factor, double noise)
   write_bending_fit(a_rot, sigma, factor, 40, "");
   fl_fit fit;
   fl_calibration cal;
-  load_fit("fit.yaml", &fit);
-  calibrate(&fit, &cal);
+  fit_file("fit.yaml", &fit, &cal);
   ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
   double truth[2] = {a_rot, sigma};
   for (int j = 0; j < 2; j++)
@@ -583,9 +597,7 @@ static void bending_recovery(double factor, double noise)
   ck_assert_double_gt(cal.r_squared, noise > 0 ? 0.99 : 0.9999);
   ck_assert_double_eq_tol(cal.correlation[1], cal.correlation[2], 1e-12); /* symmetric */
   ck_assert_double_eq_tol(cal.correlation[0], 1.0, 1e-12);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 
 /* solver.ftol, fiberlab's own test (GSL's residual test is left out of GSL): stop
@@ -704,8 +716,7 @@ static void joint_recovery(double factor, double noise)
              factor * a_disp, factor * a_rot, factor > 1 ? "dogleg" : "lmaccel");
   fl_fit fit;
   fl_calibration cal;
-  load_fit("fit.yaml", &fit);
-  calibrate(&fit, &cal);
+  fit_file("fit.yaml", &fit, &cal);
   ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
   double truth[2] = {a_disp, a_rot};
   assert_recovered(&fit, &cal, truth, noise, JOINT_TOL);
@@ -714,9 +725,7 @@ static void joint_recovery(double factor, double noise)
   ck_assert_double_gt(cal.curve[0].r_squared, noise > 0 ? 0.99 : 0.9999);
   ck_assert_double_gt(cal.curve[1].r_squared, noise > 0 ? 0.99 : 0.9999);
   ck_assert_double_lt(fabs(cal.correlation[1]), 0.2);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 
 START_TEST(test_joint_tension_torsion_from_half) { joint_recovery(0.5, 0.0); }
@@ -739,14 +748,11 @@ START_TEST(test_auto_start_near_truth)
                          "solver:\n  max_iterations: 1\n");
   fl_fit fit;
   fl_calibration cal;
-  load_fit("fit.yaml", &fit);
-  calibrate(&fit, &cal);
+  fit_file("fit.yaml", &fit, &cal);
   /* the slope ratio misses only the shear and contact compliance of the short span */
   ck_assert_double_eq_tol(cal.start[0], a_rot, 0.15 * a_rot);
   ck_assert_double_eq_tol(cal.start[1], sigma, 0.05 * sigma);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 END_TEST
 
@@ -864,9 +870,7 @@ START_TEST(test_yield_first_start_lands_on_the_kink)
   ck_assert_double_eq_tol(cal.start[0], truth[0], 0.01 * truth[0]);
   ck_assert_double_eq_tol(cal.start[1], truth[1], 0.05 * truth[1]);
   ck_assert_double_eq_tol(cal.start[2], truth[2], 0.01 * truth[2]);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 END_TEST
 
@@ -913,9 +917,7 @@ static double kink_offset(double kink_weight, double *measured)
          "R^2 %.5f\n",
          kink_weight, cal.value[0], 3.0 * fy, 1e3 * cal.features.fitted[0], 1e3 * cal.features.measured[0], 1e3 * off,
          cal.r_squared);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
   return off;
 }
 
@@ -990,17 +992,14 @@ static void buckling_recovery(double factor, double noise)
              factor * truth[3]);
   fl_fit fit;
   fl_calibration cal;
-  load_fit("fit.yaml", &fit);
-  calibrate(&fit, &cal);
+  fit_file("fit.yaml", &fit, &cal);
   ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
   for (int j = 0; j < 4; j++)
     ck_assert_str_eq(fit.free[j].path, path[j]);
   assert_recovered(&fit, &cal, truth, noise, BUCKLING_TOL);
   /* a drop half a percent out of place still leaves a few rows a whole drop apart */
   ck_assert_double_gt(cal.r_squared, noise > 0 ? 0.985 : 0.99);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 
 /* A difference point the experiment refuses: min_force starts 1e-3 N below max_force,
@@ -1021,16 +1020,13 @@ START_TEST(test_difference_past_a_constraint_goes_the_other_way)
              "solver:\n  method: lm\n  max_iterations: 2\n  global: off\n");
   fl_fit fit;
   fl_calibration cal;
-  load_fit("fit.yaml", &fit);
-  calibrate(&fit, &cal);
+  fit_file("fit.yaml", &fit, &cal);
   printf("min_force from 3.999 N (max_force 4 N): %.6g N after %d iterations, status %d: %s\n", cal.value[0],
          cal.iterations, cal.status, cal.message);
   ck_assert_msg(cal.status != FL_CAL_FAILED, "status %d: %s", cal.status, cal.message);
   ck_assert_int_ge(cal.iterations, 1);
   ck_assert_double_lt(cal.value[0], 3.999); /* towards the truth, 2.5 N */
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 END_TEST
 
@@ -1186,8 +1182,7 @@ START_TEST(test_buckling_recovery_from_random_starts)
              lo[3], hi[3]);
   fl_fit fit;
   fl_calibration cal;
-  load_fit("fit.yaml", &fit);
-  calibrate(&fit, &cal);
+  fit_file("fit.yaml", &fit, &cal);
   printf("start %d of %d: %g %g %g %g: %s after %d iterations, %ld simulations (global stage %ld), %.1f s\n", k + 1,
          starts, st[0], st[1], st[2], st[3], cal.status == FL_CAL_CONVERGED ? "converged" : cal.message, cal.iterations,
          cal.simulations, cal.global.simulations, cal.wall_time);
@@ -1199,9 +1194,7 @@ START_TEST(test_buckling_recovery_from_random_starts)
   ck_assert_int_eq(cal.features.item, 0);
   ck_assert(cal.features.fitted_found);
   ck_assert_double_eq_tol(cal.features.fitted[0], cal.features.measured[0], 0.01 * cal.features.measured[0]);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 END_TEST
 
@@ -1230,8 +1223,7 @@ START_TEST(test_parameter_without_influence_fails_with_report)
                          "  bond.damping_stabilization: { start: 1, min: 0.1, max: 10 }\n");
   fl_fit fit;
   fl_calibration cal;
-  load_fit("fit.yaml", &fit);
-  calibrate(&fit, &cal);
+  fit_file("fit.yaml", &fit, &cal);
   ck_assert_int_eq(cal.status, FL_CAL_FAILED);
   ck_assert_msg(strstr(cal.message, "bond.damping_stabilization has no influence on the residuals") != NULL, "%s",
                 cal.message);
@@ -1250,9 +1242,7 @@ START_TEST(test_parameter_without_influence_fails_with_report)
   fl_experiment back = fl_experiment_default();
   ck_assert_int_eq(fl_experiment_load(at("out.yaml"), &back, err, sizeof err), FL_OK);
   ck_assert_double_eq_tol(back.bond.force_stiffness_scale, cal.value[0], 1e-12 * cal.value[0]);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 END_TEST
 
@@ -1270,16 +1260,13 @@ START_TEST(test_data_from_another_specimen_fails)
                          "  bond.force_stiffness_scale: { start: 1, min: 0.5, max: 1.5 }\n");
   fl_fit fit;
   fl_calibration cal;
-  load_fit("fit.yaml", &fit);
-  calibrate(&fit, &cal);
+  fit_file("fit.yaml", &fit, &cal);
   ck_assert_int_eq(cal.status, FL_CAL_FAILED);
   ck_assert_msg(strstr(cal.message, "bond.force_stiffness_scale ran to its bound max = 1.5") != NULL, "%s",
                 cal.message);
   ck_assert_int_eq(cal.ncurves, 1);
   ck_assert_double_lt(cal.curve[0].r_squared, 0.9);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 END_TEST
 
@@ -1337,8 +1324,7 @@ static void strength_recovery(double factor, unsigned long data_seed)
              factor * sigma, factor * cv);
   fl_fit fit;
   fl_calibration cal;
-  load_fit("fit.yaml", &fit);
-  calibrate(&fit, &cal);
+  fit_file("fit.yaml", &fit, &cal);
   ck_assert_msg(cal.status == FL_CAL_CONVERGED, "status %d: %s", cal.status, cal.message);
   double truth[2] = {sigma, cv};
   for (int j = 0; j < 2; j++) {
@@ -1355,9 +1341,7 @@ static void strength_recovery(double factor, unsigned long data_seed)
   ck_assert_double_gt(cal.curve[0].r_squared, 0.8);
   for (int i = 1; i < 100; i++)
     ck_assert_double_ge(cal.curve[0].measured[i], cal.curve[0].measured[i - 1]);
-  fl_calibration_free(&cal);
-  fl_fit_free(&fit);
-  remove_dir();
+  fit_done(&fit, &cal);
 }
 
 START_TEST(test_strength_statistics_same_sample) { strength_recovery(0.5, 5); }
