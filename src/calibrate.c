@@ -853,6 +853,16 @@ static void curve_residuals(const cal_state *st, int d, const double *y, double 
     f[it->data.n] = ii->kink_norm * (kink - ii->kink_x);
 }
 
+/* The misfit of a positive figure r = simulated / measured: log r, which the bonds'
+ * parameters move nearly linearly on their log scale (a frequency as the square root of
+ * a stiffness, a decrement as the damping), so Gauss-Newton steps land near the answer
+ * from a start several times off; the same as r - 1 to first order near the fit.  Below
+ * r = 0.1 (a simulated decrement of zero or less) the line tangent at 0.1 continues it. */
+static double log_ratio(double r)
+{
+  return r >= 0.1 ? log(r) : log(0.1) + (r - 0.1) / 0.1;
+}
+
 static int item_residuals(cal_state *st, int d, const double *theta, double *f)
 {
   const fl_fit_data *it = &st->fit->data[d];
@@ -872,8 +882,8 @@ static int item_residuals(cal_state *st, int d, const double *theta, double *f)
     int rc = run_ringdown(st, d, theta, &fr, &dec, NULL);
     if (rc)
       return rc;
-    f[0] = it->weight * (fr / it->ring_frequency - 1.0);
-    f[1] = it->weight * (dec / it->ring_decrement - 1.0);
+    f[0] = it->weight * log_ratio(fr / it->ring_frequency);
+    f[1] = it->weight * log_ratio(dec / it->ring_decrement);
     return FL_OK;
   }
   const double *t[1] = {theta};
