@@ -1864,8 +1864,12 @@ int fl_static_ringdown(const fl_experiment *const *exps, int nspec, int s0, fl_s
 {
   const fl_experiment *exp = exps[0];
   int np = exp->sim.output_points;
+  /* steps a row: RING_STEPS a first period at least, from the periods a row (the
+   * period itself cancels: with it, 12 periods in 600 rows came to 4 steps a row or 5
+   * as the rounding of 4.000... fell, a jump of 3e-5 in the frequency between two
+   * neighbouring stiffnesses) */
   double spacing = exp->test.ring_periods * info->first_period / (np - 1);
-  int per_row = (int)ceil(spacing * RING_STEPS / info->first_period);
+  int per_row = (int)ceil(exp->test.ring_periods * RING_STEPS / (np - 1) * (1.0 - 1e-12));
   per_row = per_row < 1 ? 1 : per_row;
   specimen_job *jobs = calloc((size_t)nspec, sizeof *jobs);
   fl_static_stats *stats = calloc((size_t)nspec, sizeof *stats);
