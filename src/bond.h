@@ -59,6 +59,12 @@ FL_HD static inline fl_buckling_envelope fl_buckling_make(int type, double L, do
   return e;
 }
 
+/* A bond's moment above the envelope by less than this of the envelope's is rounding
+ * (an elastic bond below its buckling point, whose moment kb phi the envelope's line
+ * kb phi gives again, to the last bit or so): plastic buckling does not cap it, and the
+ * vectorised law may serve the bond (engine.c). */
+#define FL_BUCKLE_ROUNDING 1e-12
+
 /* The envelope's moment at bending angle phi >= 0. */
 FL_HD static inline double fl_buckling_moment(const fl_buckling_envelope *e, double phi)
 {
@@ -652,7 +658,7 @@ FL_HD static inline void fl_bond_buckle(const fl_bond_limits *lim, fl_bond_work 
     }
     if (phi > e->phi_b)
       st->buckled = 1;
-    if (!(m_el > cap))
+    if (!(m_el > cap * (1.0 + FL_BUCKLE_ROUNDING)))
       return;
     m = cap;
     fl_vec3 mb_new = fl_scale(mb, m / m_el);
@@ -809,6 +815,8 @@ typedef struct {
   fl_vec3 torque1; /* on body 1 about its centre, N m */
   fl_vec3 torque2; /* on body 2 about its centre, N m */
   double energy;   /* elastic, J */
+  double phi;      /* the bending angle |bend| that plastic buckling compares with its envelope, rad */
+  double m_el;     /* the bending moment's size, as fl_bond_buckle takes it (before the twist carry), N m */
   int ok;          /* 0: fl_bond_eval takes a path this law leaves out; evaluate again */
 } fl_bond_inline_loads;
 
@@ -850,6 +858,7 @@ FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl
   double f_small = 2.0 * rn, f_series = 2.0 * fl_atan_series(sv / n) / sv;
   double fb = (sv < 1e-12 * n) ? f_small : f_series;
   fl_vec3 bend = fl_scale(vs, fb);
+  out.phi = fl_norm(bend);
   double psi = 2.0 * fl_atan_series(p / dq.w);
   out.ok = (n > 1e-300) & (sv < 0.125 * n) & (dq.w > 0.0) & (fabs(p) < 0.125 * dq.w);
 
@@ -860,6 +869,7 @@ FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl
   double along = fl_dot(axis, theta);
   fl_vec3 m = fl_axpy(fl_scale(fl_axpy(theta, -along, axis), kb_eff), kt_eff * along, axis);
   out.energy = 0.5 * (-fl_dot(gap, f) + fl_dot(theta, m));
+  out.m_el = fl_norm(fl_axpy(m, -fl_dot(m, axis), axis)); /* fl_bond_bending_moment */
   m = fl_axpy(m, fl_dot(m, axis), fl_scale(axis, (1.0 - n) / n)); /* fl_bond_twist_carry */
 
   /* damping */
@@ -920,6 +930,16 @@ FL_HD static inline double fl_bond_utilisation(const fl_bond *bd, const fl_bond_
   return fl_bond_yield_value(lim, &wk, &scratch, &out) / fl_bond_limit(lim, &scratch);
 }
 
+/* Plastic buckling's point for a bond of bending moment m (N m): the total angle
+ * phi_b + (m_max - m) / k_drop at which the envelope falls to m.  For an elastic bond
+ * (m = kb phi) the bending angle over it reaches 1 exactly at phi_b (not linearly:
+ * 1.05 phi_b is the denominator at phi_b / 2), for one that yielded below m_max first
+ * later, on the drop. */
+FL_HD static inline double fl_buckling_plastic_point(const fl_buckling_envelope *e, double m)
+{
+  return e->phi_b + (e->m_max - fmin(m, e->m_max)) / e->k_drop;
+}
+
 /* How close an unbroken bond is to its buckling point: the bending angle fl_bond_buckle
  * compares with the envelope (the total angle for plastic buckling, the elastic one for
  * the other kinds), over the angle at which the envelope caps the bond's moment (phi_b;
@@ -942,12 +962,8 @@ FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const
     return 0.0;
   double mt, m = fl_norm(fl_bond_bending_moment(&out, &mt));
   if (e->type == FL_BUCKLING_PLASTIC) {
-    /* the total angle phi_b + (m_max - m) / k_drop at which the envelope falls to the
-     * present moment m: for an elastic bond (m = kb phi) the ratio reaches 1 exactly at
-     * phi_b (not linearly: 1.05 phi_b is the denominator at phi_b / 2), for one that
-     * yielded below m_max first later, on the drop; 0 once the envelope has capped the
-     * moment (phi_max past it) */
-    double phis = e->phi_b + (e->m_max - fmin(m, e->m_max)) / e->k_drop;
+    /* 0 once the envelope has capped the moment (phi_max past the point) */
+    double phis = fl_buckling_plastic_point(e, m);
     return st->buckled && st->phi_max >= phis ? 0.0 : fl_norm(out.bend) / phis;
   }
   double u = m / wk.kb_eff / e->phi_b;

@@ -47,7 +47,7 @@ static inline fl_body body_at(const fl_system *sys, size_t k)
  * chains of divisions and square roots then overlap with other work.  It only orders
  * the operations, so the bits do not change. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define FL_SCHEDULE __attribute__((optimize("schedule-insns", "sched-pressure")))
+#define FL_SCHEDULE __attribute__((optimize("schedule-insns", "sched-pressure"), flatten))
 #else
 #define FL_SCHEDULE
 #endif
@@ -127,6 +127,10 @@ static inline fl_bond_inline_def def_column(const double *const *def, long b)
   return d;
 }
 
+/* Bonds or bodies a vectorised loop takes at a time: the length of its buffers of
+ * flags, on the stack. */
+#define FL_INLINE_CHUNK 256
+
 /* Bonds [lo, hi) through fl_bond_eval_inline.  chain (a constant): bond b joins bodies
  * b and b + 1, so the bodies are read by stride, which vectorises (the general case
  * reads b1, b2, which GCC does not vectorise without gathers).  uni (a constant): every
@@ -134,7 +138,8 @@ static inline fl_bond_inline_def def_column(const double *const *def, long b)
  * is 1 where the law did not serve the bond (fl_bond_is_inline, or a large angle), for
  * fl_bond_eval to take it again from the state it had. */
 FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int hi, double *FL_RESTRICT redo,
-                                               const int chain, const int uni)
+                                               const int chain, const int uni, const int write,
+                                               const int plastic, const fl_vec3 env, double *FL_RESTRICT phi)
 {
   const double *FL_RESTRICT x = (const double *)a->x, *FL_RESTRICT v = (const double *)a->v,
                             *FL_RESTRICT w = (const double *)a->w, *FL_RESTRICT q = (const double *)a->q;
@@ -198,16 +203,27 @@ FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int h
     fl_vec3 fd = fl_v3(dx[b], dy[b], dz[b]), td = fl_v3(ex[b], ey[b], ez[b]);
     fl_bond_inline_loads ld = fl_bond_eval_inline(bd, dm, bi, bj, fd, td);
     /* fl_bond_is_inline: the definition's part made once, the state's in the live row */
-    int ok = ld.ok & (okb != 0.0) & (live[b] != 0.0);
-    /* a bond the law did not serve keeps its state, for fl_bond_eval */
-    fd = pick3(ok, ld.fd, fd);
-    td = pick3(ok, ld.td, td);
-    dx[b] = fd.x;
-    dy[b] = fd.y;
-    dz[b] = fd.z;
-    ex[b] = td.x;
-    ey[b] = td.y;
-    ez[b] = td.z;
+    /* plastic buckling (env: the envelope's phi_b and kb): fl_bond_eval's is a bond bent
+     * to its buckling angle or past it, or whose moment the envelope's elastic line
+     * kb phi caps (a bond stiffer than the envelope's: fl_bond_buckle's test) */
+    int ok = ld.ok & (okb != 0.0) & (live[b] != 0.0) &
+             ((plastic == 0) | ((ld.phi < env.x) & (ld.m_el <= env.y * ld.phi * (1.0 + FL_BUCKLE_ROUNDING))));
+    if (write) {
+      /* the damping state moved on; a bond the law did not serve keeps its state, for
+       * fl_bond_eval */
+      fd = pick3(ok, ld.fd, fd);
+      td = pick3(ok, ld.td, td);
+      dx[b] = fd.x;
+      dy[b] = fd.y;
+      dz[b] = fd.z;
+      ex[b] = td.x;
+      ey[b] = td.y;
+      ez[b] = td.z;
+    } /* else the state stays as it is (an evaluation that does not advance, or no damping) */
+    if (plastic) {
+      phi[b - lo] = ld.phi;
+      phi[FL_INLINE_CHUNK + b - lo] = ld.m_el;
+    }
     fx[b] = ld.force.x;
     fy[b] = ld.force.y;
     fz[b] = ld.force.z;
@@ -224,24 +240,44 @@ FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int h
   return (int)nredo;
 }
 
-/* The bond law's build for one instruction set, over a chain: uni chooses the loop. */
-#define BOND_KERNEL_BUILD(name, target)                                                \
-  target FL_SCHEDULE static int name(const bond_args *a, int lo, int hi, double *redo, int uni) \
-  {                                                                                \
-    if (uni)                                                                       \
-      return bond_kernel(a, lo, hi, redo, 1, 1);                                   \
-    return bond_kernel(a, lo, hi, redo, 1, 0);                                     \
+/* The bond law's builds: one function each for an instruction set and the loop's
+ * constants (each its own, so that the compiler inlines the law's helpers into every
+ * one), over a chain; and one over any bonds.  plastic: the bending angles into phi and
+ * the bending moments into phi + FL_INLINE_CHUNK, bonds at or past the envelope env
+ * (phi_b, kb) not served. */
+typedef int (*bond_kernel_fn)(const bond_args *, int, int, double *, fl_vec3, double *);
+#define BOND_KERNEL_ONE(name, target, chain, uni, write, plastic)                                           \
+  target FL_SCHEDULE static int name(const bond_args *a, int lo, int hi, double *redo, fl_vec3 env,         \
+                                     double *phi)                                                            \
+  {                                                                                                          \
+    return bond_kernel(a, lo, hi, redo, chain, uni, write, plastic, env, phi);                               \
   }
+/* The eight chain builds of one instruction set, and their table by uni + 2 write +
+ * 4 plastic. */
+#define BOND_KERNEL_BUILD(name, target)                                                                    \
+  BOND_KERNEL_ONE(name##_0, target, 1, 0, 0, 0)                                                            \
+  BOND_KERNEL_ONE(name##_1, target, 1, 1, 0, 0)                                                            \
+  BOND_KERNEL_ONE(name##_2, target, 1, 0, 1, 0)                                                            \
+  BOND_KERNEL_ONE(name##_3, target, 1, 1, 1, 0)                                                            \
+  BOND_KERNEL_ONE(name##_4, target, 1, 0, 0, 1)                                                            \
+  BOND_KERNEL_ONE(name##_5, target, 1, 1, 0, 1)                                                            \
+  BOND_KERNEL_ONE(name##_6, target, 1, 0, 1, 1)                                                            \
+  BOND_KERNEL_ONE(name##_7, target, 1, 1, 1, 1)                                                            \
+  static const bond_kernel_fn name[8] = {name##_0, name##_1, name##_2, name##_3,                            \
+                                         name##_4, name##_5, name##_6, name##_7};
 #if FL_HAVE_ISA
 BOND_KERNEL_BUILD(bond_kernel_avx512, FL_TARGET_AVX512)
 BOND_KERNEL_BUILD(bond_kernel_avx2, FL_TARGET_AVX2)
 #endif
 BOND_KERNEL_BUILD(bond_kernel_base, )
-/* any bonds: one at a time */
-FL_SCHEDULE static int bond_kernel_any(const bond_args *a, int lo, int hi, double *redo)
-{
-  return bond_kernel(a, lo, hi, redo, 0, 0);
-}
+/* any bonds: one at a time (uni 0), by 2 write + 4 plastic as above */
+BOND_KERNEL_ONE(bond_kernel_any_0, , 0, 0, 0, 0)
+BOND_KERNEL_ONE(bond_kernel_any_2, , 0, 0, 1, 0)
+BOND_KERNEL_ONE(bond_kernel_any_4, , 0, 0, 0, 1)
+BOND_KERNEL_ONE(bond_kernel_any_6, , 0, 0, 1, 1)
+static const bond_kernel_fn bond_kernel_any[8] = {bond_kernel_any_0, bond_kernel_any_0, bond_kernel_any_2,
+                                                  bond_kernel_any_2, bond_kernel_any_4, bond_kernel_any_4,
+                                                  bond_kernel_any_6, bond_kernel_any_6};
 
 /* Store one bond's loads in the rows. */
 static inline void put_load(double *const *load, int b, const fl_bond_loads *ld)
@@ -258,9 +294,6 @@ static inline void put_load(double *const *load, int b, const fl_bond_loads *ld)
   load[FL_LOAD_E][b] = ld->energy;
 }
 
-/* Bonds or bodies a vectorised loop takes at a time: the length of its buffers of
- * flags, on the stack. */
-#define FL_INLINE_CHUNK 256
 
 /* fl_bond_eval on bond b of specimen s with its damping state taken from the rows and,
  * with advance, the state it moves on to put back (else left as it was). */
@@ -280,9 +313,33 @@ static void bond_eval_rows(fl_system *sys, int s, int b, const fl_bond_limits *l
   }
 }
 
-/* Bonds [lo, hi) of specimen s (advancing, no limits, damped) through the vectorised
- * law; the bonds it does not serve or gives back through fl_bond_eval. */
-static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
+/* Whether the vectorised law serves specimen s's bonds in this pass: damped and
+ * advancing without limits (the explicit engine's common bond); and on the static
+ * solver's own system (inline_static), also undamped or not advancing (its Newton
+ * iterates and tangent columns) and with limits that are no breaking or yield
+ * criterion and no buckling or plastic buckling, whose envelope below its buckling
+ * point is the elastic line. */
+static int inline_pass(const fl_system *sys, int s, int advance, const fl_bond_limits *lim)
+{
+  if (!sys->inline_law)
+    return 0;
+  if (sys->damping[s].a_damp > 0.0 && advance && !lim)
+    return 1;
+  return sys->inline_static &&
+         (!lim || (lim->criterion == FL_CRIT_NONE &&
+                   (lim->buckling.type == FL_BUCKLING_NONE || lim->buckling.type == FL_BUCKLING_PLASTIC)));
+}
+
+/* Bonds [lo, hi) of specimen s through the vectorised law (inline_pass); the bonds it
+ * does not serve or gives back through fl_bond_eval, from the state they had.  Damped
+ * and advancing, it moves the damping state on; else the state stays (fl_bond_eval
+ * leaves it so without damping, and works on a copy without advance).  With plastic
+ * buckling a bond bent to its buckling angle phi_b or past it is not served; below it,
+ * with advance, it keeps the largest angle it reached (phi_max) as fl_bond_buckle
+ * would, and its moment is the elastic line's, which is the envelope's there to the
+ * rounding of the bond's moment against kb phi.  Returns the bonds that broke or
+ * buckled. */
+static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_limits *lim, int lo, int hi)
 {
   size_t base = (size_t)s * sys->nbody;
   bond_args a;
@@ -300,39 +357,59 @@ static void bond_pass_inline(fl_system *sys, int s, int lo, int hi)
   a.dm = sys->damping[s];
   for (int r = 0; r < FL_LOAD_ROWS; r++)
     a.load[r] = load_row(sys, s, r);
-  int isa = fl_system_isa(sys);
-  double redo[FL_INLINE_CHUNK];
+  int isa = fl_system_isa(sys), uni = sys->def_uniform, write = a.dm.a_damp > 0.0 && advance, events = 0;
+  const int plastic = lim && lim->buckling.type == FL_BUCKLING_PLASTIC;
+  const fl_vec3 env = plastic ? fl_v3(lim->buckling.phi_b, lim->buckling.kb, 0.0) : fl_v3(0.0, 0.0, 0.0);
+  fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
+  double redo[FL_INLINE_CHUNK], phi_buf[2 * FL_INLINE_CHUNK];
+  double *phi = plastic ? phi_buf : NULL, *m_el = phi_buf + FL_INLINE_CHUNK;
+  double *use = s == 0 && advance ? sys->buckle_use : NULL;
+  for (int b = lo; use && !plastic && b < hi; b++)
+    use[b] = NAN;
+  const int variant = (uni != 0) + 2 * write + 4 * plastic;
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
     int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK, nredo;
     if (!sys->adj_chain)
-      nredo = bond_kernel_any(&a, c, c + n, redo);
+      nredo = bond_kernel_any[variant](&a, c, c + n, redo, env, phi);
 #if FL_HAVE_ISA
     else if (isa == FL_ISA_AVX512)
-      nredo = bond_kernel_avx512(&a, c, c + n, redo, sys->def_uniform);
+      nredo = bond_kernel_avx512[variant](&a, c, c + n, redo, env, phi);
     else if (isa == FL_ISA_AVX2)
-      nredo = bond_kernel_avx2(&a, c, c + n, redo, sys->def_uniform);
+      nredo = bond_kernel_avx2[variant](&a, c, c + n, redo, env, phi);
 #endif
     else
-      nredo = bond_kernel_base(&a, c, c + n, redo, sys->def_uniform);
+      nredo = bond_kernel_base[variant](&a, c, c + n, redo, env, phi);
     (void)isa;
-    for (int k = 0; k < n && nredo > 0; k++)
+    for (int k = 0; k < n && (nredo > 0 || (plastic && advance)); k++) {
+      int b = c + k;
       if (redo[k] != 0.0) {
         nredo--;
         fl_bond_loads ld;
-        bond_eval_rows(sys, s, c + k, NULL, 1, &ld);
-        put_load(a.load, c + k, &ld);
+        int before = st[b].broken + st[b].buckled;
+        bond_eval_rows(sys, s, b, lim, advance, &ld);
+        events += st[b].broken + st[b].buckled - before;
+        put_load(a.load, b, &ld);
+        if (use)
+          use[b] = NAN;
+      } else if (plastic && advance) {
+        if (phi[k] >= st[b].phi_max)
+          st[b].phi_max = phi[k];
+        if (use) /* a live bond: unbuckled (fl_bond_buckling_utilisation) */
+          use[b] = phi[k] / fl_buckling_plastic_point(&lim->buckling, m_el[k]);
       }
+    }
   }
+  return events;
 }
 
 /* Bond pass over bonds [lo, hi) of specimen s: each bond's loads into the bond arrays.
  * Returns the bonds that broke or buckled in it. */
 static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *lim, int lo, int hi)
 {
-  if (advance && !lim && sys->damping[s].a_damp > 0.0 && sys->inline_law) {
-    bond_pass_inline(sys, s, lo, hi);
-    return 0;
-  }
+  if (inline_pass(sys, s, advance, lim))
+    return bond_pass_inline(sys, s, advance, lim, lo, hi);
+  for (int b = lo; s == 0 && advance && sys->buckle_use && b < hi; b++)
+    sys->buckle_use[b] = NAN; /* none served */
   const fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
   double *load[FL_LOAD_ROWS];
   for (int r = 0; r < FL_LOAD_ROWS; r++)

@@ -121,6 +121,8 @@ typedef struct {
   fl_vec3 *xic;           /* contact histories of the last converged increment, m */
   double overlap_c;       /* sys->overlap there, m */
   fl_bond_state *bpre, *bt; /* a trial's history: before it (restored), and the one it moved on to */
+  double *buckle_use;        /* the system's buckle_use: the bonds' buckling utilisation of an
+                              * advancing evaluation (buckle_margin) */
   fl_vec3 *xipre, *xit;   /* the same, contact histories, m */
   double overlap_t;       /* sys->overlap of the trial's history, m */
   int nbroken_t;          /* sys->nbroken of it */
@@ -310,10 +312,25 @@ static double break_margin(workspace *w)
 }
 
 /* Of the buckling point (fl_bond_buckling_utilisation): -1 also when every bond that can
- * buckle has. */
-static double buckle_margin(workspace *w)
+ * buckle has.  fresh: the last evaluation was an advancing one of the present state, so
+ * the bonds the vectorised law served there have their utilisation in buckle_use
+ * (system.h), the others not a number. */
+static double buckle_margin(workspace *w, int fresh)
 {
-  return margin(w, &w->sys->limits[0], fl_bond_buckling_utilisation);
+  fl_system *sys = w->sys;
+  if (!fresh || !sys->buckle_use)
+    return margin(w, &sys->limits[0], fl_bond_buckling_utilisation);
+  double worst = 0.0;
+  for (int b = 0; b < sys->nbond; b++) {
+    double u = sys->buckle_use[b];
+    if (isnan(u)) {
+      fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+      fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+      u = fl_bond_buckling_utilisation(&sys->bond[b], &sys->limits[0], &b1, &b2, &sys->bstate[b]);
+    }
+    worst = fmax(worst, u);
+  }
+  return worst - 1.0;
 }
 
 /* The larger of a and b, a where b is not a number (as fmax, which a call costs in the
@@ -790,7 +807,7 @@ static void commit(workspace *w)
   if (w->locate)
     w->g_c = break_margin(w);
   if (w->buckles)
-    w->gb_c = buckle_margin(w);
+    w->gb_c = buckle_margin(w, 1);
   for (int k = 2; fl_test_bends(w->kind) && k < sys->ntool; k++)
     sys->tool[k].vel = fl_v3(0.0, 0.0, 0.0);
 }
@@ -1095,6 +1112,7 @@ static void workspace_free(workspace *w)
   free(w->bc);
   free(w->xic);
   free(w->bpre);
+  free(w->buckle_use);
   free(w->bt);
   free(w->xipre);
   free(w->xit);
@@ -1199,6 +1217,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->xic = malloc((snb * one->ntool + 1) * sizeof *w->xic);
   w->bpre = malloc(((size_t)one->nbond + 1) * sizeof *w->bpre);
   w->bt = malloc(((size_t)one->nbond + 1) * sizeof *w->bt);
+  w->buckle_use = malloc(((size_t)one->nbond + 1) * sizeof *w->buckle_use);
   w->xipre = malloc((snb * one->ntool + 1) * sizeof *w->xipre);
   w->xit = malloc((snb * one->ntool + 1) * sizeof *w->xit);
   w->xt = malloc((size_t)(w->nf + 1) * sizeof *w->xt);
@@ -1228,6 +1247,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
     w->upd_a = malloc((size_t)MAX_UPDATES * w->m * sizeof *w->upd_a);
   }
   if (!w->xc || !hist_ok || !w->xs || !w->qc || !w->rot || !w->qs || !w->bc || !w->xic || !w->bpre || !w->bt ||
+      !w->buckle_use ||
       !w->xipre || !w->xit || !w->xt || !w->qt || !w->r || !w->rp || !w->dx || !w->ab || !w->piv || !w->bv || !w->xv ||
       !w->ys || !w->upd_s || !w->upd_a || !w->vc || !w->oc || !w->fc || !w->tc || !w->ft || !w->tt || !w->fp || !w->tp)
     return FL_ENOMEM;
@@ -1243,7 +1263,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->nbroken_c = one->nbroken[0];
   w->g_c = w->locate ? break_margin(w) : -1.0;
   w->buckles = one->limits[0].buckling.type != FL_BUCKLING_NONE;
-  w->gb_c = w->buckles ? buckle_margin(w) : -1.0;
+  w->gb_c = w->buckles ? buckle_margin(w, 0) : -1.0;
   w->max_newton = MAX_NEWTON;
   /* on rollers without friction (or rotating ones, which take no tangential load) only
    * the contacts' curvature holds a bent specimen along its axis: there the secants
@@ -1352,12 +1372,14 @@ static int job_workspace(fl_system *batch, specimen_job *job, fl_system *one, wo
     snprintf(job->err, job->errlen, "out of memory for the static solver");
     return 0;
   }
+  one->inline_static = 1; /* its own: the vectorised law for its evaluations too */
   if (workspace_init(w, one, job->exp, job->info)) {
     workspace_free(w);
     job->status = FL_ENOMEM;
     snprintf(job->err, job->errlen, "out of memory for the static solver");
     return 0;
   }
+  one->buckle_use = w->buckle_use;
   return 1;
 }
 

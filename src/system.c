@@ -62,6 +62,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->tool_share = calloc(nsb * (size_t)ntool + 1, sizeof *sys->tool_share);
   sys->threads = 1;
   sys->inline_law = 1;
+  sys->inline_static = 0;
   if (!sys->mass || !sys->inertia_axial || !sys->inertia_trans || !sys->half_length || !sys->radius ||
       !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
       !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||

@@ -157,6 +157,14 @@ typedef struct {
   fl_bond_limits *limits;   /* per specimen: elastic limit and post-failure behaviour */
   int inline_law;         /* 1 (default): the common bond through the vectorised law;
                            * 0: every bond through fl_bond_eval (the same results) */
+  double *buckle_use;     /* NULL (default), or nbond values for specimen 0 (the static solver's
+                           * own system): with plastic buckling, an advancing pass of the
+                           * vectorised law writes each bond's buckling utilisation
+                           * (fl_bond_buckling_utilisation's number), NaN for a bond it did not
+                           * serve */
+  int inline_static;      /* 1: the static solver's own system, whose undamped evaluations and
+                           * bonds below plastic buckling also take the vectorised law
+                           * (engine.c, inline_pass); 0 (default) for every other */
   int isa;               /* enum fl_isa of the vectorised loops (FL_ISA_AUTO by default; a
                            * set the processor lacks falls back to the widest it has) */
   int threads;            /* OpenMP threads (1: serial): over the specimens of a batch
