@@ -294,7 +294,6 @@ static inline void put_load(double *const *load, int b, const fl_bond_loads *ld)
   load[FL_LOAD_E][b] = ld->energy;
 }
 
-
 /* fl_bond_eval on bond b of specimen s with its damping state taken from the rows and,
  * with advance, the state it moves on to put back (else left as it was). */
 static void bond_eval_rows(fl_system *sys, int s, int b, const fl_bond_limits *lim, int advance, fl_bond_loads *ld)
