@@ -30,6 +30,7 @@
 #include "fl_defs.h"
 #include "output.h" /* gnuplot and atomic-output helpers */
 #include "run.h"
+#include "static.h" /* fl_solver_resolve */
 #include "system.h" /* fl_section_hollow */
 #include "yaml_emit.h"
 
@@ -975,6 +976,14 @@ static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
  * and every perturbed parameter that a batch may vary run as one batch, and the
  * differences are taken inside it (one time step, one loading path); the others run
  * alone, against the base run alone. */
+/* Whether curve item d at theta runs on the static solver (fl_solver_resolve: the
+ * experiment's solver, auto resolved, the explicit engine on the GPU). */
+static int on_static_solver(cal_state *st, int d, const double *theta)
+{
+  fl_experiment e;
+  return item_experiment(st, d, theta, &e) == FL_OK && fl_solver_resolve(&e, st->opts->gpu) == FL_SOLVER_STATIC;
+}
+
 static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
 {
   cal_state *st = params;
@@ -1038,9 +1047,14 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
     int alone = 0;
     if (it->kind == FL_FIT_CURVE) {
       /* the base, then per batchable parameter its forward run (and, for central
-       * differences, its backward run right after) */
+       * differences, its backward run right after).  On the static solver, whose runs
+       * share nothing inside a batch, the base is left out where its residuals are known
+       * (forward differences at the point just evaluated) or not wanted (central); a
+       * batch that falls back to the explicit engine runs again with it, so that its
+       * differences are taken on one engine and one time step */
       const double *set[2 * FL_FIT_MAX_FREE + 1];
       int col[2 * FL_FIT_MAX_FREE + 1], nset = 0;
+      int skip = (central || have_base) && on_static_solver(st, d, theta0);
       set[nset] = theta0;
       col[nset++] = -1;
       for (int j = 0; j < p; j++)
@@ -1056,14 +1070,21 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
         }
       if (nset > 1) {
         double kink[2 * FL_FIT_MAX_FREE + 1] = {0};
-        if ((rc = run_curve(st, d, nset, set, st->ybuf, kink)))
-          break;
         size_t ny = (size_t)it->data.n;
+        int fell = st->fallbacks;
+        if (skip && (rc = run_curve(st, d, nset - 1, set + 1, st->ybuf + ny, kink + 1)))
+          break;
+        if ((!skip || st->fallbacks != fell) && (rc = run_curve(st, d, nset, set, st->ybuf, kink)))
+          break;
+        skip = skip && st->fallbacks == fell;
         double *fp = st->fbuf, *fm = st->fbuf + rows;
         for (int k = 1; k < nset; k += central ? 2 : 1) {
           int km = central ? k + 1 : 0;
           curve_residuals(st, d, st->ybuf + (size_t)k * ny, kink[k], fp);
-          curve_residuals(st, d, st->ybuf + (size_t)km * ny, kink[km], fm);
+          if (km == 0 && skip) /* the base's residuals, known */
+            memcpy(fm, base + ii->row0, (size_t)rows * sizeof *fm);
+          else
+            curve_residuals(st, d, st->ybuf + (size_t)km * ny, kink[km], fm);
           for (int i = 0; i < rows; i++)
             gsl_matrix_set(J, (size_t)(ii->row0 + i), (size_t)col[k], (fp[i] - fm[i]) / den[col[k]]);
         }
