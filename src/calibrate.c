@@ -969,13 +969,6 @@ static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
   return GSL_SUCCESS;
 }
 
-/* The Jacobian by forward (or, with solver.differences: central, central) differences
- * in u, step h_j = s max(|u_j|, 1e-2), s the solver's difference_step, 1e-3 unless the
- * fit file says otherwise (peaks
- * items: 0.05, their peaks being known to a time step only).  For a curve, the base
- * and every perturbed parameter that a batch may vary run as one batch, and the
- * differences are taken inside it (one time step, one loading path); the others run
- * alone, against the base run alone. */
 /* Whether curve item d at theta runs on the static solver (fl_solver_resolve: the
  * experiment's solver, auto resolved, the explicit engine on the GPU). */
 static int on_static_solver(cal_state *st, int d, const double *theta)
@@ -984,6 +977,13 @@ static int on_static_solver(cal_state *st, int d, const double *theta)
   return item_experiment(st, d, theta, &e) == FL_OK && fl_solver_resolve(&e, st->opts->gpu) == FL_SOLVER_STATIC;
 }
 
+/* The Jacobian by forward (or, with solver.differences: central, central) differences
+ * in u, step h_j = s max(|u_j|, 1e-2), s the solver's difference_step, 1e-3 unless the
+ * fit file says otherwise (peaks
+ * items: 0.05, their peaks being known to a time step only).  For a curve, the base
+ * and every perturbed parameter that a batch may vary run as one batch, and the
+ * differences are taken inside it (one time step, one loading path); the others run
+ * alone, against the base run alone. */
 static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
 {
   cal_state *st = params;

@@ -121,8 +121,8 @@ typedef struct {
   fl_vec3 *xic;           /* contact histories of the last converged increment, m */
   double overlap_c;       /* sys->overlap there, m */
   fl_bond_state *bpre, *bt; /* a trial's history: before it (restored), and the one it moved on to */
-  double *buckle_use;        /* the system's buckle_use: the bonds' buckling utilisation of an
-                              * advancing evaluation (buckle_margin) */
+  double *buckle_use;     /* the system's buckle_use: the bonds' buckling utilisation of an
+                           * advancing evaluation (buckle_margin) */
   fl_vec3 *xipre, *xit;   /* the same, contact histories, m */
   double overlap_t;       /* sys->overlap of the trial's history, m */
   int nbroken_t;          /* sys->nbroken of it */
