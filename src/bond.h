@@ -59,12 +59,6 @@ FL_HD static inline fl_buckling_envelope fl_buckling_make(int type, double L, do
   return e;
 }
 
-/* A bond's moment above the envelope by less than this of the envelope's is rounding
- * (an elastic bond below its buckling point, whose moment kb phi the envelope's line
- * kb phi gives again, to the last bit or so): plastic buckling does not cap it, and the
- * vectorised law may serve the bond (engine.c). */
-#define FL_BUCKLE_ROUNDING 1e-12
-
 /* The envelope's moment at bending angle phi >= 0. */
 FL_HD static inline double fl_buckling_moment(const fl_buckling_envelope *e, double phi)
 {
@@ -658,7 +652,7 @@ FL_HD static inline void fl_bond_buckle(const fl_bond_limits *lim, fl_bond_work 
     }
     if (phi > e->phi_b)
       st->buckled = 1;
-    if (!(m_el > cap * (1.0 + FL_BUCKLE_ROUNDING)))
+    if (!(m_el > cap))
       return;
     m = cap;
     fl_vec3 mb_new = fl_scale(mb, m / m_el);

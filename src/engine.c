@@ -205,9 +205,10 @@ FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int h
     /* fl_bond_is_inline: the definition's part made once, the state's in the live row */
     /* plastic buckling (env: the envelope's phi_b and kb): fl_bond_eval's is a bond bent
      * to its buckling angle or past it, or whose moment the envelope's elastic line
-     * kb phi caps (a bond stiffer than the envelope's: fl_bond_buckle's test) */
+     * kb phi caps (fl_bond_buckle's own test, to the bit: a bond stiffer than the
+     * envelope's, or one whose moment comes out a rounding above kb phi) */
     int ok = ld.ok & (okb != 0.0) & (live[b] != 0.0) &
-             ((plastic == 0) | ((ld.phi < env.x) & (ld.m_el <= env.y * ld.phi * (1.0 + FL_BUCKLE_ROUNDING))));
+             ((plastic == 0) | ((ld.phi < env.x) & (ld.m_el <= env.y * ld.phi)));
     if (write) {
       /* the damping state moved on; a bond the law did not serve keeps its state, for
        * fl_bond_eval */
