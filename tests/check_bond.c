@@ -838,15 +838,16 @@ END_TEST
  * buckling angle of 0.05 rad) going to fl_bond_eval.  A chain so limited, stepped with
  * it and with fl_bond_eval alone (damped, as a relaxation steps; or undamped), ends in
  * the same state to the bit, the largest angles (phi_max) and the buckled bonds
- * included; and an evaluation that does not advance gives the same loads and leaves
- * the state as it was. */
-static void static_inline_against_general(int damped)
+ * included; an evaluation that does not advance gives the same loads and leaves the
+ * state as it was; and an advancing one gives each bond served its buckling
+ * utilisation (buckle_use).  soft scales the envelope's kb against the bonds'. */
+static void static_inline_against_general(int damped, double soft)
 {
   enum { NBOND = 1000, STEPS = 100 };
   fl_system fast, general;
   pulled_chains(&fast, 1, NBOND, 1, 0.0, 0);
   pulled_chains(&general, 1, NBOND, 1, 0.0, 0);
-  double kb = fl_series(fast.bond[0].s1.k_bend, fast.bond[0].s2.k_bend), phi_b = 0.05;
+  double kb = soft * fl_series(fast.bond[0].s1.k_bend, fast.bond[0].s2.k_bend), phi_b = 0.05;
   fl_buckling_envelope e = {FL_BUCKLING_PLASTIC, kb, kb * phi_b, 0.5 * kb * phi_b, phi_b, 0, 0, 10.0 * kb, 0.0};
   e.phi_d = phi_b + 0.5 * kb * phi_b / e.k_drop;
   e.phi_m = 2.0 * e.phi_d;
@@ -878,6 +879,28 @@ static void static_inline_against_general(int damped)
   ck_assert_int_eq(memcmp(fast.state_row, rows, FL_STATE_ROWS * (size_t)NBOND * sizeof *rows), 0);
   free(before);
   free(rows);
+  /* an advancing evaluation gives each bond it served its buckling utilisation, that of
+   * fl_bond_buckling_utilisation to the bit */
+  double *use = malloc(NBOND * sizeof *use);
+  ck_assert_ptr_nonnull(use);
+  fast.buckle_use = use;
+  fl_system_loads_specimen(&fast, 0, 1);
+  int served = 0;
+  for (int b = 0; b < NBOND; b++) {
+    if (isnan(use[b]))
+      continue;
+    served++;
+    fl_body b1 = {fast.x[b], fast.q[b], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+    fl_body b2 = {fast.x[b + 1], fast.q[b + 1], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+    ck_assert_double_eq(use[b], fl_bond_buckling_utilisation(&fast.bond[b], &fast.limits[0], &b1, &b2, &fast.bstate[b]));
+  }
+  fast.buckle_use = NULL;
+  free(use);
+  /* a bond stiffer than its envelope (soft < 1) is capped below phi_b: not served */
+  if (soft < 1.0)
+    ck_assert_int_eq(served, 0);
+  else
+    ck_assert_int_gt(served, NBOND / 2);
   int buckled = 0, below = 0;
   for (int b = 0; b < NBOND; b++) {
     buckled += fast.bstate[b].buckled;
@@ -889,9 +912,13 @@ static void static_inline_against_general(int damped)
   fl_system_free(&general);
 }
 
-START_TEST(test_static_inline_damped_same_bits) { static_inline_against_general(1); }
+START_TEST(test_static_inline_damped_same_bits) { static_inline_against_general(1, 1.0); }
 END_TEST
-START_TEST(test_static_inline_undamped_same_bits) { static_inline_against_general(0); }
+START_TEST(test_static_inline_undamped_same_bits) { static_inline_against_general(0, 1.0); }
+END_TEST
+/* The same with an envelope 0.1 % softer than the bonds, which caps them below their
+ * buckling angle: fl_bond_eval takes every bond, and the state is the same to the bit. */
+START_TEST(test_static_inline_capped_same_bits) { static_inline_against_general(0, 0.999); }
 END_TEST
 
 /* The vectorised loops built for each instruction set the processor runs (SSE2, AVX2,
@@ -1077,6 +1104,7 @@ static Suite *bond_suite(void)
   tcase_add_test(te, test_inline_law_graded_same_bits);
   tcase_add_test(te, test_static_inline_damped_same_bits);
   tcase_add_test(te, test_static_inline_undamped_same_bits);
+  tcase_add_test(te, test_static_inline_capped_same_bits);
   tcase_add_test(te, test_vector_widths_same_bits);
   tcase_add_test(te, test_inline_law_any_order_same_bits);
   tcase_add_test(te, test_batch_definitions_per_specimen);
