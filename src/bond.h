@@ -623,12 +623,18 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
  * theta_p capped by the envelope (first loading) or the post-buckling level (after
  * buckling), the excess moving theta_p, so unloading has the original slope.  The
  * moment keeps the direction of the bending angle. */
+/* The part of moment m across the unit axis a, by value (the vectorised law takes it so). */
+FL_HD static inline fl_vec3 fl_across(fl_vec3 m, fl_vec3 a)
+{
+  return fl_axpy(m, -fl_dot(m, a), a);
+}
+
 /* The bending part of an elastic moment (kb times the elastic bending angle), and its
  * twist part along the axis in *mt. */
 FL_HD static inline fl_vec3 fl_bond_bending_moment(const fl_bond_loads *out, double *mt)
 {
   *mt = fl_dot(out->moment, out->axis);
-  return fl_axpy(out->moment, -*mt, out->axis);
+  return fl_across(out->moment, out->axis);
 }
 
 FL_HD static inline void fl_bond_buckle(const fl_bond_limits *lim, fl_bond_work *wk, fl_bond_state *st,
@@ -863,7 +869,7 @@ FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl
   double along = fl_dot(axis, theta);
   fl_vec3 m = fl_axpy(fl_scale(fl_axpy(theta, -along, axis), kb_eff), kt_eff * along, axis);
   out.energy = 0.5 * (-fl_dot(gap, f) + fl_dot(theta, m));
-  out.m_el = fl_norm(fl_axpy(m, -fl_dot(m, axis), axis)); /* fl_bond_bending_moment */
+  out.m_el = fl_norm(fl_across(m, axis)); /* as fl_bond_bending_moment */
   m = fl_axpy(m, fl_dot(m, axis), fl_scale(axis, (1.0 - n) / n)); /* fl_bond_twist_carry */
 
   /* damping */

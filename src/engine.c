@@ -363,9 +363,7 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
   fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
   double redo[FL_INLINE_CHUNK], phi_buf[2 * FL_INLINE_CHUNK];
   double *phi = plastic ? phi_buf : NULL, *m_el = phi_buf + FL_INLINE_CHUNK;
-  double *use = s == 0 && advance ? sys->buckle_use : NULL;
-  for (int b = lo; use && !plastic && b < hi; b++)
-    use[b] = NAN;
+  double *use = s == 0 && advance ? sys->buckle_use : NULL; /* NaN already (bond_pass) */
   const int variant = (uni != 0) + 2 * write + 4 * plastic;
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
     int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK, nredo;
@@ -389,8 +387,6 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
         bond_eval_rows(sys, s, b, lim, advance, &ld);
         events += st[b].broken + st[b].buckled - before;
         put_load(a.load, b, &ld);
-        if (use)
-          use[b] = NAN;
       } else if (plastic && advance) {
         if (phi[k] >= st[b].phi_max)
           st[b].phi_max = phi[k];
@@ -406,10 +402,10 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
  * Returns the bonds that broke or buckled in it. */
 static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *lim, int lo, int hi)
 {
+  for (int b = lo; s == 0 && advance && sys->buckle_use && b < hi; b++)
+    sys->buckle_use[b] = NAN; /* none known until the vectorised pass serves it */
   if (inline_pass(sys, s, advance, lim))
     return bond_pass_inline(sys, s, advance, lim, lo, hi);
-  for (int b = lo; s == 0 && advance && sys->buckle_use && b < hi; b++)
-    sys->buckle_use[b] = NAN; /* none served */
   const fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
   double *load[FL_LOAD_ROWS];
   for (int r = 0; r < FL_LOAD_ROWS; r++)

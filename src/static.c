@@ -289,15 +289,20 @@ typedef double (*bond_use)(const fl_bond *, const fl_bond_limits *, const fl_bod
                            const fl_bond_state *);
 
 /* The largest use of the bonds in the present state, less 1: negative while every bond
- * is below it, -1 when none can reach it. */
-static double margin(workspace *w, const fl_bond_limits *lim, bond_use use)
+ * is below it, -1 when none can reach it.  known (NULL: none): a use already worked out
+ * for the present state, per bond, not a number where it was not. */
+static double margin(workspace *w, const fl_bond_limits *lim, bond_use use, const double *known)
 {
   fl_system *sys = w->sys;
   double worst = 0.0;
   for (int b = 0; b < sys->nbond; b++) {
-    fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-    fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-    worst = fmax(worst, use(&sys->bond[b], lim, &b1, &b2, &sys->bstate[b]));
+    double u = known ? known[b] : NAN;
+    if (isnan(u)) {
+      fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+      fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+      u = use(&sys->bond[b], lim, &b1, &b2, &sys->bstate[b]);
+    }
+    worst = fmax(worst, u);
   }
   return worst - 1.0;
 }
@@ -308,7 +313,7 @@ static double break_margin(workspace *w)
 {
   fl_bond_limits lim = w->sys->limits[0];
   lim.criterion = w->criterion;
-  return margin(w, &lim, fl_bond_utilisation);
+  return margin(w, &lim, fl_bond_utilisation, NULL);
 }
 
 /* Of the buckling point (fl_bond_buckling_utilisation): -1 also when every bond that can
@@ -317,20 +322,7 @@ static double break_margin(workspace *w)
  * (system.h), the others not a number. */
 static double buckle_margin(workspace *w, int fresh)
 {
-  fl_system *sys = w->sys;
-  if (!fresh || !sys->buckle_use)
-    return margin(w, &sys->limits[0], fl_bond_buckling_utilisation);
-  double worst = 0.0;
-  for (int b = 0; b < sys->nbond; b++) {
-    double u = sys->buckle_use[b];
-    if (isnan(u)) {
-      fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-      fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-      u = fl_bond_buckling_utilisation(&sys->bond[b], &sys->limits[0], &b1, &b2, &sys->bstate[b]);
-    }
-    worst = fmax(worst, u);
-  }
-  return worst - 1.0;
+  return margin(w, &w->sys->limits[0], fl_bond_buckling_utilisation, fresh ? w->sys->buckle_use : NULL);
 }
 
 /* The larger of a and b, a where b is not a number (as fmax, which a call costs in the
