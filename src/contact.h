@@ -154,6 +154,18 @@ FL_HD static inline double fl_contact_segments(const fl_contact_law *law, fl_vec
   return delta;
 }
 
+/* Whether the segment at x (half length hl, radius r) cannot touch the tool: its centre
+ * lies further than hl + r + the tool's radius from the tool's axis (not for a position
+ * that is not a number, which the contact then carries into the loads).  Beyond reach,
+ * the pair's loads read nothing of the segment's velocity. */
+FL_HD static inline int fl_tool_beyond_reach(const fl_tool *tool, fl_vec3 x, double hl, double r)
+{
+  fl_vec3 rel = fl_sub(x, tool->point);
+  fl_vec3 rp = fl_axpy(rel, -fl_dot(rel, tool->axis), tool->axis);
+  double reach = hl + r + tool->radius;
+  return fl_dot(rp, rp) > reach * reach;
+}
+
 /* All tool contacts of one free segment: adds their force and torque to *f, *t, writes
  * each tool's share (the force the segment puts on the tool) to tool_force[k], keeps
  * the overlap's maximum in *overlap.  xi[k] is the history of the pair with tool k;
@@ -166,11 +178,8 @@ FL_HD static inline void fl_contact_tools(const fl_contact_law *law, const fl_to
   fl_vec3 a = fl_qrot(q, fl_v3(1.0, 0.0, 0.0));
   for (int k = 0; k < ntool; k++) {
     const fl_tool *tool = &tools[k];
-    fl_vec3 rel = fl_sub(x, tool->point);
-    fl_vec3 rp = fl_axpy(rel, -fl_dot(rel, tool->axis), tool->axis);
-    double reach = hl + r + tool->radius;
     tool_force[k] = fl_v3(0.0, 0.0, 0.0);
-    if (fl_dot(rp, rp) > reach * reach) {
+    if (fl_tool_beyond_reach(tool, x, hl, r)) {
       if (advance)
         xi[k] = fl_v3(0.0, 0.0, 0.0);
       continue;

@@ -243,9 +243,26 @@ static void trapezoid_rates(const workspace *w, int i, fl_vec3 x, fl_quat q, fl_
   *o = fl_axpy(fl_scale(w->oc[i], -1.0), 2.0 / w->h, fl_qlog(fl_qmul(q, fl_qconj(q0))));
 }
 
+/* Whether the loads may read free body i's angular velocity: a broken bond of its own
+ * (its segments' contact, fl_bond_broken_contact) or a tool within reach
+ * (fl_tool_beyond_reach). */
+static int reads_rotation_rate(const fl_system *sys, int i)
+{
+  for (int a = sys->adj_start[i]; a < sys->adj_start[i + 1]; a++)
+    if (sys->bstate[sys->adj_bond[a]].broken)
+      return 1;
+  for (int k = 0; k < sys->ntool; k++)
+    if (!fl_tool_beyond_reach(&sys->tool[k], sys->x[i], sys->half_length[i], sys->radius[i]))
+      return 1;
+  return 0;
+}
+
 /* The free bodies' velocities: their displacement since the last converged state over
  * the pseudo step (zero when still); in a ring-down, the trapezoidal rule's
- * (trapezoid_rates). */
+ * (trapezoid_rates).  Out of the ring-down the bonds are undamped, and only contacts
+ * read a velocity: a body that none can touch (reads_rotation_rate) is given no
+ * angular velocity, which spares the rotation's logarithm (an arc tangent) on the
+ * bodies away from the tools. */
 static void increment_velocities(workspace *w)
 {
   fl_system *sys = w->sys;
@@ -255,7 +272,9 @@ static void increment_velocities(workspace *w)
       trapezoid_rates(w, i, sys->x[i], sys->q[i], w->xc[i], w->qc[i], &sys->v[i], &sys->w[i]);
     } else {
       sys->v[i] = fl_scale(fl_sub(sys->x[i], w->xc[i]), 1.0 / DT_PSEUDO);
-      sys->w[i] = fl_scale(fl_qlog(fl_qmul(sys->q[i], fl_qconj(w->qc[i]))), 1.0 / DT_PSEUDO);
+      sys->w[i] = reads_rotation_rate(sys, i)
+                      ? fl_scale(fl_qlog(fl_qmul(sys->q[i], fl_qconj(w->qc[i]))), 1.0 / DT_PSEUDO)
+                      : fl_v3(0.0, 0.0, 0.0);
     }
   }
 }
@@ -766,15 +785,16 @@ static int newton(workspace *w, int *iterations)
 static void commit(workspace *w)
 {
   fl_system *sys = w->sys;
-  increment_velocities(w);
   if (trial_is_current(w)) {
     /* the loads are the trial's, and so is the history it moved on to */
     fl_system_states_put(sys, 0, w->bt);
     memcpy(sys->xi, w->xit, (size_t)sys->nbody * sys->ntool * sizeof *w->xit);
     sys->overlap[0] = w->overlap_t;
     sys->nbroken[0] = w->nbroken_t;
-  } else
+  } else {
+    increment_velocities(w);
     fl_system_loads_specimen(sys, 0, 1);
+  }
   w->trial_eval = -1;
   still(w);
   fl_vec3 *x = w->xh[NHIST - 1];
