@@ -248,7 +248,7 @@ static void trapezoid_rates(const workspace *w, int i, fl_vec3 x, fl_quat q, fl_
  * (fl_tool_beyond_reach). */
 static int reads_rotation_rate(const fl_system *sys, int i)
 {
-  for (int a = sys->adj_start[i]; a < sys->adj_start[i + 1]; a++)
+  for (int a = sys->adj_start[i]; sys->nbroken[0] > 0 && a < sys->adj_start[i + 1]; a++)
     if (sys->bstate[sys->adj_bond[a]].broken)
       return 1;
   for (int k = 0; k < sys->ntool; k++)
