@@ -37,6 +37,7 @@
 #define PI 3.14159265358979323846
 #define X_MARGIN 1.05   /* simulated maximum over the largest measured abscissa */
 #define BOUND_FRAC 1e-3 /* a value this close to a bound (fraction of the range) is at it */
+#define MAX_RESTARTS 10 /* trust regions started again from a cheaper difference point (stall_probe) */
 
 /* ---- bounds by a smooth transform ---------------------------------------------------
  * theta = min + (max - min) s(u) with the logistic s(u) = 1 / (1 + e^-u); when min > 0
@@ -1877,11 +1878,14 @@ out:
   return rc;
 }
 
-/* fl_global_ops.costs: every point's residuals, from the checkpoint where it holds
- * them, else simulated and appended to it; kept for the refinements. */
-static int global_costs(void *ctx, int npoints, const double *u, double *cost)
+/* The costs of npoints points u (p each, in the transformed parameters): every point's
+ * residuals from the checkpoint where it holds them, else simulated (in batches, as
+ * design_residuals runs them) and appended to it; kept in the design, so that eval_f at
+ * one of them runs nothing.  A point that does not run costs HUGE_VAL; first_is_start:
+ * point 0 is the fit's start, and a start the experiment's checks refuse ends the
+ * calibration. */
+static int point_costs(cal_state *st, int npoints, const double *u, double *cost, int first_is_start)
 {
-  cal_state *st = ctx;
   int p = st->p, n = st->n, rc = FL_OK, m = 0;
   free(st->design_u);
   free(st->design_f);
@@ -1914,7 +1918,7 @@ static int global_costs(void *ctx, int npoints, const double *u, double *cost)
     rows[m++] = k;
   }
   long sim0 = st->simulations, batch0 = st->batches;
-  if ((rc = design_residuals(st, m, rows, theta, m > 0 && rows[0] == 0, fnew, ok)))
+  if ((rc = design_residuals(st, m, rows, theta, first_is_start && m > 0 && rows[0] == 0, fnew, ok)))
     goto out;
   for (int b = 0; b < m; b++) {
     int k = rows[b];
@@ -1951,6 +1955,45 @@ out:
   if (uk)
     gsl_vector_free(uk);
   return rc;
+}
+
+/* fl_global_ops.costs: point_costs, the design's first point the start. */
+static int global_costs(void *ctx, int npoints, const double *u, double *cost)
+{
+  return point_costs(ctx, npoints, u, cost, 1);
+}
+
+/* At a point where no trial step lowers the cost while the Gauss-Newton step is not
+ * small (gauss_newton_small): a corner of the cost, where two of the curve's events
+ * change places, or a valley narrower than the differences see.  Runs the 2 p points
+ * one difference step either way along each parameter (those of eval_df) through
+ * point_costs, and writes the cheapest into best, its cost into *best_cost.  Returns
+ * its index (2 j forward, 2 j + 1 backward along parameter j), or -1 when none costs
+ * less than cost0: the point is then a minimum to the resolution of the differences;
+ * *rc an error of the runs (FL_OK). */
+static int stall_probe(cal_state *st, const gsl_vector *u, double cost0, gsl_vector *best, double *best_cost,
+                       int *rc)
+{
+  int p = st->p, k_best = -1;
+  double pts[2 * FL_FIT_MAX_FREE * FL_FIT_MAX_FREE], cost[2 * FL_FIT_MAX_FREE];
+  for (int k = 0; k < 2 * p; k++) {
+    int j = k / 2;
+    double uj = gsl_vector_get(u, (size_t)j), h = st->fit->solver.fd_step * fmax(fabs(uj), 1e-2);
+    for (int i = 0; i < p; i++)
+      pts[k * p + i] = gsl_vector_get(u, (size_t)i);
+    pts[k * p + j] = k % 2 ? uj - h : uj + h;
+  }
+  if ((*rc = point_costs(st, 2 * p, pts, cost, 0)))
+    return -1;
+  *best_cost = cost0;
+  for (int k = 0; k < 2 * p; k++)
+    if (cost[k] < *best_cost) {
+      *best_cost = cost[k];
+      k_best = k;
+    }
+  for (int i = 0; i < p && k_best >= 0; i++)
+    gsl_vector_set(best, (size_t)i, pts[k_best * p + i]);
+  return k_best;
 }
 
 /* fl_global_ops.refine: a trust-region solver of its own for the slot, a few
@@ -2242,8 +2285,16 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d%s", iter0,
              st.opts->stop && *st.opts->stop ? "" : " (--stop-after)");
   }
-  for (int iter = iter0 + 1; iter <= fit->solver.max_iterations && cal->status == FL_CAL_MAX_ITERATIONS && !enoprog;
-       iter++) {
+  /* the trust region's iterations; where no trial step lowers the cost any more while
+   * the local model's step is not small, the difference points around the current one
+   * are tried (stall_probe): from a cheaper one the trust region starts again, up to
+   * MAX_RESTARTS times; with none cheaper the point is a minimum to the resolution of
+   * the differences */
+  int restarts = 0, at_resolution = 0;
+  cal->iterations = iter0;
+restart:
+  for (int iter = cal->iterations + 1;
+       iter <= fit->solver.max_iterations && cal->status == FL_CAL_MAX_ITERATIONS && !enoprog; iter++) {
     st.rc = 0;
     status = gsl_multifit_nlinear_iterate(w);
     if (status == GSL_ENOPROG) {
@@ -2269,6 +2320,73 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
       snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d%s", iter,
                st.opts->stop && *st.opts->stop ? "" : " (--stop-after)");
       break;
+    }
+  }
+  if (enoprog && cal->status == FL_CAL_MAX_ITERATIONS && restarts < MAX_RESTARTS &&
+      cal->iterations < fit->solver.max_iterations) {
+    gsl_vector *uc = gsl_multifit_nlinear_position(w), *fc = gsl_multifit_nlinear_residual(w);
+    double c0 = gsl_blas_dnrm2(fc), cb = 0.0;
+    c0 = 0.5 * c0 * c0;
+    uncertainties(&st, uc, gsl_multifit_nlinear_jac(w), fc, cal);
+    if (gauss_newton_small(&st, uc, gsl_multifit_nlinear_jac(w), fc, cal) >= 0) {
+      gsl_vector *ub = gsl_vector_alloc(uc->size);
+      if (!ub) {
+        snprintf(err, errlen, "out of memory");
+        rc = FL_ENOMEM;
+        goto out;
+      }
+      st.rc = 0;
+      int k = stall_probe(&st, uc, c0, ub, &cb, &rc);
+      gsl_multifit_nlinear_workspace *w2 = NULL;
+      if (rc == FL_EINTERRUPT || (st.opts->stop && *st.opts->stop)) {
+        /* an interrupt: the report of the point reached, as inside an iteration */
+        rc = FL_OK;
+        k = -1;
+        cal->status = FL_CAL_FAILED;
+        cal->interrupted = 1;
+        snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d", cal->iterations);
+      } else if (rc) {
+        gsl_vector_free(ub);
+        snprintf(err, errlen, "%s", rc == FL_ENOMEM ? "out of memory" : st.err);
+        goto out;
+      } else if (k < 0) {
+        at_resolution = 1;
+      } else if (!(w2 = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, (size_t)n, (size_t)p))) {
+        gsl_vector_free(ub);
+        snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", n, p);
+        rc = FL_ENOMEM;
+        goto out;
+      } else {
+        /* a trust region of its own from the cheaper point, so that a start that fails
+         * (an interrupt in its Jacobian) leaves the point reached as it was */
+        note(&st, "note: no trial step lowered the cost after iteration %d; going on from %s %s by its difference "
+                  "step (cost %.6g, was %.6g)", cal->iterations, fit->free[k / 2].path,
+             k % 2 ? "lowered" : "raised", cb, c0);
+        st.iterating = 0;
+        status = gsl_multifit_nlinear_init(ub, &fdf, w2);
+        st.iterating = 1;
+        if (status) {
+          gsl_multifit_nlinear_free(w2);
+          if (st.rc == FL_EINTERRUPT || (st.opts->stop && *st.opts->stop)) {
+            cal->status = FL_CAL_FAILED;
+            cal->interrupted = 1;
+            snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d", cal->iterations);
+          } else {
+            cal->status = FL_CAL_FAILED;
+            snprintf(cal->message, sizeof cal->message, "%.2000s", st.rc ? st.err : gsl_strerror(status));
+          }
+        } else {
+          gsl_multifit_nlinear_free(w);
+          w = w2;
+          gsl_vector_free(ub);
+          restarts++;
+          enoprog = 0;
+          if (st.opts->progress && st.opts->log)
+            progress_line(&st, cal->iterations, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
+          goto restart;
+        }
+      }
+      gsl_vector_free(ub);
     }
   }
   if (cal->status == FL_CAL_MAX_ITERATIONS && !enoprog) /* no progress: decided below */
@@ -2307,6 +2425,12 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     int j = gauss_newton_small(&st, u, J, f, cal);
     if (j < 0) {
       cal->status = FL_CAL_CONVERGED;
+    } else if (at_resolution) {
+      cal->status = FL_CAL_CONVERGED;
+      note(&st, "note: converged to the resolution of the differences after iteration %d: no trial step lowered "
+                "the cost, nor does any parameter moved by its difference step either way (the local model "
+                "still asks to move %s: a corner of the cost, which the differences do not resolve)",
+           cal->iterations, j < st.p ? fit->free[j].path : "the parameters");
     } else {
       cal->status = FL_CAL_FAILED;
       snprintf(cal->message, sizeof cal->message,
