@@ -2075,6 +2075,84 @@ static int global_refine(void *ctx, int slot, const double *u, int iterations, d
   return FL_OK;
 }
 
+/* An interrupt while a stall is handled: the report of the point reached, as inside an
+ * iteration. */
+static void stall_interrupted(fl_calibration *cal)
+{
+  cal->status = FL_CAL_FAILED;
+  cal->interrupted = 1;
+  snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d", cal->iterations);
+}
+
+/* No trial step lowered the cost at *w's point.  Where the Gauss-Newton step is not
+ * small (gauss_newton_small), the difference points around it are run (stall_probe):
+ * returns 1 with *w a fresh trust region at the cheapest of them (the old one freed; a
+ * note says so), 0 where the fit stops here (*at_resolution 1 when none was cheaper: a
+ * minimum to the resolution of the differences; cal's status and message set where a
+ * run or an interrupt ended it), or minus an error (err set). */
+static int after_stall(cal_state *st, const gsl_multifit_nlinear_parameters *params, gsl_multifit_nlinear_fdf *fdf,
+                       gsl_multifit_nlinear_workspace **w, fl_calibration *cal, int *at_resolution, char *err,
+                       size_t errlen)
+{
+  const fl_fit *fit = st->fit;
+  gsl_vector *uc = gsl_multifit_nlinear_position(*w), *fc = gsl_multifit_nlinear_residual(*w);
+  gsl_matrix *J = gsl_multifit_nlinear_jac(*w);
+  double c0 = gsl_blas_dnrm2(fc), cb = 0.0;
+  c0 = 0.5 * c0 * c0;
+  uncertainties(st, uc, J, fc, cal);
+  if (gauss_newton_small(st, uc, J, fc, cal) < 0)
+    return 0; /* converged as it is */
+  gsl_vector *ub = gsl_vector_alloc(uc->size);
+  if (!ub) {
+    snprintf(err, errlen, "out of memory");
+    return -FL_ENOMEM;
+  }
+  int rc = FL_OK, again = 0;
+  st->rc = 0;
+  int k = stall_probe(st, uc, c0, ub, &cb, &rc);
+  if (rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
+    stall_interrupted(cal);
+  } else if (rc) {
+    snprintf(err, errlen, "%s", rc == FL_ENOMEM ? "out of memory" : st->err);
+    again = -rc;
+  } else if (k < 0) {
+    *at_resolution = 1;
+  } else {
+    /* a trust region of its own from the cheaper point, so that a start that fails (an
+     * interrupt in its Jacobian) leaves the point reached as it was */
+    gsl_multifit_nlinear_workspace *w2 =
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, params, (size_t)st->n, (size_t)st->p);
+    if (!w2) {
+      snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", st->n, st->p);
+      gsl_vector_free(ub);
+      return -FL_ENOMEM;
+    }
+    note(st, "note: no trial step lowered the cost after iteration %d; going on from %s %s by its difference "
+             "step (cost %.6g, was %.6g)", cal->iterations, fit->free[k / 2].path, k % 2 ? "lowered" : "raised",
+         cb, c0);
+    st->iterating = 0;
+    int status = gsl_multifit_nlinear_init(ub, fdf, w2);
+    st->iterating = 1;
+    if (status) {
+      gsl_multifit_nlinear_free(w2);
+      if (st->rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
+        stall_interrupted(cal);
+      } else {
+        cal->status = FL_CAL_FAILED;
+        snprintf(cal->message, sizeof cal->message, "%.2000s", st->rc ? st->err : gsl_strerror(status));
+      }
+    } else {
+      gsl_multifit_nlinear_free(*w);
+      *w = w2;
+      again = 1;
+      if (st->opts->progress && st->opts->log)
+        progress_line(st, cal->iterations, gsl_multifit_nlinear_position(*w), gsl_multifit_nlinear_residual(*w));
+    }
+  }
+  gsl_vector_free(ub);
+  return again;
+}
+
 int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen)
 {
   static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
@@ -2324,69 +2402,15 @@ restart:
   }
   if (enoprog && cal->status == FL_CAL_MAX_ITERATIONS && restarts < MAX_RESTARTS &&
       cal->iterations < fit->solver.max_iterations) {
-    gsl_vector *uc = gsl_multifit_nlinear_position(w), *fc = gsl_multifit_nlinear_residual(w);
-    double c0 = gsl_blas_dnrm2(fc), cb = 0.0;
-    c0 = 0.5 * c0 * c0;
-    uncertainties(&st, uc, gsl_multifit_nlinear_jac(w), fc, cal);
-    if (gauss_newton_small(&st, uc, gsl_multifit_nlinear_jac(w), fc, cal) >= 0) {
-      gsl_vector *ub = gsl_vector_alloc(uc->size);
-      if (!ub) {
-        snprintf(err, errlen, "out of memory");
-        rc = FL_ENOMEM;
-        goto out;
-      }
-      st.rc = 0;
-      int k = stall_probe(&st, uc, c0, ub, &cb, &rc);
-      gsl_multifit_nlinear_workspace *w2 = NULL;
-      if (rc == FL_EINTERRUPT || (st.opts->stop && *st.opts->stop)) {
-        /* an interrupt: the report of the point reached, as inside an iteration */
-        rc = FL_OK;
-        k = -1;
-        cal->status = FL_CAL_FAILED;
-        cal->interrupted = 1;
-        snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d", cal->iterations);
-      } else if (rc) {
-        gsl_vector_free(ub);
-        snprintf(err, errlen, "%s", rc == FL_ENOMEM ? "out of memory" : st.err);
-        goto out;
-      } else if (k < 0) {
-        at_resolution = 1;
-      } else if (!(w2 = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, (size_t)n, (size_t)p))) {
-        gsl_vector_free(ub);
-        snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", n, p);
-        rc = FL_ENOMEM;
-        goto out;
-      } else {
-        /* a trust region of its own from the cheaper point, so that a start that fails
-         * (an interrupt in its Jacobian) leaves the point reached as it was */
-        note(&st, "note: no trial step lowered the cost after iteration %d; going on from %s %s by its difference "
-                  "step (cost %.6g, was %.6g)", cal->iterations, fit->free[k / 2].path,
-             k % 2 ? "lowered" : "raised", cb, c0);
-        st.iterating = 0;
-        status = gsl_multifit_nlinear_init(ub, &fdf, w2);
-        st.iterating = 1;
-        if (status) {
-          gsl_multifit_nlinear_free(w2);
-          if (st.rc == FL_EINTERRUPT || (st.opts->stop && *st.opts->stop)) {
-            cal->status = FL_CAL_FAILED;
-            cal->interrupted = 1;
-            snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d", cal->iterations);
-          } else {
-            cal->status = FL_CAL_FAILED;
-            snprintf(cal->message, sizeof cal->message, "%.2000s", st.rc ? st.err : gsl_strerror(status));
-          }
-        } else {
-          gsl_multifit_nlinear_free(w);
-          w = w2;
-          gsl_vector_free(ub);
-          restarts++;
-          enoprog = 0;
-          if (st.opts->progress && st.opts->log)
-            progress_line(&st, cal->iterations, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
-          goto restart;
-        }
-      }
-      gsl_vector_free(ub);
+    int again = after_stall(&st, &params, &fdf, &w, cal, &at_resolution, err, errlen);
+    if (again < 0) {
+      rc = -again;
+      goto out;
+    }
+    if (again) {
+      restarts++;
+      enoprog = 0;
+      goto restart;
     }
   }
   if (cal->status == FL_CAL_MAX_ITERATIONS && !enoprog) /* no progress: decided below */
