@@ -9,6 +9,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -950,7 +951,11 @@ END_TEST
 START_TEST(test_stalled_fit_converges_at_a_corner)
 {
   make_dir();
-  const char *top = getenv("top_srcdir");
+  /* the sources' folder as an absolute path: the fit file lives in the test's folder */
+  const char *src = getenv("top_srcdir") ? getenv("top_srcdir") : ".";
+  char cwd[PATH_MAX], top[2 * PATH_MAX + 2];
+  ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+  snprintf(top, sizeof top, "%s%s%s", src[0] == '/' ? "" : cwd, src[0] == '/' ? "" : "/", src);
   write_text("fit.yaml",
              "experiment: %s/fits/maize-brace-roots-drops-experiment.yaml\n"
              "data:\n"
@@ -969,7 +974,7 @@ START_TEST(test_stalled_fit_converges_at_a_corner)
              "  bond.buckling.min_force: { start: auto, min: 0.5, max: 500 }\n"
              "solver: { method: lm, max_iterations: 150, differences: central, difference_step: 1.0e-2, "
              "global: off }\n",
-             top ? top : ".", top ? top : ".");
+             top, top);
   fl_fit fit;
   fl_calibration cal;
   fit_file_converged("fit.yaml", &fit, &cal);
