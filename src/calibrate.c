@@ -2089,10 +2089,11 @@ static void stall_interrupted(fl_calibration *cal)
  * returns 1 with *w a fresh trust region at the cheapest of them (the old one freed; a
  * note says so), 0 where the fit stops here (*at_resolution 1 when none was cheaper: a
  * minimum to the resolution of the differences; cal's status and message set where a
- * run or an interrupt ended it), or minus an error (err set). */
+ * run or an interrupt ended it).  *rc: an error that ends the calibration (err set),
+ * else FL_OK. */
 static int after_stall(cal_state *st, const gsl_multifit_nlinear_parameters *params, gsl_multifit_nlinear_fdf *fdf,
-                       gsl_multifit_nlinear_workspace **w, fl_calibration *cal, int *at_resolution, char *err,
-                       size_t errlen)
+                       gsl_multifit_nlinear_workspace **w, fl_calibration *cal, int *at_resolution, int *rc,
+                       char *err, size_t errlen)
 {
   const fl_fit *fit = st->fit;
   gsl_vector *uc = gsl_multifit_nlinear_position(*w), *fc = gsl_multifit_nlinear_residual(*w);
@@ -2105,16 +2106,17 @@ static int after_stall(cal_state *st, const gsl_multifit_nlinear_parameters *par
   gsl_vector *ub = gsl_vector_alloc(uc->size);
   if (!ub) {
     snprintf(err, errlen, "out of memory");
-    return -FL_ENOMEM;
+    *rc = FL_ENOMEM;
+    return 0;
   }
-  int rc = FL_OK, again = 0;
+  int again = 0;
   st->rc = 0;
-  int k = stall_probe(st, uc, c0, ub, &cb, &rc);
-  if (rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
+  int k = stall_probe(st, uc, c0, ub, &cb, rc);
+  if (*rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
+    *rc = FL_OK;
     stall_interrupted(cal);
-  } else if (rc) {
-    snprintf(err, errlen, "%s", rc == FL_ENOMEM ? "out of memory" : st->err);
-    again = -rc;
+  } else if (*rc) {
+    snprintf(err, errlen, "%s", *rc == FL_ENOMEM ? "out of memory" : st->err);
   } else if (k < 0) {
     *at_resolution = 1;
   } else {
@@ -2125,7 +2127,8 @@ static int after_stall(cal_state *st, const gsl_multifit_nlinear_parameters *par
     if (!w2) {
       snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", st->n, st->p);
       gsl_vector_free(ub);
-      return -FL_ENOMEM;
+      *rc = FL_ENOMEM;
+      return 0;
     }
     note(st, "note: no trial step lowered the cost after iteration %d; going on from %s %s by its difference "
              "step (cost %.6g, was %.6g)", cal->iterations, fit->free[k / 2].path, k % 2 ? "lowered" : "raised",
@@ -2402,11 +2405,9 @@ restart:
   }
   if (enoprog && cal->status == FL_CAL_MAX_ITERATIONS && restarts < MAX_RESTARTS &&
       cal->iterations < fit->solver.max_iterations) {
-    int again = after_stall(&st, &params, &fdf, &w, cal, &at_resolution, err, errlen);
-    if (again < 0) {
-      rc = -again;
+    int again = after_stall(&st, &params, &fdf, &w, cal, &at_resolution, &rc, err, errlen);
+    if (rc)
       goto out;
-    }
     if (again) {
       restarts++;
       enoprog = 0;
