@@ -38,6 +38,10 @@
 #define X_MARGIN 1.05   /* simulated maximum over the largest measured abscissa */
 #define BOUND_FRAC 1e-3 /* a value this close to a bound (fraction of the range) is at it */
 #define MAX_RESTARTS 10 /* trust regions started again from a cheaper difference point (stall_probe) */
+#define CRAWL_STEPS 4   /* accepted iterations over which a crawl along a valley is judged (valley_leap): */
+#define CRAWL_GAIN 0.01 /* ... together lowering the cost by less than this fraction of it, */
+#define CRAWL_COS 0.9   /* ... each step within this cosine of their sum */
+#define MAX_LEAPS 10    /* leaps along a valley a fit */
 
 /* ---- bounds by a smooth transform ---------------------------------------------------
  * theta = min + (max - min) s(u) with the logistic s(u) = 1 / (1 + e^-u); when min > 0
@@ -2084,6 +2088,41 @@ static void stall_interrupted(fl_calibration *cal)
   snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d", cal->iterations);
 }
 
+/* A trust region of its own from point ub (a fresh workspace, so that a start that fails,
+ * an interrupt in its Jacobian say, leaves the point reached as it was).  Returns 1
+ * with *w the new one (the old one freed), else 0: cal's status and message set where
+ * a run or an interrupt ended it, *rc an error that ends the calibration (err set). */
+static int restart_at(cal_state *st, const gsl_multifit_nlinear_parameters *params, gsl_multifit_nlinear_fdf *fdf,
+                      gsl_multifit_nlinear_workspace **w, const gsl_vector *ub, fl_calibration *cal, int *rc,
+                      char *err, size_t errlen)
+{
+  gsl_multifit_nlinear_workspace *w2 =
+      gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, params, (size_t)st->n, (size_t)st->p);
+  if (!w2) {
+    snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", st->n, st->p);
+    *rc = FL_ENOMEM;
+    return 0;
+  }
+  st->iterating = 0;
+  int status = gsl_multifit_nlinear_init(ub, fdf, w2);
+  st->iterating = 1;
+  if (status) {
+    gsl_multifit_nlinear_free(w2);
+    if (st->rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
+      stall_interrupted(cal);
+    } else {
+      cal->status = FL_CAL_FAILED;
+      snprintf(cal->message, sizeof cal->message, "%.2000s", st->rc ? st->err : gsl_strerror(status));
+    }
+    return 0;
+  }
+  gsl_multifit_nlinear_free(*w);
+  *w = w2;
+  if (st->opts->progress && st->opts->log)
+    progress_line(st, cal->iterations, gsl_multifit_nlinear_position(*w), gsl_multifit_nlinear_residual(*w));
+  return 1;
+}
+
 /* No trial step lowered the cost at *w's point.  Where the Gauss-Newton step is not
  * small (gauss_newton_small), the difference points around it are run (stall_probe):
  * returns 1 with *w a fresh trust region at the cheapest of them (the old one freed; a
@@ -2120,38 +2159,116 @@ static int after_stall(cal_state *st, const gsl_multifit_nlinear_parameters *par
   } else if (k < 0) {
     *at_resolution = 1;
   } else {
-    /* a trust region of its own from the cheaper point, so that a start that fails (an
-     * interrupt in its Jacobian) leaves the point reached as it was */
-    gsl_multifit_nlinear_workspace *w2 =
-        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, params, (size_t)st->n, (size_t)st->p);
-    if (!w2) {
-      snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", st->n, st->p);
-      gsl_vector_free(ub);
-      *rc = FL_ENOMEM;
-      return 0;
-    }
     note(st, "note: no trial step lowered the cost after iteration %d; going on from %s %s by its difference "
              "step (cost %.6g, was %.6g)", cal->iterations, fit->free[k / 2].path, k % 2 ? "lowered" : "raised",
          cb, c0);
-    st->iterating = 0;
-    int status = gsl_multifit_nlinear_init(ub, fdf, w2);
-    st->iterating = 1;
-    if (status) {
-      gsl_multifit_nlinear_free(w2);
-      if (st->rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
+    again = restart_at(st, params, fdf, w, ub, cal, rc, err, errlen);
+  }
+  gsl_vector_free(ub);
+  return again;
+}
+
+/* The last accepted points of a trust region, for valley_leap: u (transformed) and cost,
+ * the latest last. */
+typedef struct {
+  double u[CRAWL_STEPS + 1][FL_FIT_MAX_FREE];
+  double cost[CRAWL_STEPS + 1];
+  int n; /* points held, up to CRAWL_STEPS + 1 */
+} crawl_track;
+
+/* Start a track at w's point. */
+static void crawl_start(crawl_track *t, gsl_multifit_nlinear_workspace *w, int p)
+{
+  t->n = 0;
+  gsl_vector *u = gsl_multifit_nlinear_position(w), *f = gsl_multifit_nlinear_residual(w);
+  double r = gsl_blas_dnrm2(f);
+  for (int j = 0; j < p; j++)
+    t->u[0][j] = gsl_vector_get(u, (size_t)j);
+  t->cost[0] = 0.5 * r * r;
+  t->n = 1;
+}
+
+/* Add w's point; returns 1 when the last CRAWL_STEPS accepted steps crawl along a
+ * valley: together they lowered the cost by less than CRAWL_GAIN of it, each in nearly
+ * the direction of their sum (CRAWL_COS). */
+static int crawl_push(crawl_track *t, gsl_multifit_nlinear_workspace *w, int p)
+{
+  if (t->n == CRAWL_STEPS + 1) {
+    memmove(t->u[0], t->u[1], CRAWL_STEPS * sizeof t->u[0]);
+    memmove(t->cost, t->cost + 1, CRAWL_STEPS * sizeof t->cost[0]);
+    t->n--;
+  }
+  gsl_vector *u = gsl_multifit_nlinear_position(w), *f = gsl_multifit_nlinear_residual(w);
+  double r = gsl_blas_dnrm2(f);
+  for (int j = 0; j < p; j++)
+    t->u[t->n][j] = gsl_vector_get(u, (size_t)j);
+  t->cost[t->n++] = 0.5 * r * r;
+  if (t->n < CRAWL_STEPS + 1 || !(t->cost[0] - t->cost[CRAWL_STEPS] < CRAWL_GAIN * t->cost[CRAWL_STEPS]))
+    return 0;
+  double d[FL_FIT_MAX_FREE], dd = 0.0;
+  for (int j = 0; j < p; j++) {
+    d[j] = t->u[CRAWL_STEPS][j] - t->u[0][j];
+    dd += d[j] * d[j];
+  }
+  for (int k = 0; k < CRAWL_STEPS; k++) {
+    double sd = 0.0, ss = 0.0;
+    for (int j = 0; j < p; j++) {
+      double sj = t->u[k + 1][j] - t->u[k][j];
+      sd += sj * d[j];
+      ss += sj * sj;
+    }
+    if (!(sd > CRAWL_COS * sqrt(ss * dd)))
+      return 0;
+  }
+  return 1;
+}
+
+/* The trust region crawls along a valley (crawl_push): steps of nearly one direction,
+ * each held short by a local model that the valley's curved or cornered floor leaves
+ * behind.  Leaps along the crawl's last CRAWL_STEPS steps, d: the points u + a d for a =
+ * 1, 2, 4 ... 64, one run each, while the cost keeps falling; from the cheapest, below
+ * the present cost, the trust region starts again (restart_at).  Returns 1 then, else 0
+ * (*rc an error that ends the calibration, err set; cal's status set where a run or an
+ * interrupt ended it). */
+static int valley_leap(cal_state *st, const gsl_multifit_nlinear_parameters *params, gsl_multifit_nlinear_fdf *fdf,
+                       gsl_multifit_nlinear_workspace **w, const crawl_track *t, fl_calibration *cal, int *rc,
+                       char *err, size_t errlen)
+{
+  int p = st->p;
+  double best = t->cost[CRAWL_STEPS], a_best = 0.0, pt[FL_FIT_MAX_FREE];
+  for (double a = 1.0; a <= 64.0; a *= 2.0) {
+    double c;
+    for (int j = 0; j < p; j++)
+      pt[j] = t->u[CRAWL_STEPS][j] + a * (t->u[CRAWL_STEPS][j] - t->u[0][j]);
+    if ((*rc = point_costs(st, 1, pt, &c, 0))) {
+      if (*rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
+        *rc = FL_OK;
         stall_interrupted(cal);
       } else {
-        cal->status = FL_CAL_FAILED;
-        snprintf(cal->message, sizeof cal->message, "%.2000s", st->rc ? st->err : gsl_strerror(status));
+        snprintf(err, errlen, "%s", *rc == FL_ENOMEM ? "out of memory" : st->err);
       }
-    } else {
-      gsl_multifit_nlinear_free(*w);
-      *w = w2;
-      again = 1;
-      if (st->opts->progress && st->opts->log)
-        progress_line(st, cal->iterations, gsl_multifit_nlinear_position(*w), gsl_multifit_nlinear_residual(*w));
+      return 0;
     }
+    if (!(c < best))
+      break;
+    best = c;
+    a_best = a;
   }
+  if (a_best == 0.0)
+    return 0;
+  gsl_vector *ub = gsl_vector_alloc((size_t)p);
+  if (!ub) {
+    snprintf(err, errlen, "out of memory");
+    *rc = FL_ENOMEM;
+    return 0;
+  }
+  for (int j = 0; j < p; j++)
+    gsl_vector_set(ub, (size_t)j, t->u[CRAWL_STEPS][j] + a_best * (t->u[CRAWL_STEPS][j] - t->u[0][j]));
+  note(st, "note: after iteration %d the trust region crawled along a valley (%d steps of one direction, the cost "
+           "%.3g %% lower); leapt %g times their length along it (cost %.6g, was %.6g)",
+       cal->iterations, CRAWL_STEPS, 100.0 * (t->cost[0] - t->cost[CRAWL_STEPS]) / t->cost[0], a_best, best,
+       t->cost[CRAWL_STEPS]);
+  int again = restart_at(st, params, fdf, w, ub, cal, rc, err, errlen);
   gsl_vector_free(ub);
   return again;
 }
@@ -2371,9 +2488,11 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
    * are tried (stall_probe): from a cheaper one the trust region starts again, up to
    * MAX_RESTARTS times; with none cheaper the point is a minimum to the resolution of
    * the differences */
-  int restarts = 0, at_resolution = 0;
+  int restarts = 0, at_resolution = 0, leaps = 0;
+  crawl_track track;
   cal->iterations = iter0;
 restart:
+  crawl_start(&track, w, p);
   for (int iter = cal->iterations + 1;
        iter <= fit->solver.max_iterations && cal->status == FL_CAL_MAX_ITERATIONS && !enoprog; iter++) {
     st.rc = 0;
@@ -2401,6 +2520,17 @@ restart:
       snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d%s", iter,
                st.opts->stop && *st.opts->stop ? "" : " (--stop-after)");
       break;
+    }
+    if (crawl_push(&track, w, p) && leaps < MAX_LEAPS && iter < fit->solver.max_iterations) {
+      leaps++;
+      int again = valley_leap(&st, &params, &fdf, &w, &track, cal, &rc, err, errlen);
+      if (rc)
+        goto out;
+      if (again)
+        goto restart;
+      if (cal->status != FL_CAL_MAX_ITERATIONS)
+        break;
+      crawl_start(&track, w, p); /* no leap: the next judged over as many steps again */
     }
   }
   if (enoprog && cal->status == FL_CAL_MAX_ITERATIONS && restarts < MAX_RESTARTS &&
