@@ -41,7 +41,7 @@
 #define CRAWL_STEPS 4   /* accepted iterations over which a crawl along a valley is judged (valley_leap): */
 #define CRAWL_GAIN 0.01 /* ... together lowering the cost by less than this fraction of it, */
 #define CRAWL_COS 0.9   /* ... each step within this cosine of their sum */
-#define MAX_LEAPS 10    /* leaps along a valley a fit */
+#define MAX_LEAPS 10    /* leaps along a valley tried a fit */
 
 /* ---- bounds by a smooth transform ---------------------------------------------------
  * theta = min + (max - min) s(u) with the logistic s(u) = 1 / (1 + e^-u); when min > 0
@@ -1970,15 +1970,17 @@ static int global_costs(void *ctx, int npoints, const double *u, double *cost)
 /* At a point where no trial step lowers the cost while the Gauss-Newton step is not
  * small (gauss_newton_small): a corner of the cost, where two of the curve's events
  * change places, or a valley narrower than the differences see.  Runs the 2 p points
- * one difference step either way along each parameter (those of eval_df) through
- * point_costs, and writes the cheapest into best, its cost into *best_cost.  Returns
- * its index (2 j forward, 2 j + 1 backward along parameter j), or -1 when none costs
- * less than cost0: the point is then a minimum to the resolution of the differences;
+ * one difference step either way along each parameter (a curve's difference step,
+ * solver.difference_step) through point_costs, and writes the cheapest into best, its
+ * cost into *best_cost; *unrun: the points that did not run.  Returns its index (2 j
+ * forward, 2 j + 1 backward along parameter j), -1 when none costs less than cost0
+ * (the point is then a minimum to the resolution of the differences), or -2 when a
+ * batch fell back to the explicit engine, whose costs do not compare with cost0's run;
  * *rc an error of the runs (FL_OK). */
 static int stall_probe(cal_state *st, const gsl_vector *u, double cost0, gsl_vector *best, double *best_cost,
-                       int *rc)
+                       int *unrun, int *rc)
 {
-  int p = st->p, k_best = -1;
+  int p = st->p, k_best = -1, fell = st->fallbacks;
   double pts[2 * FL_FIT_MAX_FREE * FL_FIT_MAX_FREE], cost[2 * FL_FIT_MAX_FREE];
   for (int k = 0; k < 2 * p; k++) {
     int j = k / 2;
@@ -1989,7 +1991,12 @@ static int stall_probe(cal_state *st, const gsl_vector *u, double cost0, gsl_vec
   }
   if ((*rc = point_costs(st, 2 * p, pts, cost, 0)))
     return -1;
+  if (st->fallbacks != fell)
+    return -2;
   *best_cost = cost0;
+  *unrun = 0;
+  for (int k = 0; k < 2 * p; k++)
+    *unrun += !(cost[k] < HUGE_VAL);
   for (int k = 0; k < 2 * p; k++)
     if (cost[k] < *best_cost) {
       *best_cost = cost[k];
@@ -2089,9 +2096,10 @@ static void stall_interrupted(fl_calibration *cal)
 }
 
 /* A trust region of its own from point ub (a fresh workspace, so that a start that fails,
- * an interrupt in its Jacobian say, leaves the point reached as it was).  Returns 1
- * with *w the new one (the old one freed), else 0: cal's status and message set where
- * a run or an interrupt ended it, *rc an error that ends the calibration (err set). */
+ * a run of its Jacobian say, leaves the point reached as it was).  Returns 1 with *w
+ * the new one (the old one freed), else 0: the fit goes on from the point reached (a
+ * note says why), or cal's status is set by an interrupt, or *rc holds an error that
+ * ends the calibration (err set). */
 static int restart_at(cal_state *st, const gsl_multifit_nlinear_parameters *params, gsl_multifit_nlinear_fdf *fdf,
                       gsl_multifit_nlinear_workspace **w, const gsl_vector *ub, fl_calibration *cal, int *rc,
                       char *err, size_t errlen)
@@ -2110,9 +2118,12 @@ static int restart_at(cal_state *st, const gsl_multifit_nlinear_parameters *para
     gsl_multifit_nlinear_free(w2);
     if (st->rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
       stall_interrupted(cal);
-    } else {
-      cal->status = FL_CAL_FAILED;
-      snprintf(cal->message, sizeof cal->message, "%.2000s", st->rc ? st->err : gsl_strerror(status));
+    } else if (st->rc == FL_ENOMEM) {
+      *rc = FL_ENOMEM;
+      snprintf(err, errlen, "out of memory");
+    } else { /* the trust region where it was */
+      note(st, "note: the start again did not run (%s); going on from the point reached",
+           st->rc ? st->err : gsl_strerror(status));
     }
     return 0;
   }
@@ -2139,7 +2150,13 @@ static int after_stall(cal_state *st, const gsl_multifit_nlinear_parameters *par
   gsl_matrix *J = gsl_multifit_nlinear_jac(*w);
   double c0 = gsl_blas_dnrm2(fc), cb = 0.0;
   c0 = 0.5 * c0 * c0;
-  uncertainties(st, uc, J, fc, cal);
+  if (uncertainties(st, uc, J, fc, cal) >= 0)
+    return 0; /* a parameter without influence: the fit fails as it is */
+  for (int j = 0; j < st->p; j++) {
+    double fr = param_frac(&fit->free[j], from_u(&fit->free[j], gsl_vector_get(uc, (size_t)j), NULL));
+    if (fr < BOUND_FRAC || fr > 1.0 - BOUND_FRAC)
+      return 0; /* at a bound: the same */
+  }
   if (gauss_newton_small(st, uc, J, fc, cal) < 0)
     return 0; /* converged as it is */
   gsl_vector *ub = gsl_vector_alloc(uc->size);
@@ -2148,16 +2165,22 @@ static int after_stall(cal_state *st, const gsl_multifit_nlinear_parameters *par
     *rc = FL_ENOMEM;
     return 0;
   }
-  int again = 0;
+  int again = 0, unrun = 0;
   st->rc = 0;
-  int k = stall_probe(st, uc, c0, ub, &cb, rc);
+  int k = stall_probe(st, uc, c0, ub, &cb, &unrun, rc);
   if (*rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
     *rc = FL_OK;
     stall_interrupted(cal);
   } else if (*rc) {
     snprintf(err, errlen, "%s", *rc == FL_ENOMEM ? "out of memory" : st->err);
+  } else if (k == -2) {
+    note(st, "note: no trial step lowered the cost after iteration %d, and the points around it ran on the "
+             "explicit engine (no static equilibrium at one of them): their costs do not compare", cal->iterations);
   } else if (k < 0) {
-    *at_resolution = 1;
+    *at_resolution = unrun < 2 * st->p; /* some ran, none cheaper */
+    if (unrun > 0)
+      note(st, "note: %d of the %d difference points around iteration %d did not run", unrun, 2 * st->p,
+           cal->iterations);
   } else {
     note(st, "note: no trial step lowered the cost after iteration %d; going on from %s %s by its difference "
              "step (cost %.6g, was %.6g)", cal->iterations, fit->free[k / 2].path, k % 2 ? "lowered" : "raised",
@@ -2234,8 +2257,14 @@ static int valley_leap(cal_state *st, const gsl_multifit_nlinear_parameters *par
                        gsl_multifit_nlinear_workspace **w, const crawl_track *t, fl_calibration *cal, int *rc,
                        char *err, size_t errlen)
 {
-  int p = st->p;
+  int p = st->p, n = st->n, fell = st->fallbacks, kept = 0;
   double best = t->cost[CRAWL_STEPS], a_best = 0.0, pt[FL_FIT_MAX_FREE];
+  double *fbest = malloc((size_t)n * sizeof *fbest); /* the cheapest point's residuals */
+  if (!fbest) {
+    snprintf(err, errlen, "out of memory");
+    *rc = FL_ENOMEM;
+    return 0;
+  }
   for (double a = 1.0; a <= 64.0; a *= 2.0) {
     double c;
     for (int j = 0; j < p; j++)
@@ -2247,27 +2276,45 @@ static int valley_leap(cal_state *st, const gsl_multifit_nlinear_parameters *par
       } else {
         snprintf(err, errlen, "%s", *rc == FL_ENOMEM ? "out of memory" : st->err);
       }
+      free(fbest);
       return 0;
+    }
+    if (st->fallbacks != fell) {
+      a_best = 0.0; /* an explicit run's cost does not compare with the static ones */
+      break;
     }
     if (!(c < best))
       break;
     best = c;
     a_best = a;
+    memcpy(fbest, st->design_f, (size_t)n * sizeof *fbest);
+    kept = 1;
   }
-  if (a_best == 0.0)
+  if (a_best == 0.0) {
+    free(fbest);
     return 0;
+  }
   gsl_vector *ub = gsl_vector_alloc((size_t)p);
   if (!ub) {
+    free(fbest);
     snprintf(err, errlen, "out of memory");
     *rc = FL_ENOMEM;
     return 0;
   }
+  /* the design holds the last point tried: make it the cheapest, whose residuals the
+   * restart's evaluation then takes without running it again */
+  for (int j = 0; j < p; j++)
+    st->design_u[j] = t->u[CRAWL_STEPS][j] + a_best * (t->u[CRAWL_STEPS][j] - t->u[0][j]);
+  if (kept)
+    memcpy(st->design_f, fbest, (size_t)n * sizeof *fbest);
+  st->ndesign = 1;
+  free(fbest);
   for (int j = 0; j < p; j++)
     gsl_vector_set(ub, (size_t)j, t->u[CRAWL_STEPS][j] + a_best * (t->u[CRAWL_STEPS][j] - t->u[0][j]));
   note(st, "note: after iteration %d the trust region crawled along a valley (%d steps of one direction, the cost "
            "%.3g %% lower); leapt %g times their length along it (cost %.6g, was %.6g)",
-       cal->iterations, CRAWL_STEPS, 100.0 * (t->cost[0] - t->cost[CRAWL_STEPS]) / t->cost[0], a_best, best,
-       t->cost[CRAWL_STEPS]);
+       cal->iterations, CRAWL_STEPS, 100.0 * (t->cost[0] - t->cost[CRAWL_STEPS]) / t->cost[CRAWL_STEPS], a_best,
+       best, t->cost[CRAWL_STEPS]);
   int again = restart_at(st, params, fdf, w, ub, cal, rc, err, errlen);
   gsl_vector_free(ub);
   return again;

@@ -640,10 +640,10 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
     fl_calibrate_opts co = o->cal;
     co.checkpoint = ck;
     /* the fit's notes name the row they come from */
-    char who[FL_FIT_PATH + 512];
-    snprintf(who, sizeof who, "%s: %s:%d: row %d (%s)", prog, c->table_path, c->spec[i].line, c->spec[i].row,
-             c->spec[i].id);
-    co.prog = who;
+    char row_prog[FL_FIT_PATH + 512];
+    snprintf(row_prog, sizeof row_prog, "%s: %s:%d: row %d (%s)", prog, c->table_path, c->spec[i].line,
+             c->spec[i].row, c->spec[i].id);
+    co.prog = row_prog;
     co.stop_after = o->stop_after > 0 ? (int)(o->stop_after - used) : 0;
     fl_calibration cal;
     rc = fl_calibrate(&fit, &co, &cal, msg, sizeof msg);
