@@ -456,7 +456,7 @@ FL_HD static inline double fl_bond_criterion_value(const fl_bond_limits *lim, co
   if (lim->criterion == FL_CRIT_BENDING_ANGLE) {
     /* the elastic bending angle |M_b| / kb; fl_bond_yield compares the geometric
      * angle of fl_bond_bending_angle() instead, which differs once a bond buckles */
-    fl_vec3 mb = fl_axpy(moment, -fl_dot(moment, axis), axis);
+    fl_vec3 mb = fl_across(moment, axis);
     return wk->kb_eff > 0.0 ? fl_norm(mb) / wk->kb_eff : 0.0;
   }
   double worst = 0.0;
@@ -467,7 +467,7 @@ FL_HD static inline double fl_bond_criterion_value(const fl_bond_limits *lim, co
     double P = fl_dot(f, a);                     /* tension positive */
     double V = fl_norm(fl_axpy(f, -P, a));
     double T = fabs(fl_dot(moment, a));
-    double M = fl_norm(fl_axpy(moment, -fl_dot(moment, a), a));
+    double M = fl_norm(fl_across(moment, a));
     if (lim->ignore_compression && P < 0.0)
       P = 0.0;
     double sb = M * sc->radius / sc->inertia;   /* bending stress */
@@ -500,7 +500,7 @@ FL_HD static inline double fl_bond_criterion_value(const fl_bond_limits *lim, co
 FL_HD static inline double fl_bond_bending_angle(const fl_bond_work *wk, fl_vec3 axis, fl_vec3 thy_w)
 {
   fl_vec3 th = fl_sub(wk->theta, thy_w);
-  return fl_norm(fl_axpy(th, -fl_dot(th, axis), axis));
+  return fl_norm(fl_across(th, axis));
 }
 
 /* The limit of one bond: max_stress (or max_angle) times its strength factor. */
@@ -564,7 +564,7 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
     c = limit / value;
     out->moment = fl_axpy(Mt, c, Mb);
     fl_vec3 th = fl_sub(wk->theta, thy_w);
-    fl_vec3 thb = fl_axpy(th, -fl_dot(th, axis), axis);
+    fl_vec3 thb = fl_across(th, axis);
     st->thy = fl_mat_tmul(&wk->rot1, fl_axpy(thy_w, 1.0 - c, thb));
   }
   for (int it = 0; it < 8 && value > 0.0 && !by_angle; it++) {
@@ -616,19 +616,6 @@ FL_HD static inline int fl_bond_yield(const fl_bond *bd, const fl_bond_limits *l
   return 0;
 }
 
-/* Buckling (section 8): replace the bending part of the elastic moment by the
- * envelope's law.  reversible: M = Menv(phi) on the elastic bending angle phi;
- * damage: beyond the largest angle reached the envelope, below it the secant
- * Menv(phi_max) / phi_max through the origin; plastic: the elastic law on theta -
- * theta_p capped by the envelope (first loading) or the post-buckling level (after
- * buckling), the excess moving theta_p, so unloading has the original slope.  The
- * moment keeps the direction of the bending angle. */
-/* The part of moment m across the unit axis a, by value (the vectorised law takes it so). */
-FL_HD static inline fl_vec3 fl_across(fl_vec3 m, fl_vec3 a)
-{
-  return fl_axpy(m, -fl_dot(m, a), a);
-}
-
 /* The bending part of an elastic moment (kb times the elastic bending angle), and its
  * twist part along the axis in *mt. */
 FL_HD static inline fl_vec3 fl_bond_bending_moment(const fl_bond_loads *out, double *mt)
@@ -637,6 +624,13 @@ FL_HD static inline fl_vec3 fl_bond_bending_moment(const fl_bond_loads *out, dou
   return fl_across(out->moment, out->axis);
 }
 
+/* Buckling (section 8): replace the bending part of the elastic moment by the
+ * envelope's law.  reversible: M = Menv(phi) on the elastic bending angle phi;
+ * damage: beyond the largest angle reached the envelope, below it the secant
+ * Menv(phi_max) / phi_max through the origin; plastic: the elastic law on theta -
+ * theta_p capped by the envelope (first loading) or the post-buckling level (after
+ * buckling), the excess moving theta_p, so unloading has the original slope.  The
+ * moment keeps the direction of the bending angle. */
 FL_HD static inline void fl_bond_buckle(const fl_bond_limits *lim, fl_bond_work *wk, fl_bond_state *st,
                                         fl_bond_loads *out)
 {

@@ -54,6 +54,27 @@ static double param_frac(const fl_fit_param *p, double theta)
   return (theta - p->min) / (p->max - p->min);
 }
 
+/* The least-squares cost of residuals f: half their sum of squares. */
+static double cost_of(const gsl_vector *f)
+{
+  double chi = gsl_blas_dnrm2(f);
+  return 0.5 * chi * chi;
+}
+
+/* A curve's difference step in the transformed parameter u (solver.difference_step,
+ * relative, at least of 1e-2). */
+static double diff_step(const fl_fit *fit, double u)
+{
+  return fit->solver.fd_step * fmax(fabs(u), 1e-2);
+}
+
+/* Whether theta is at one of p's bounds (within BOUND_FRAC of the range). */
+static int at_bound(const fl_fit_param *p, double theta)
+{
+  double fr = param_frac(p, theta);
+  return fr < BOUND_FRAC || fr > 1.0 - BOUND_FRAC;
+}
+
 static double to_u(const fl_fit_param *p, double theta)
 {
   double f = param_frac(p, theta);
@@ -1028,7 +1049,7 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
     int rows = it->kind != FL_FIT_CURVE ? 2 : it->data.n + ii->kink;
     for (int j = 0; j < p; j++) {
       double uj = gsl_vector_get(u, (size_t)j);
-      h[j] = it->kind == FL_FIT_PEAKS ? 0.05 : fit->solver.fd_step * fmax(fabs(uj), 1e-2);
+      h[j] = it->kind == FL_FIT_PEAKS ? 0.05 : diff_step(fit, uj);
       memcpy(thetas[j], theta0, (size_t)p * sizeof(double));
       thetas[j][j] = from_u(&fit->free[j], uj + h[j], NULL);
       memcpy(thetam[j], theta0, (size_t)p * sizeof(double));
@@ -1550,9 +1571,8 @@ static double now(void)
 static void progress_line(const cal_state *st, int iter, const gsl_vector *u, const gsl_vector *f)
 {
   FILE *log = st->opts->log;
-  double chi = gsl_blas_dnrm2(f);
   fprintf(log, "%s: iteration %d: cost %.6g,", st->opts->prog ? st->opts->prog : "fiber-calibrate", iter,
-          0.5 * chi * chi);
+          cost_of(f));
   for (int j = 0; j < st->p; j++)
     fprintf(log, " %s %.6g%s", st->fit->free[j].path, from_u(&st->fit->free[j], gsl_vector_get(u, (size_t)j), NULL),
             j + 1 < st->p ? "," : "");
@@ -1770,7 +1790,7 @@ static int gauss_newton_small(cal_state *st, const gsl_vector *u, const gsl_matr
   for (size_t j = 0; j < p && moved < 0; j++) {
     double deriv, theta = from_u(&st->fit->free[j], gsl_vector_get(u, j), &deriv);
     double step = fabs(deriv * gsl_vector_get(du, j));
-    double uj = gsl_vector_get(u, j), h = st->fit->solver.fd_step * fmax(fabs(uj), 1e-2);
+    double uj = gsl_vector_get(u, j), h = diff_step(st->fit, uj);
     double tol = fmax(isfinite(cal->std_error[j]) ? 0.2 * cal->std_error[j] : 0.0, 1e-3 * fabs(theta));
     tol = fmax(tol, fabs(deriv) * h);
     if (!(step <= tol))
@@ -1984,7 +2004,7 @@ static int stall_probe(cal_state *st, const gsl_vector *u, double cost0, gsl_vec
   double pts[2 * FL_FIT_MAX_FREE * FL_FIT_MAX_FREE], cost[2 * FL_FIT_MAX_FREE];
   for (int k = 0; k < 2 * p; k++) {
     int j = k / 2;
-    double uj = gsl_vector_get(u, (size_t)j), h = st->fit->solver.fd_step * fmax(fabs(uj), 1e-2);
+    double uj = gsl_vector_get(u, (size_t)j), h = diff_step(st->fit, uj);
     for (int i = 0; i < p; i++)
       pts[k * p + i] = gsl_vector_get(u, (size_t)i);
     pts[k * p + j] = k % 2 ? uj - h : uj + h;
@@ -2081,8 +2101,7 @@ static int global_refine(void *ctx, int slot, const double *u, int iterations, d
   gsl_vector *x = gsl_multifit_nlinear_position(w);
   for (int j = 0; j < p; j++)
     u_out[j] = gsl_vector_get(x, (size_t)j);
-  double chi = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
-  *cost = 0.5 * chi * chi;
+  *cost = cost_of(gsl_multifit_nlinear_residual(w));
   return FL_OK;
 }
 
@@ -2093,6 +2112,21 @@ static void stall_interrupted(fl_calibration *cal)
   cal->status = FL_CAL_FAILED;
   cal->interrupted = 1;
   snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d", cal->iterations);
+}
+
+/* After the runs of a stall's probe or of a leap, which returned *rc: an interrupt
+ * (stall_interrupted, *rc cleared) or an error (left in *rc, err set) ends the
+ * handling, returning 1; else 0. */
+static int probe_ended(const cal_state *st, fl_calibration *cal, int *rc, char *err, size_t errlen)
+{
+  if (*rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
+    *rc = FL_OK;
+    stall_interrupted(cal);
+    return 1;
+  }
+  if (*rc)
+    snprintf(err, errlen, "%s", *rc == FL_ENOMEM ? "out of memory" : st->err);
+  return *rc != FL_OK;
 }
 
 /* A trust region of its own from point ub (a fresh workspace, so that a start that fails,
@@ -2148,15 +2182,12 @@ static int after_stall(cal_state *st, const gsl_multifit_nlinear_parameters *par
   const fl_fit *fit = st->fit;
   gsl_vector *uc = gsl_multifit_nlinear_position(*w), *fc = gsl_multifit_nlinear_residual(*w);
   gsl_matrix *J = gsl_multifit_nlinear_jac(*w);
-  double c0 = gsl_blas_dnrm2(fc), cb = 0.0;
-  c0 = 0.5 * c0 * c0;
+  double c0 = cost_of(fc), cb = 0.0;
   if (uncertainties(st, uc, J, fc, cal) >= 0)
     return 0; /* a parameter without influence: the fit fails as it is */
-  for (int j = 0; j < st->p; j++) {
-    double fr = param_frac(&fit->free[j], from_u(&fit->free[j], gsl_vector_get(uc, (size_t)j), NULL));
-    if (fr < BOUND_FRAC || fr > 1.0 - BOUND_FRAC)
+  for (int j = 0; j < st->p; j++)
+    if (at_bound(&fit->free[j], from_u(&fit->free[j], gsl_vector_get(uc, (size_t)j), NULL)))
       return 0; /* at a bound: the same */
-  }
   if (gauss_newton_small(st, uc, J, fc, cal) < 0)
     return 0; /* converged as it is */
   gsl_vector *ub = gsl_vector_alloc(uc->size);
@@ -2168,11 +2199,8 @@ static int after_stall(cal_state *st, const gsl_multifit_nlinear_parameters *par
   int again = 0, unrun = 0;
   st->rc = 0;
   int k = stall_probe(st, uc, c0, ub, &cb, &unrun, rc);
-  if (*rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
-    *rc = FL_OK;
-    stall_interrupted(cal);
-  } else if (*rc) {
-    snprintf(err, errlen, "%s", *rc == FL_ENOMEM ? "out of memory" : st->err);
+  if (probe_ended(st, cal, rc, err, errlen)) {
+    /* interrupted, or an error */
   } else if (k == -2) {
     note(st, "note: no trial step lowered the cost after iteration %d, and the points around it ran on the "
              "explicit engine (no static equilibrium at one of them): their costs do not compare", cal->iterations);
@@ -2199,16 +2227,25 @@ typedef struct {
   int n; /* points held, up to CRAWL_STEPS + 1 */
 } crawl_track;
 
+/* Add w's point to the track, dropping the oldest when it is full. */
+static void crawl_add(crawl_track *t, gsl_multifit_nlinear_workspace *w, int p)
+{
+  if (t->n == CRAWL_STEPS + 1) {
+    memmove(t->u[0], t->u[1], CRAWL_STEPS * sizeof t->u[0]);
+    memmove(t->cost, t->cost + 1, CRAWL_STEPS * sizeof t->cost[0]);
+    t->n--;
+  }
+  gsl_vector *u = gsl_multifit_nlinear_position(w);
+  for (int j = 0; j < p; j++)
+    t->u[t->n][j] = gsl_vector_get(u, (size_t)j);
+  t->cost[t->n++] = cost_of(gsl_multifit_nlinear_residual(w));
+}
+
 /* Start a track at w's point. */
 static void crawl_start(crawl_track *t, gsl_multifit_nlinear_workspace *w, int p)
 {
   t->n = 0;
-  gsl_vector *u = gsl_multifit_nlinear_position(w), *f = gsl_multifit_nlinear_residual(w);
-  double r = gsl_blas_dnrm2(f);
-  for (int j = 0; j < p; j++)
-    t->u[0][j] = gsl_vector_get(u, (size_t)j);
-  t->cost[0] = 0.5 * r * r;
-  t->n = 1;
+  crawl_add(t, w, p);
 }
 
 /* Add w's point; returns 1 when the last CRAWL_STEPS accepted steps crawl along a
@@ -2216,16 +2253,7 @@ static void crawl_start(crawl_track *t, gsl_multifit_nlinear_workspace *w, int p
  * the direction of their sum (CRAWL_COS). */
 static int crawl_push(crawl_track *t, gsl_multifit_nlinear_workspace *w, int p)
 {
-  if (t->n == CRAWL_STEPS + 1) {
-    memmove(t->u[0], t->u[1], CRAWL_STEPS * sizeof t->u[0]);
-    memmove(t->cost, t->cost + 1, CRAWL_STEPS * sizeof t->cost[0]);
-    t->n--;
-  }
-  gsl_vector *u = gsl_multifit_nlinear_position(w), *f = gsl_multifit_nlinear_residual(w);
-  double r = gsl_blas_dnrm2(f);
-  for (int j = 0; j < p; j++)
-    t->u[t->n][j] = gsl_vector_get(u, (size_t)j);
-  t->cost[t->n++] = 0.5 * r * r;
+  crawl_add(t, w, p);
   if (t->n < CRAWL_STEPS + 1 || !(t->cost[0] - t->cost[CRAWL_STEPS] < CRAWL_GAIN * t->cost[CRAWL_STEPS]))
     return 0;
   double d[FL_FIT_MAX_FREE], dd = 0.0;
@@ -2269,13 +2297,8 @@ static int valley_leap(cal_state *st, const gsl_multifit_nlinear_parameters *par
     double c;
     for (int j = 0; j < p; j++)
       pt[j] = t->u[CRAWL_STEPS][j] + a * (t->u[CRAWL_STEPS][j] - t->u[0][j]);
-    if ((*rc = point_costs(st, 1, pt, &c, 0))) {
-      if (*rc == FL_EINTERRUPT || (st->opts->stop && *st->opts->stop)) {
-        *rc = FL_OK;
-        stall_interrupted(cal);
-      } else {
-        snprintf(err, errlen, "%s", *rc == FL_ENOMEM ? "out of memory" : st->err);
-      }
+    *rc = point_costs(st, 1, pt, &c, 0);
+    if (probe_ended(st, cal, rc, err, errlen)) {
       free(fbest);
       return 0;
     }
@@ -2597,18 +2620,14 @@ restart:
   /* the best point: the solver's current one */
   gsl_vector *u = gsl_multifit_nlinear_position(w), *f = gsl_multifit_nlinear_residual(w);
   gsl_matrix *J = gsl_multifit_nlinear_jac(w);
-  double chi;
-  chi = gsl_blas_dnrm2(f);
-  cal->cost = 0.5 * chi * chi;
+  cal->cost = cost_of(f);
   for (int j = 0; j < p; j++)
     cal->value[j] = from_u(&fit->free[j], gsl_vector_get(u, (size_t)j), NULL);
   int und = uncertainties(&st, u, J, f, cal), bound = -1;
   /* a value pinned at a bound: the data ask for more than the bounds allow */
-  for (int j = 0; j < p && bound < 0; j++) {
-    double fr = param_frac(&fit->free[j], cal->value[j]);
-    if (fr < BOUND_FRAC || fr > 1.0 - BOUND_FRAC)
+  for (int j = 0; j < p && bound < 0; j++)
+    if (at_bound(&fit->free[j], cal->value[j]))
       bound = j;
-  }
   if (cal->status == FL_CAL_FAILED) {
     /* a run that failed, or an interrupt: its message stands */
   } else if (bound >= 0) {

@@ -73,8 +73,8 @@ FL_HD static inline double fl_contact_tool(const fl_contact_law *law, const fl_t
   /* Closest point of the segment axis to the tool axis: minimise the distance across u. */
   fl_vec3 u = tool->axis;
   fl_vec3 rel = fl_sub(x, tool->point);
-  fl_vec3 rel_p = fl_axpy(rel, -fl_dot(rel, u), u);
-  fl_vec3 a_p = fl_axpy(a, -fl_dot(a, u), u);
+  fl_vec3 rel_p = fl_across(rel, u);
+  fl_vec3 a_p = fl_across(a, u);
   double aa = fl_dot(a_p, a_p), s = 0.0;
   if (aa > 1e-24) {
     s = -fl_dot(rel_p, a_p) / aa;
@@ -160,8 +160,7 @@ FL_HD static inline double fl_contact_segments(const fl_contact_law *law, fl_vec
  * the pair's loads read nothing of the segment's velocity. */
 FL_HD static inline int fl_tool_beyond_reach(const fl_tool *tool, fl_vec3 x, double hl, double r)
 {
-  fl_vec3 rel = fl_sub(x, tool->point);
-  fl_vec3 rp = fl_axpy(rel, -fl_dot(rel, tool->axis), tool->axis);
+  fl_vec3 rp = fl_across(fl_sub(x, tool->point), tool->axis);
   double reach = hl + r + tool->radius;
   return fl_dot(rp, rp) > reach * reach;
 }

@@ -248,9 +248,10 @@ static void trapezoid_rates(const workspace *w, int i, fl_vec3 x, fl_quat q, fl_
  * (fl_tool_beyond_reach). */
 static int reads_rotation_rate(const fl_system *sys, int i)
 {
-  for (int a = sys->adj_start[i]; sys->nbroken[0] > 0 && a < sys->adj_start[i + 1]; a++)
-    if (sys->bstate[sys->adj_bond[a]].broken)
-      return 1;
+  if (sys->nbroken[0] > 0) /* bonds broken or buckled so far */
+    for (int a = sys->adj_start[i]; a < sys->adj_start[i + 1]; a++)
+      if (sys->bstate[sys->adj_bond[a]].broken)
+        return 1;
   for (int k = 0; k < sys->ntool; k++)
     if (!fl_tool_beyond_reach(&sys->tool[k], sys->x[i], sys->half_length[i], sys->radius[i]))
       return 1;

@@ -100,6 +100,12 @@ FL_HD static inline double fl_atan2_pos(double y, double x)
   return atan2(y, x);
 }
 
+/* The part of v across the unit axis a (v less its component along a). */
+FL_HD static inline fl_vec3 fl_across(fl_vec3 v, fl_vec3 a)
+{
+  return fl_axpy(v, -fl_dot(v, a), a);
+}
+
 /* v turned about the unit axis u by the angle whose cosine and sine are c and s
  * (Rodrigues). */
 FL_HD static inline fl_vec3 fl_vrot(fl_vec3 v, fl_vec3 u, double c, double s)
