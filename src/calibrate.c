@@ -566,6 +566,10 @@ typedef struct {
   int genoprog[FL_GLOBAL_MAX_REFINE];  /* 1: it stopped with no trial step lowering the cost */
   const gsl_multifit_nlinear_parameters *gparams; /* the solver's parameters */
   gsl_multifit_nlinear_fdf *gfdf;      /* its functions */
+  /* shared beginnings (fl_prefix_cache): runs of an item that differ only in the free
+   * numbers of the buckling envelope past its peak start from each other's states */
+  fl_prefix_cache *prefix;
+  int tail[FL_FIT_MAX_FREE]; /* 1: free parameter j is such a number */
 } cal_state;
 
 static void note(const cal_state *st, const char *fmt, ...)
@@ -627,6 +631,7 @@ static fl_run_hooks hooks_of(const cal_state *st)
   h.stop = st->opts->stop;
   h.threads = st->opts->threads;
   h.gpu = st->opts->gpu;
+  h.prefix = st->prefix;
   return h;
 }
 
@@ -713,7 +718,21 @@ static int run_curve(cal_state *st, int d, int nset, const double *const *theta,
   }
   fl_run_hooks h = hooks_of(st);
   char msg[1536];
+  /* each run's tag for the shared beginnings: the item and the parameters, those of the
+   * envelope past its peak zeroed */
+  double *tags = st->prefix ? malloc((size_t)nset * (size_t)(st->p + 1) * sizeof *tags) : NULL;
+  for (int k = 0; tags && k < nset; k++) {
+    double *tg = tags + (size_t)k * (size_t)(st->p + 1);
+    tg[0] = d;
+    for (int j = 0; j < st->p; j++)
+      tg[1 + j] = st->tail[j] ? 0.0 : theta[k][j];
+  }
+  if (tags)
+    fl_prefix_cache_tags(st->prefix, nset, st->p + 1, tags);
   rc = fl_run_many(ptr, nset, &h, &c, &r, msg, sizeof msg);
+  if (tags)
+    fl_prefix_cache_tags(st->prefix, 0, 0, NULL);
+  free(tags);
   st->simulations += nset;
   st->batches++;
   note_fallback(st, &r);
@@ -2361,6 +2380,12 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   st.p = p;
   cal->nfree = p;
   st.item = calloc((size_t)fit->ndata, sizeof *st.item);
+  st.prefix = fl_prefix_cache_new(); /* none: nothing shared */
+  for (int j = 0; j < p; j++)
+    st.tail[j] = strcmp(fit->free[j].path, "bond.buckling.max_force") == 0 ||
+                 strcmp(fit->free[j].path, "bond.buckling.min_force") == 0 ||
+                 strcmp(fit->free[j].path, "bond.buckling.displacement_at_min_force") == 0 ||
+                 strcmp(fit->free[j].path, "bond.buckling.slope_after_min_force") == 0;
   st.last_u = gsl_vector_alloc((size_t)p);
   st.last_f = gsl_vector_alloc((size_t)n);
   gsl_vector *u0 = gsl_vector_alloc((size_t)p);
@@ -2691,6 +2716,7 @@ out:
   free(st.ybuf);
   free(st.fbuf);
   free(st.item);
+  fl_prefix_cache_free(st.prefix);
   return rc;
 }
 

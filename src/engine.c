@@ -296,12 +296,15 @@ static inline void put_load(double *const *load, int b, const fl_bond_loads *ld)
 }
 
 /* fl_bond_eval on bond b of specimen s with its damping state taken from the rows and,
- * with advance, the state it moves on to put back (else left as it was). */
+ * with advance, the state it moves on to put back (else left as it was); counted in
+ * envelope_reads where it may read a buckling envelope. */
 static void bond_eval_rows(fl_system *sys, int s, int b, const fl_bond_limits *lim, int advance, fl_bond_loads *ld)
 {
   size_t base = (size_t)s * sys->nbody, bb = (size_t)s * sys->nbond;
   fl_body bi = body_at(sys, base + sys->b1[b]), bj = body_at(sys, base + sys->b2[b]);
   fl_bond_state *st = &sys->bstate[bb + b];
+  if (sys->inline_static && lim && lim->buckling.type != FL_BUCKLING_NONE)
+    sys->envelope_reads++; /* one thread: the static solver's own system */
   if (advance) {
     fl_system_damp_get(sys, s, b, st);
     fl_bond_eval(&sys->bond[bb + b], &sys->damping[s], lim, &bi, &bj, st, ld);
@@ -364,6 +367,7 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
   double redo[FL_INLINE_CHUNK], phi_buf[2 * FL_INLINE_CHUNK];
   double *phi = plastic ? phi_buf : NULL, *m_el = phi_buf + FL_INLINE_CHUNK;
   double *use = s == 0 && advance ? sys->buckle_use : NULL; /* NaN already (bond_pass) */
+  const int seen = sys->inline_static; /* one thread: the static solver's own system */
   const int variant = (uni != 0) + 2 * write + 4 * plastic;
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
     int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK, nredo;
@@ -378,7 +382,7 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
     else
       nredo = bond_kernel_base[variant](&a, c, c + n, redo, env, phi);
     (void)isa;
-    for (int k = 0; k < n && (nredo > 0 || (plastic && advance)); k++) {
+    for (int k = 0; k < n && (nredo > 0 || (plastic && (advance || seen))); k++) {
       int b = c + k;
       if (redo[k] != 0.0) {
         nredo--;
@@ -387,11 +391,20 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
         bond_eval_rows(sys, s, b, lim, advance, &ld);
         events += st[b].broken + st[b].buckled - before;
         put_load(a.load, b, &ld);
-      } else if (plastic && advance) {
+      } else if (plastic) {
+        if (seen)
+          sys->phi_seen = fmax(sys->phi_seen, phi[k]);
+        if (!advance)
+          continue;
         if (phi[k] >= st[b].phi_max)
           st[b].phi_max = phi[k];
-        if (use) /* a live bond: unbuckled (fl_bond_buckling_utilisation) */
+        if (use) { /* a live bond: unbuckled (fl_bond_buckling_utilisation) */
           use[b] = phi[k] / fl_buckling_plastic_point(&lim->buckling, m_el[k]);
+          if (sys->buckle_phi) {
+            sys->buckle_phi[b] = phi[k];
+            sys->buckle_m[b] = m_el[k];
+          }
+        }
       }
     }
   }

@@ -129,6 +129,11 @@ typedef struct {
   volatile sig_atomic_t *stop; /* set asynchronously to interrupt */
   int threads;                 /* threads over specimens (0 or 1: serial) */
   int gpu;                     /* 1: step on the CUDA engine (a build with CUDA and a device) */
+  struct fl_prefix_cache *prefix; /* NULL, or the static solver's shared beginnings
+                                   * (fl_prefix_cache_new in static.h): a run of one
+                                   * specimen leaves its beginning there, and a specimen
+                                   * that differs from it only in the buckling envelope
+                                   * past its peak starts from it */
 } fl_run_hooks;
 
 /* Run the virtual test; err gets a message for FL_EUNSTABLE, FL_ETIMESTEP, ... */

@@ -94,6 +94,15 @@
 #define RING_TOL 1e-6        /* Newton's tolerance there, of the load scale (THE RING-DOWN) */
 #define ONSET_NEWTON 8       /* Newton's iterations for the increment that crosses it and the slivers after */
 
+/* The commits of a run whose beginning is kept (SHARED BEGINNINGS): each commit's
+ * bending angles and moments of the bonds (buckle_phi, buckle_m), from which its
+ * buckling margin follows for any envelope of the same kb. */
+typedef struct {
+  double *phi, *m; /* nbond each per commit */
+  int nbond, n, cap;
+  int bad;         /* 1: memory ran out, and the log misses commits */
+} commit_log;
+
 /* The workspace of one specimen. */
 typedef struct {
   fl_system *sys;         /* one specimen */
@@ -123,6 +132,8 @@ typedef struct {
   fl_bond_state *bpre, *bt; /* a trial's history: before it (restored), and the one it moved on to */
   double *buckle_use;     /* the system's buckle_use: the bonds' buckling utilisation of an
                            * advancing evaluation (buckle_margin) */
+  double *buckle_phi, *buckle_m; /* and its buckle_phi and buckle_m, what that utilisation came from */
+  commit_log *log;        /* NULL, or where commit() logs them */
   fl_vec3 *xipre, *xit;   /* the same, contact histories, m */
   double overlap_t;       /* sys->overlap of the trial's history, m */
   int nbroken_t;          /* sys->nbroken of it */
@@ -821,6 +832,27 @@ static void commit(workspace *w)
     w->g_c = break_margin(w);
   if (w->buckles)
     w->gb_c = buckle_margin(w, 1);
+  commit_log *lg = w->log;
+  if (lg && !lg->bad) {
+    if (lg->n == lg->cap) {
+      int cap = lg->cap ? 2 * lg->cap : 256;
+      double *phi = realloc(lg->phi, (size_t)cap * (size_t)lg->nbond * sizeof *phi);
+      if (phi)
+        lg->phi = phi;
+      double *m = realloc(lg->m, (size_t)cap * (size_t)lg->nbond * sizeof *m);
+      if (m)
+        lg->m = m;
+      if (phi && m)
+        lg->cap = cap;
+      else
+        lg->bad = 1;
+    }
+    if (!lg->bad) {
+      memcpy(lg->phi + (size_t)lg->n * lg->nbond, w->buckle_phi, (size_t)lg->nbond * sizeof *lg->phi);
+      memcpy(lg->m + (size_t)lg->n * lg->nbond, w->buckle_m, (size_t)lg->nbond * sizeof *lg->m);
+      lg->n++;
+    }
+  }
   for (int k = 2; fl_test_bends(w->kind) && k < sys->ntool; k++)
     sys->tool[k].vel = fl_v3(0.0, 0.0, 0.0);
 }
@@ -1126,6 +1158,8 @@ static void workspace_free(workspace *w)
   free(w->xic);
   free(w->bpre);
   free(w->buckle_use);
+  free(w->buckle_phi);
+  free(w->buckle_m);
   free(w->bt);
   free(w->xipre);
   free(w->xit);
@@ -1231,6 +1265,8 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->bpre = malloc(((size_t)one->nbond + 1) * sizeof *w->bpre);
   w->bt = malloc(((size_t)one->nbond + 1) * sizeof *w->bt);
   w->buckle_use = malloc(((size_t)one->nbond + 1) * sizeof *w->buckle_use);
+  w->buckle_phi = calloc((size_t)one->nbond + 1, sizeof *w->buckle_phi);
+  w->buckle_m = calloc((size_t)one->nbond + 1, sizeof *w->buckle_m);
   w->xipre = malloc((snb * one->ntool + 1) * sizeof *w->xipre);
   w->xit = malloc((snb * one->ntool + 1) * sizeof *w->xit);
   w->xt = malloc((size_t)(w->nf + 1) * sizeof *w->xt);
@@ -1260,7 +1296,7 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
     w->upd_a = malloc((size_t)MAX_UPDATES * w->m * sizeof *w->upd_a);
   }
   if (!w->xc || !hist_ok || !w->xs || !w->qc || !w->rot || !w->qs || !w->bc || !w->xic || !w->bpre || !w->bt ||
-      !w->buckle_use ||
+      !w->buckle_use || !w->buckle_phi || !w->buckle_m ||
       !w->xipre || !w->xit || !w->xt || !w->qt || !w->r || !w->rp || !w->dx || !w->ab || !w->piv || !w->bv || !w->xv ||
       !w->ys || !w->upd_s || !w->upd_a || !w->vc || !w->oc || !w->fc || !w->tc || !w->ft || !w->tt || !w->fp || !w->tp)
     return FL_ENOMEM;
@@ -1393,7 +1429,451 @@ static int job_workspace(fl_system *batch, specimen_job *job, fl_system *one, wo
     return 0;
   }
   one->buckle_use = w->buckle_use;
+  one->buckle_phi = w->buckle_phi;
+  one->buckle_m = w->buckle_m;
   return 1;
+}
+
+/* ---- shared beginnings ---------------------------------------------------------------- */
+
+/* A fit's difference run often changes a number of the buckling envelope alone
+ * (max_force, min_force, displacement_at_min_force, slope_after_min_force).  Its run is
+ * the base run's, to the bit, as long as
+ *   - no bond evaluation read the envelope: the vectorised law serves a plastic bond
+ *     below phi_b and reads nothing of the envelope but phi_b and kb, so every bond
+ *     served (envelope_reads 0) with angles below both runs' phi_b (phi_seen);
+ *   - the increments were the same: the buckling margin (buckle_margin), which depends
+ *     on m_max and phi_b, chooses an increment only when it predicts the buckling point
+ *     within it; the commits' angles and moments (commit_log) give each commit's
+ *     margin for any envelope, and every choice the base run made is checked with them;
+ *   - no relaxation ran (its explicit step and damping are the batch's).
+ * A run of one specimen keeps its state at such increments, now and then and at every
+ * increment near the buckling point, and a later run whose tag says it differs only in
+ * those numbers starts from the furthest state it can take: the same results, without
+ * the part they share. */
+
+/* Copy src's state into dst, a workspace of a specimen of the same sizes: its system
+ * (fl_system_copy) and every array.  dst keeps its own arrays, system, experiment and
+ * log, and what its own batch set: the explicit time step (the smallest bound over a
+ * batch), the damping over it and the relaxation times (from the batch's first period).
+ * 0 when the sizes differ. */
+static int workspace_copy(workspace *dst, const workspace *src)
+{
+  fl_system *sys = dst->sys;
+  if (dst->n != src->n || dst->m != src->m || fl_system_copy(sys, src->sys))
+    return 0;
+  size_t nb = (size_t)sys->nbody, nbd = (size_t)sys->nbond + 1, nxi = nb * (size_t)sys->ntool + 1,
+         nf = (size_t)dst->nf + 1, n = (size_t)dst->n + 1, m = (size_t)dst->m;
+  workspace own = *dst;
+  *dst = *src;
+  dst->sys = own.sys;
+  dst->exp = own.exp;
+  dst->log = own.log;
+  dst->dt_explicit = own.dt_explicit;
+  dst->damping = own.damping; /* its decay over that step */
+  memcpy(dst->beta, own.beta, sizeof dst->beta);
+  dst->relax_time = own.relax_time;
+  dst->snap_time = own.snap_time;
+#define W_ARRAY(field, count)  \
+  dst->field = own.field;      \
+  memcpy(dst->field, src->field, (count) * sizeof *dst->field);
+  W_ARRAY(xc, nb) W_ARRAY(qc, nb) W_ARRAY(xs, nb) W_ARRAY(qs, nb) W_ARRAY(rot, NHIST * (nf - 1) + 1)
+  W_ARRAY(bc, nbd) W_ARRAY(bpre, nbd) W_ARRAY(bt, nbd) W_ARRAY(buckle_use, nbd) W_ARRAY(buckle_phi, nbd)
+  W_ARRAY(buckle_m, nbd) W_ARRAY(xic, nxi) W_ARRAY(xipre, nxi) W_ARRAY(xit, nxi) W_ARRAY(xt, nf)
+  W_ARRAY(qt, nf) W_ARRAY(r, n) W_ARRAY(rp, n) W_ARRAY(dx, n) W_ARRAY(vc, nb) W_ARRAY(oc, nb) W_ARRAY(fc, nb)
+  W_ARRAY(tc, nb) W_ARRAY(ft, nb) W_ARRAY(tt, nb) W_ARRAY(fp, nb) W_ARRAY(tp, nb) W_ARRAY(ys, 2 * m)
+  W_ARRAY(upd_s, MAX_UPDATES * m) W_ARRAY(upd_a, MAX_UPDATES * m)
+  for (int k = 0; k < NHIST; k++) {
+    W_ARRAY(xh[k], nb)
+    W_ARRAY(qh[k], nb)
+  }
+#undef W_ARRAY
+  dst->ab = own.ab;
+  dst->piv = own.piv;
+  dst->bv = own.bv;
+  dst->xv = own.xv;
+  gsl_matrix_memcpy(dst->ab, src->ab);
+  gsl_vector_uint_memcpy(dst->piv, src->piv);
+  gsl_vector_memcpy(dst->bv, src->bv);
+  gsl_vector_memcpy(dst->xv, src->xv);
+  return 1;
+}
+
+/* The path loop's own variables (solve_specimen), kept with a state. */
+typedef struct {
+  double a, du, pending, a_prev, gb_prev, y_last, x_calm, x_last, post, touch;
+  int friction, touched, loaded, gb_have, snapping, it;
+} path_locals;
+
+#define PREFIX_SLOTS 4   /* runs whose beginnings are kept: a fit's base and its last trials */
+#define PREFIX_STATES 16 /* states kept of one run, at most, */
+#define PREFIX_BYTES 8e6 /* and as many as take this room (a state: about 6 kB a body) */
+#define PREFIX_NEAR 0.1  /* a state is kept at every increment once a bond is this close to its
+                          * buckling point (the last replacing the one before), */
+#define PREFIX_EVERY 32  /* and at every so many increments before */
+#define PREFIX_COLS 6    /* the curve's columns kept per row: x, y, support, midspan, kinetic, strain */
+
+/* One state of a run: the workspace on its own system, the loop's variables, and how
+ * far the run's rows, commits and choices had come. */
+typedef struct {
+  int have;             /* w and sys allocated */
+  fl_system sys;
+  workspace w;
+  path_locals loc;
+  int rows, leg_first_end, ncommit, nchoice, near;
+  fl_specimen_result sr;
+} prefix_state;
+
+/* A choice of increment the buckling margin could have made (solve_specimen): the
+ * margins of commit c and the one before were compared, the path at a after a_prev,
+ * the increment to next. */
+typedef struct {
+  int c;
+  double a, a_prev, next;
+} prefix_choice;
+
+/* One run's beginning. */
+typedef struct {
+  int ready;            /* 1: states are kept */
+  long order;           /* when its run began: the oldest slot is taken next */
+  int ntag;
+  double tag[FL_PREFIX_TAG_MAX]; /* the run's tag (fl_prefix_cache_tags) */
+  fl_path path;
+  int np;
+  fl_buckling_envelope env; /* its envelope: a run from it needs the same type, kb and k_drop */
+  int nbody, nbond, ntool, m; /* sizes the states are allocated for */
+  prefix_state st[PREFIX_STATES];
+  int nst;
+  commit_log log;       /* the run's commits */
+  prefix_choice *choice;
+  int nchoice, capchoice;
+  double *arc;          /* rows: path length (the time column follows from it) */
+  double *col;          /* and the columns, PREFIX_COLS a row */
+  int *flag;            /* broken and yielded bonds, 2 a row */
+  int cap;              /* rows allocated */
+} prefix_slot;
+
+struct fl_prefix_cache {
+  prefix_slot slot[PREFIX_SLOTS];
+  long order;
+  const double *tags;   /* the next batch's tags, ntag numbers a specimen, nspec of them */
+  int ntag, nspec;
+  long starts, skipped; /* specimens that started from a kept state, and its increments */
+};
+
+fl_prefix_cache *fl_prefix_cache_new(void)
+{
+  return calloc(1, sizeof(fl_prefix_cache));
+}
+
+static void slot_free_states(prefix_slot *sl)
+{
+  for (int k = 0; k < PREFIX_STATES; k++)
+    if (sl->st[k].have)
+      workspace_free(&sl->st[k].w);
+  memset(sl->st, 0, sizeof sl->st);
+  sl->nst = 0;
+}
+
+void fl_prefix_cache_free(fl_prefix_cache *c)
+{
+  if (!c)
+    return;
+  for (int k = 0; k < PREFIX_SLOTS; k++) {
+    prefix_slot *sl = &c->slot[k];
+    slot_free_states(sl);
+    free(sl->log.phi);
+    free(sl->log.m);
+    free(sl->choice);
+    free(sl->arc);
+    free(sl->col);
+    free(sl->flag);
+  }
+  free(c);
+}
+
+void fl_prefix_cache_tags(fl_prefix_cache *c, int nspec, int ntag, const double *tags)
+{
+  c->tags = ntag > 0 && ntag <= FL_PREFIX_TAG_MAX ? tags : NULL;
+  c->ntag = c->tags ? ntag : 0;
+  c->nspec = c->tags ? nspec : 0;
+}
+
+void fl_prefix_cache_counts(const fl_prefix_cache *c, long *starts, long *skipped)
+{
+  *starts = c ? c->starts : 0;
+  *skipped = c ? c->skipped : 0;
+}
+
+/* The cache job may share, with its tag: a static run with a plastic buckling envelope,
+ * equal strengths (none drawn per specimen), and nothing that watches every row; else
+ * NULL. */
+static fl_prefix_cache *prefix_cache(const specimen_job *job, const double **tag)
+{
+  fl_prefix_cache *c = job->hooks ? job->hooks->prefix : NULL;
+  const fl_experiment *e = job->exp;
+  if (!c || !c->tags || job->s >= c->nspec || job->hooks->sample || e->bond.buckling.type != FL_BUCKLING_PLASTIC ||
+      e->bond.failure.strength_variation > 0.0)
+    return NULL;
+  const char *off = getenv("FL_STATIC_NO_PREFIX");
+  if (off && strcmp(off, "1") == 0)
+    return NULL;
+  *tag = c->tags + (size_t)job->s * (size_t)c->ntag;
+  return c;
+}
+
+static int same_path(const fl_path *a, const fl_path *b)
+{
+  if (a->n != b->n)
+    return 0;
+  for (int k = 0; k < a->n; k++)
+    if (a->to[k] != b->to[k] || a->arc[k] != b->arc[k])
+      return 0;
+  return a->arc[a->n] == b->arc[b->n];
+}
+
+/* The buckling margin that commit c of sl's run has for the limits lim, as
+ * buckle_margin works it out from the vectorised law's utilisations (c < 0: g0, the
+ * margin before the first commit). */
+static double logged_margin(const prefix_slot *sl, int c, const fl_bond_limits *lim, double g0)
+{
+  if (c < 0)
+    return g0;
+  const double *phi = sl->log.phi + (size_t)c * sl->nbond, *m = sl->log.m + (size_t)c * sl->nbond;
+  double worst = 0.0;
+  for (int b = 0; b < sl->nbond; b++)
+    worst = fmax(worst, phi[b] / fl_buckling_plastic_point(&lim->buckling, m[b]));
+  return worst - 1.0;
+}
+
+/* The furthest state of sl that a specimen of limits lim (g0: its margin before the
+ * first commit; margins: room for sl's commits, filled with its margins) reaches as sl's
+ * run did: the same choices of increment, no angle at its phi_b; -1 if none. */
+static int reachable_state(const prefix_slot *sl, const fl_bond_limits *lim, double g0, double *margins)
+{
+  const fl_buckling_envelope *e = &lim->buckling;
+  int last = sl->nst - 1;
+  while (last >= 0 && !(sl->st[last].sys.phi_seen < e->phi_b))
+    last--;
+  if (last < 0)
+    return -1;
+  for (int c = 0; c < sl->st[last].ncommit; c++)
+    margins[c] = logged_margin(sl, c, lim, g0);
+  for (int i = 0; i < sl->st[last].nchoice; i++) {
+    const prefix_choice *ch = &sl->choice[i];
+    double gc = ch->c < 0 ? g0 : margins[ch->c], gp = ch->c < 1 ? g0 : margins[ch->c - 1];
+    if (gc < 0.0 && gc > gp) {
+      double at = ch->a + -gc / (gc - gp) * (ch->a - ch->a_prev); /* as the path loop predicts it */
+      if (at < ch->next) { /* this specimen would have cut that increment short */
+        while (last >= 0 && sl->st[last].nchoice > i)
+          last--;
+        return last;
+      }
+    }
+  }
+  return last;
+}
+
+/* The kept state furthest along that job's specimen (w on its system, as built) may
+ * start from: the same tag, path, rows and sizes, an envelope of the same type, kb and
+ * k_drop (reachable_state checks the rest); NULL if none.  *state: its index; *gc and
+ * *gp: the specimen's own buckling margins at that state's last commit and the one
+ * before. */
+static prefix_slot *prefix_find(const specimen_job *job, const workspace *w, int *state, double *gc, double *gp)
+{
+  const double *tag = NULL;
+  fl_prefix_cache *c = prefix_cache(job, &tag);
+  if (!c)
+    return NULL;
+  const fl_system *one = w->sys;
+  const fl_bond_limits *lim = &one->limits[0];
+  const fl_buckling_envelope *e = &lim->buckling;
+  prefix_slot *best = NULL;
+  double *margins = NULL;
+  for (int k = 0; k < PREFIX_SLOTS; k++) {
+    prefix_slot *sl = &c->slot[k];
+    if (!(sl->ready && sl->nst > 0 && sl->ntag == c->ntag && memcmp(sl->tag, tag, (size_t)c->ntag * sizeof *tag) == 0 &&
+          sl->np == job->np && same_path(&sl->path, job->path) && sl->nbody == one->nbody &&
+          sl->nbond == one->nbond && sl->ntool == one->ntool && sl->m == w->m && sl->env.type == e->type &&
+          sl->env.kb == e->kb && sl->env.k_drop == e->k_drop))
+      continue;
+    double *mg = malloc(((size_t)sl->log.n + 1) * sizeof *mg);
+    int s = mg ? reachable_state(sl, lim, w->gb_c, mg) : -1;
+    if (s >= 0 && (!best || sl->st[s].loc.a > best->st[*state].loc.a)) {
+      best = sl;
+      *state = s;
+      free(margins);
+      margins = mg;
+    } else {
+      free(mg);
+    }
+  }
+  if (best) {
+    int n = best->st[*state].ncommit;
+    *gc = n >= 1 ? margins[n - 1] : w->gb_c;
+    *gp = n >= 2 ? margins[n - 2] : w->gb_c;
+  }
+  free(margins);
+  return best;
+}
+
+/* A slot for job's run to keep its beginning in (the oldest), for its specimen (w on its
+ * system); NULL when the job does not share or memory runs out. */
+static prefix_slot *prefix_claim(const specimen_job *job, const workspace *w)
+{
+  const double *tag = NULL;
+  fl_prefix_cache *c = prefix_cache(job, &tag);
+  if (!c || job->nspec != 1) /* one specimen a batch: runs on threads only read */
+    return NULL;
+  const fl_system *one = w->sys;
+  prefix_slot *sl = &c->slot[0];
+  for (int k = 1; k < PREFIX_SLOTS; k++)
+    if (c->slot[k].order < sl->order)
+      sl = &c->slot[k];
+  sl->ready = 0;
+  sl->order = ++c->order;
+  if (sl->nbody != one->nbody || sl->nbond != one->nbond || sl->ntool != one->ntool || sl->m != w->m) {
+    slot_free_states(sl);
+    free(sl->log.phi);
+    free(sl->log.m);
+    memset(&sl->log, 0, sizeof sl->log);
+    sl->nbody = one->nbody;
+    sl->nbond = one->nbond;
+    sl->ntool = one->ntool;
+    sl->m = w->m;
+  }
+  for (int k = 0; k < PREFIX_STATES; k++)
+    sl->st[k].near = 0;
+  sl->nst = 0;
+  sl->log.nbond = one->nbond;
+  sl->log.n = 0;
+  sl->log.bad = 0;
+  sl->nchoice = 0;
+  if (sl->cap < job->np) {
+    free(sl->arc);
+    free(sl->col);
+    free(sl->flag);
+    sl->arc = malloc((size_t)job->np * sizeof *sl->arc);
+    sl->col = malloc((size_t)job->np * PREFIX_COLS * sizeof *sl->col);
+    sl->flag = malloc((size_t)job->np * 2 * sizeof *sl->flag);
+    sl->cap = sl->arc && sl->col && sl->flag ? job->np : 0;
+    if (!sl->cap)
+      return NULL;
+  }
+  sl->ntag = c->ntag;
+  memcpy(sl->tag, tag, (size_t)c->ntag * sizeof *tag);
+  sl->path = *job->path;
+  sl->np = job->np;
+  sl->env = one->limits[0].buckling;
+  return sl;
+}
+
+/* Note a choice of increment the run made with its buckling margins; 0 when memory runs
+ * out (the run keeps no more states). */
+static int prefix_choose(prefix_slot *sl, int c, double a, double a_prev, double next)
+{
+  if (sl->nchoice == sl->capchoice) {
+    int cap = sl->capchoice ? 2 * sl->capchoice : 256;
+    prefix_choice *ch = realloc(sl->choice, (size_t)cap * sizeof *ch);
+    if (!ch)
+      return 0;
+    sl->choice = ch;
+    sl->capchoice = cap;
+  }
+  sl->choice[sl->nchoice++] = (prefix_choice){c, a, a_prev, next};
+  return 1;
+}
+
+/* Keep the present state (w, the loop's variables loc, the rows so far and sr) in sl: a
+ * new state, or near the buckling point in place of the last one kept there. */
+static void prefix_keep(prefix_slot *sl, const workspace *w, const path_locals *loc, const specimen_job *job,
+                        const double *rows_at, const fl_specimen_result *sr, int near)
+{
+  int room = (int)fmin(PREFIX_STATES, fmax(1.0, PREFIX_BYTES / (6e3 * sl->nbody)));
+  int k = sl->nst > 0 && (sl->st[sl->nst - 1].near || sl->nst >= room) ? sl->nst - 1 : sl->nst;
+  if (w->log->bad)
+    return;
+  prefix_state *ps = &sl->st[k];
+  if (!ps->have) {
+    if (fl_system_extract(w->sys, 0, &ps->sys))
+      return;
+    if (workspace_init(&ps->w, &ps->sys, job->exp, job->info)) {
+      workspace_free(&ps->w);
+      return;
+    }
+    ps->w.exp = NULL; /* never run */
+    ps->have = 1;
+  }
+  if (!workspace_copy(&ps->w, w))
+    return;
+  const fl_curve *c = job->curve;
+  int from = k > 0 ? sl->st[k - 1].rows : 0;
+  for (int i = from; i < job->rows; i++) {
+    size_t r = (size_t)job->s * job->np + i;
+    double *col = sl->col + (size_t)i * PREFIX_COLS;
+    sl->arc[i] = rows_at[i];
+    col[0] = c->x[r];
+    col[1] = c->y[r];
+    col[2] = c->support[r];
+    col[3] = c->midspan[r];
+    col[4] = c->kinetic[r];
+    col[5] = c->strain[r];
+    sl->flag[2 * i] = c->broken[r];
+    sl->flag[2 * i + 1] = c->yielded[r];
+  }
+  ps->rows = job->rows;
+  ps->leg_first_end = job->leg_first_end;
+  ps->ncommit = w->log->n;
+  ps->nchoice = sl->nchoice;
+  ps->near = near;
+  ps->loc = *loc;
+  ps->sr = *sr;
+  sl->nst = k + 1;
+  sl->ready = 1;
+}
+
+/* Start job's specimen (w on its system, as built) from state k of sl: the state, the
+ * rows (their time at this batch's speed), sr and the loop's variables, with its own
+ * envelope and buckling margins gc (the last commit's) and gp (the one before). */
+static void prefix_start(const prefix_slot *sl, int k, workspace *w, specimen_job *job, double *rows_at,
+                         fl_specimen_result *sr, path_locals *loc, double gc, double gp)
+{
+  const prefix_state *ps = &sl->st[k];
+  fl_system *one = w->sys;
+  fl_bond_limits own = one->limits[0];
+  workspace_copy(w, &ps->w); /* the sizes were checked (prefix_find) */
+  own.criterion = one->limits[0].criterion; /* breaks off or on as the state had them */
+  one->limits[0] = own;
+  w->gb_c = gc;
+  fl_curve *c = job->curve;
+  for (int i = 0; i < ps->rows; i++) {
+    size_t r = (size_t)job->s * job->np + i;
+    const double *col = sl->col + (size_t)i * PREFIX_COLS;
+    rows_at[i] = sl->arc[i];
+    c->time[r] = sl->arc[i] / job->speed;
+    c->x[r] = col[0];
+    c->y[r] = col[1];
+    c->support[r] = col[2];
+    c->midspan[r] = col[3];
+    c->kinetic[r] = col[4];
+    c->strain[r] = col[5];
+    c->broken[r] = sl->flag[2 * i];
+    c->yielded[r] = sl->flag[2 * i + 1];
+  }
+  job->rows = ps->rows;
+  job->leg_first_end = ps->leg_first_end;
+  *sr = ps->sr;
+  *loc = ps->loc;
+  loc->gb_prev = gp;
+  fl_prefix_cache *cache = job->hooks->prefix;
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+  cache->starts++;
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+  cache->skipped += w->st.increments;
 }
 
 static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats *out)
@@ -1410,11 +1890,28 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
   const fl_path p = *job->path;
   double total = p.arc[p.n], spacing = total / (job->np - 1);
   int it = 0;
+  double touch = 0.0;
+
+  /* shared beginnings: start from the state another run kept, or keep this run's
+   * (SHARED BEGINNINGS above) */
+  path_locals loc;
+  double *rows_at = NULL; /* each row's path length */
+  long kept_at = 0;       /* increments at the last state kept */
+  int state = -1;
+  double gc = 0.0, gp = 0.0;
+  prefix_slot *from = prefix_find(job, &w, &state, &gc, &gp), *keep = from ? NULL : prefix_claim(job, &w);
+  if ((from || keep) && !(rows_at = malloc((size_t)job->np * sizeof *rows_at)))
+    from = keep = NULL;
+  if (keep)
+    w.log = &keep->log;
+  if (from) {
+    prefix_start(from, state, &w, job, rows_at, sr, &loc, gc, gp);
+    goto resume;
+  }
 
   /* bend3pt: the specimen first rests on the supports under its weight (lowered by the
    * Hertz overlap of half its weight on each support as the first guess), then the
    * nose comes down to it; displacement counts from the first touch. */
-  double touch = 0.0;
   if (fl_test_bends(w.kind)) {
     double weight = 0.0;
     for (int i = 0; i < one.nbody; i++)
@@ -1453,6 +1950,8 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
   }
   residual(&w, w.r);
   fl_system_loads_specimen(&one, 0, 0);
+  if (rows_at)
+    rows_at[0] = 0.0;
   record(&w, job, 0.0, w.kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(&one, 0) : 0.0);
   sr->peak = job->curve->y[(size_t)job->s * job->np];
   sr->x_at_peak = 0.0;
@@ -1470,6 +1969,25 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
   double x_last = job->curve->x[(size_t)job->s * job->np]; /* the last converged state's abscissa */
   int snapping = 0;                   /* 1: in the events of a snap whose state is kept */
   double post = 0.0;                  /* after a buckling point: the next sliver's length, or 0 */
+resume:
+  if (from) {
+    a = loc.a;
+    du = loc.du;
+    pending = loc.pending;
+    friction = loc.friction;
+    touched = loc.touched;
+    loaded = loc.loaded;
+    a_prev = loc.a_prev;
+    gb_prev = loc.gb_prev;
+    gb_have = loc.gb_have;
+    y_last = loc.y_last;
+    x_calm = loc.x_calm;
+    x_last = loc.x_last;
+    snapping = loc.snapping;
+    post = loc.post;
+    touch = loc.touch;
+    it = loc.it;
+  }
   while (job->rows < job->np) {
     if (job->hooks && job->hooks->stop && *job->hooks->stop) {
       job->status = FL_EINTERRUPT;
@@ -1504,9 +2022,13 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
        * relaxed at the first that finds no equilibrium (the snap) */
       next = fmin(next, a + post);
       crossing = 1;
-    } else if (w.buckles && !breaking && gb_have && w.gb_c < 0.0 && w.gb_c > gb_prev && a > a_prev) {
-      double at = a + -w.gb_c / (w.gb_c - gb_prev) * (a - a_prev);
+    } else if (w.buckles && !breaking && gb_have && a > a_prev) {
+      /* a run whose beginning is kept notes the choice, for others to check theirs */
+      if (w.log && !prefix_choose(keep, w.log->n - 1, a, a_prev, next))
+        w.log = NULL;
+      double at = w.gb_c < 0.0 && w.gb_c > gb_prev ? a + -w.gb_c / (w.gb_c - gb_prev) * (a - a_prev) : next;
       if (at < next) {
+        w.log = NULL; /* the increment approaches the buckling point: no more states kept */
         if (at - a > RELAX_INCREMENT * spacing) {
           next = a + ONSET_APPROACH * (at - a);
         } else {
@@ -1623,12 +2145,29 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
       fl_path_position(&p, a - 1e-9 * total, &lg);
       if (lg > 0 && job->leg_first_end < 0)
         job->leg_first_end = job->rows;
+      if (rows_at)
+        rows_at[job->rows] = a;
       record(&w, job, a, x);
       if (job->hooks && job->hooks->progress && job->s == 0)
         job->hooks->progress(job->hooks->ctx, a / total);
     }
+    /* keep the state while no evaluation could have read the envelope and no relaxation
+     * ran (SHARED BEGINNINGS), until an increment approaches the buckling point: near
+     * that point at every increment, before it now and then, and at the path's end */
+    int near = w.gb_c >= -PREFIX_NEAR;
+    if (w.log && (one.envelope_reads > 0 || w.st.relaxations > 0))
+      w.log = NULL;
+    if (w.log && (near || w.st.increments - kept_at >= PREFIX_EVERY || job->rows == job->np)) {
+      path_locals now = {.a = a, .du = du, .pending = pending, .a_prev = a_prev, .gb_prev = gb_prev,
+                         .y_last = y_last, .x_calm = x_calm, .x_last = x_last, .post = post, .touch = touch,
+                         .friction = friction, .touched = touched, .loaded = loaded, .gb_have = gb_have,
+                         .snapping = snapping, .it = it};
+      prefix_keep(keep, &w, &now, job, rows_at, sr, near || job->rows == job->np);
+      kept_at = w.st.increments;
+    }
   }
 done:
+  free(rows_at);
   put_back(batch, job->s, &w);
   w.st.load_scale = w.st.load_scale > 0.0 ? w.st.load_scale : (w.kind == FL_TEST_TORSION ? w.ts : w.fs);
   *out = w.st;

@@ -11,63 +11,40 @@
 
 #define PI 3.14159265358979323846
 
+/* Every array of a fl_system and its length, from the sizes nb (bodies), ns
+ * (specimens), nsb (ns nb), nbd (bonds) and nt (tools) in scope: one list for the
+ * allocation, the copy and the freeing. */
+#define FL_SYSTEM_ARRAYS(X)                                                                                   \
+  X(mass, nb) X(inertia_axial, nb) X(inertia_trans, nb) X(half_length, nb) X(radius, nb) X(motion, nb)        \
+  X(x_ref, nb) X(q_ref, nb) X(x, nsb) X(q, nsb) X(v, nsb) X(w, nsb) X(L, nsb) X(f, nsb) X(t, nsb)             \
+  X(b1, nbd + 1) X(b2, nbd + 1) X(bond, ns * nbd + 1) X(damping, ns) X(law, ns * nt + 1) X(limits, ns)        \
+  X(bstate, ns * nbd + 1) X(xi, nsb * nt + 1) X(tool_force, ns * nt + 1) X(grip_force, ns)                    \
+  X(grip_torque, ns) X(strain_energy, ns) X(overlap, ns) X(nbroken, ns) X(pload_force, ns)                    \
+  X(adj_start, nb + 1) X(adj_bond, 2 * nbd + 1) X(adj_side, 2 * nbd + 1)                                      \
+  X(bond_load, FL_LOAD_ROWS * ns * nbd + 1) X(bond_def, FL_DEF_ROWS * ns * nbd + 1)                         \
+  X(state_row, FL_STATE_ROWS * ns * nbd + 1) X(body_row, FL_BODY_ROWS * nb) X(tool_share, nsb * nt + 1)
+
 int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
 {
   memset(sys, 0, sizeof *sys);
   if (nspec < 1 || nbody < 1 || nbond < 0 || ntool < 0 || ntool > FL_MAX_TOOLS)
     return FL_EINPUT;
-  size_t nb = (size_t)nbody, ns = (size_t)nspec, nsb = ns * nb, nbd = (size_t)nbond;
+  size_t nb = (size_t)nbody, ns = (size_t)nspec, nsb = ns * nb, nbd = (size_t)nbond, nt = (size_t)ntool;
   sys->nspec = nspec;
   sys->nbody = nbody;
   sys->nbond = nbond;
   sys->ntool = ntool;
-  sys->mass = calloc(nb, sizeof *sys->mass);
-  sys->inertia_axial = calloc(nb, sizeof *sys->inertia_axial);
-  sys->inertia_trans = calloc(nb, sizeof *sys->inertia_trans);
-  sys->half_length = calloc(nb, sizeof *sys->half_length);
-  sys->radius = calloc(nb, sizeof *sys->radius);
-  sys->motion = calloc(nb, sizeof *sys->motion);
-  sys->x_ref = calloc(nb, sizeof *sys->x_ref);
-  sys->q_ref = calloc(nb, sizeof *sys->q_ref);
-  sys->x = calloc(nsb, sizeof *sys->x);
-  sys->q = calloc(nsb, sizeof *sys->q);
-  sys->v = calloc(nsb, sizeof *sys->v);
-  sys->w = calloc(nsb, sizeof *sys->w);
-  sys->L = calloc(nsb, sizeof *sys->L);
-  sys->f = calloc(nsb, sizeof *sys->f);
-  sys->t = calloc(nsb, sizeof *sys->t);
-  sys->b1 = calloc(nbd + 1, sizeof *sys->b1);
-  sys->b2 = calloc(nbd + 1, sizeof *sys->b2);
-  sys->bond = calloc(ns * nbd + 1, sizeof *sys->bond);
-  sys->damping = calloc(ns, sizeof *sys->damping);
-  sys->law = calloc(ns * (size_t)ntool + 1, sizeof *sys->law);
-  sys->limits = calloc(ns, sizeof *sys->limits);
-  sys->bstate = calloc(ns * nbd + 1, sizeof *sys->bstate);
-  sys->xi = calloc(nsb * (size_t)ntool + 1, sizeof *sys->xi);
-  sys->tool_force = calloc(ns * (size_t)ntool + 1, sizeof *sys->tool_force);
-  sys->grip_force = calloc(ns, sizeof *sys->grip_force);
-  sys->grip_torque = calloc(ns, sizeof *sys->grip_torque);
-  sys->strain_energy = calloc(ns, sizeof *sys->strain_energy);
-  sys->overlap = calloc(ns, sizeof *sys->overlap);
-  sys->nbroken = calloc(ns, sizeof *sys->nbroken);
-  sys->pload_force = calloc(ns, sizeof *sys->pload_force);
+  int ok = 1;
+#define X(field, n)                                \
+  sys->field = calloc((n), sizeof *sys->field); \
+  ok = ok && sys->field;
+  FL_SYSTEM_ARRAYS(X)
+#undef X
   sys->pload.body = -1;
-  sys->adj_start = calloc(nb + 1, sizeof *sys->adj_start);
-  sys->adj_bond = calloc(2 * nbd + 1, sizeof *sys->adj_bond);
-  sys->adj_side = calloc(2 * nbd + 1, sizeof *sys->adj_side);
-  sys->bond_load = calloc(FL_LOAD_ROWS * ns * nbd + 1, sizeof *sys->bond_load);
-  sys->bond_def = calloc(FL_DEF_ROWS * ns * nbd + 1, sizeof *sys->bond_def);
-  sys->state_row = calloc(FL_STATE_ROWS * ns * nbd + 1, sizeof *sys->state_row);
-  sys->body_row = calloc(FL_BODY_ROWS * nb, sizeof *sys->body_row);
-  sys->tool_share = calloc(nsb * (size_t)ntool + 1, sizeof *sys->tool_share);
   sys->threads = 1;
   sys->inline_law = 1;
   sys->inline_static = 0;
-  if (!sys->mass || !sys->inertia_axial || !sys->inertia_trans || !sys->half_length || !sys->radius ||
-      !sys->motion || !sys->x_ref || !sys->q_ref || !sys->x || !sys->q || !sys->v || !sys->w || !sys->L ||
-      !sys->f || !sys->t || !sys->b1 || !sys->b2 || !sys->bond || !sys->bstate || !sys->xi ||
-      !sys->tool_force || !sys->grip_force || !sys->grip_torque || !sys->strain_energy || !sys->overlap || !sys->nbroken || !sys->pload_force || !sys->damping || !sys->limits || !sys->law ||
-      !sys->adj_start || !sys->adj_bond || !sys->adj_side || !sys->bond_load || !sys->bond_def || !sys->state_row || !sys->body_row || !sys->tool_share) {
+  if (!ok) {
     fl_system_free(sys);
     return FL_ENOMEM;
   }
@@ -83,14 +60,29 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
 
 void fl_system_free(fl_system *sys)
 {
-  void *p[] = {sys->mass, sys->inertia_axial, sys->inertia_trans, sys->half_length, sys->radius, sys->motion,
-               sys->x_ref, sys->q_ref, sys->x, sys->q, sys->v, sys->w, sys->L, sys->f, sys->t, sys->b1,
-               sys->b2, sys->bond, sys->bstate, sys->xi, sys->tool_force, sys->grip_force,
-               sys->grip_torque, sys->strain_energy, sys->overlap, sys->nbroken, sys->pload_force, sys->damping, sys->limits, sys->law,
-               sys->adj_start, sys->adj_bond, sys->adj_side, sys->bond_load, sys->bond_def, sys->state_row, sys->body_row, sys->tool_share};
-  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
-    free(p[i]);
+#define X(field, n) free(sys->field);
+  FL_SYSTEM_ARRAYS(X)
+#undef X
   memset(sys, 0, sizeof *sys);
+}
+
+int fl_system_copy(fl_system *dst, const fl_system *src)
+{
+  if (dst->nspec != src->nspec || dst->nbody != src->nbody || dst->nbond != src->nbond || dst->ntool != src->ntool)
+    return FL_EINPUT;
+  size_t nb = (size_t)src->nbody, ns = (size_t)src->nspec, nsb = ns * nb, nbd = (size_t)src->nbond,
+         nt = (size_t)src->ntool;
+  fl_system own = *dst;
+  *dst = *src;
+#define X(field, n)           \
+  dst->field = own.field; \
+  memcpy(dst->field, src->field, (n) * sizeof *dst->field);
+  FL_SYSTEM_ARRAYS(X)
+#undef X
+  dst->buckle_use = own.buckle_use;
+  dst->buckle_phi = own.buckle_phi;
+  dst->buckle_m = own.buckle_m;
+  return FL_OK;
 }
 
 int fl_system_extract(const fl_system *src, int s, fl_system *dst)

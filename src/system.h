@@ -162,6 +162,10 @@ typedef struct {
                            * vectorised law writes each bond's buckling utilisation
                            * (fl_bond_buckling_utilisation's number), NaN for a bond it did not
                            * serve */
+  double *buckle_phi;     /* and with buckle_use, where not NULL: the bending angle (rad) and */
+  double *buckle_m;       /* the moment's size (N m) that utilisation came from */
+  double phi_seen;        /* the static solver's own system: the largest bending angle the
+                           * vectorised law served with plastic buckling, any pass, rad */
   int inline_static;      /* 1: the static solver's own system, whose undamped evaluations and
                            * bonds below plastic buckling also take the vectorised law
                            * (engine.c, inline_pass); 0 (default) for every other */
@@ -176,6 +180,10 @@ typedef struct {
   double *overlap;        /* largest tool contact overlap seen, per specimen, m */
   int *nbroken;           /* bonds broken or buckled so far, per specimen: the events that
                            * release stored energy and set the specimen ringing */
+  long envelope_reads;    /* the static solver's own system (inline_static): bonds with a
+                           * buckling envelope evaluated through fl_bond_eval, which may read
+                           * the envelope past its buckling point; the vectorised law reads
+                           * only its phi_b and kb (static.c, SHARED BEGINNINGS) */
 
   /* the point load (fl_point_load; body -1 when the test has none), the same for every
    * specimen, and what it did in each */
@@ -257,6 +265,12 @@ void fl_system_loads_specimen(fl_system *sys, int s, int advance);
 /* A one-specimen system holding specimen s of src: geometry, tools, settings, and the
  * specimen's bonds, limits, contact laws and state.  FL_ENOMEM on failure. */
 int fl_system_extract(const fl_system *src, int s, fl_system *dst);
+
+/* Copy everything src holds, definitions and state, into dst of the same sizes (both
+ * from fl_system_alloc); dst keeps its own arrays and buckle_use, buckle_phi and
+ * buckle_m pointers.  FL_OK, or
+ * FL_EINPUT when the sizes differ. */
+int fl_system_copy(fl_system *dst, const fl_system *src);
 
 /* Row r (enum fl_state_row) of specimen s's bond state. */
 static inline double *fl_system_state_row(const fl_system *sys, int s, int r)

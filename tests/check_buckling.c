@@ -9,6 +9,7 @@
 
 #include "bond.h"
 #include "run.h"
+#include "static.h"
 #include "check_limits.h"
 
 #define PI 3.14159265358979323846
@@ -113,7 +114,7 @@ static void keep(void *ctx, const fl_system *sys, int point, double x)
 static void run_ok(const fl_experiment *e, probe *p, fl_curve *c, fl_result *r)
 {
   char err[512];
-  fl_run_hooks h = {NULL, keep, p, NULL, 1, 0};
+  fl_run_hooks h = {NULL, keep, p, NULL, 1, 0, NULL};
   int rc = fl_run(e, 1, &h, c, r, err, sizeof err);
   ck_assert_msg(rc == 0, "run failed: %s", err);
 }
@@ -328,6 +329,126 @@ START_TEST(test_buckles_then_breaks)
 }
 END_TEST
 
+/* ---- shared beginnings (fl_prefix_cache) ----------------------------------------------- */
+
+/* A batch on the static solver, with the cache pc and tags (2 numbers a specimen) or
+ * alone (pc NULL). */
+static void run_static(const fl_experiment *const *e, int n, fl_prefix_cache *pc, const double *tags, fl_curve *c,
+                       fl_result *r)
+{
+  char err[512];
+  fl_run_hooks h = {NULL, NULL, NULL, NULL, 1, 0, pc};
+  if (pc)
+    fl_prefix_cache_tags(pc, n, 2, tags);
+  int rc = fl_run_many(e, n, &h, c, r, err, sizeof err);
+  if (pc)
+    fl_prefix_cache_tags(pc, 0, 0, NULL);
+  ck_assert_msg(rc == 0, "run failed: %s", err);
+}
+
+/* Every column of every row the same to the bit. */
+static void same_curves(const fl_curve *a, const fl_curve *b, const char *what)
+{
+  ck_assert_int_eq(a->npoints, b->npoints);
+  ck_assert_int_eq(a->nspec, b->nspec);
+  size_t n = (size_t)a->npoints * a->nspec;
+  const double *da[] = {a->time, a->x, a->y, a->support, a->midspan, a->kinetic, a->strain};
+  const double *db[] = {b->time, b->x, b->y, b->support, b->midspan, b->kinetic, b->strain};
+  for (int k = 0; k < 7; k++)
+    for (size_t i = 0; i < n; i++)
+      ck_assert_msg(memcmp(&da[k][i], &db[k][i], sizeof da[k][i]) == 0,
+                    "%s: column %d differs at row %zu of %zu: %.17g against %.17g", what, k, i, n, da[k][i], db[k][i]);
+  ck_assert_msg(memcmp(a->broken, b->broken, n * sizeof *a->broken) == 0, "%s: broken bonds differ", what);
+  ck_assert_msg(memcmp(a->yielded, b->yielded, n * sizeof *a->yielded) == 0, "%s: yielded bonds differ", what);
+}
+
+/* A fit's difference runs that change the envelope alone start from the base run's
+ * state before any bond reaches its buckling point: their curves, solver counts and
+ * peaks are those of the same runs made from the start, to the bit, also in a batch
+ * behind a stiffer specimen (whose smaller time step and other first period the
+ * relaxation at the snap takes), and for a lower max_force, whose run must leave the
+ * base's earlier (its own approach to the buckling point comes sooner). */
+START_TEST(test_shared_beginning_is_exact)
+{
+  fl_experiment base = stem(FL_BUCKLING_PLASTIC, 150.0, 8e-3);
+  base.sim.solver = FL_SOLVER_STATIC;
+  base.test.friction = 0.3; /* contacts with a history */
+  base.sim.output_points = 200;
+  fl_experiment stiff = base;
+  stiff.bond.torque_stiffness_scale *= 1.001;
+  struct {
+    const char *what;
+    double fmax, fmin, umin, slope;
+  } v[] = {{"min_force +1 %", 1.0, 1.01, 1.0, 1.0},   {"max_force +0.1 %", 1.001, 1.0, 1.0, 1.0},
+           {"max_force -0.1 %", 0.999, 1.0, 1.0, 1.0}, {"max_force -20 %", 0.8, 1.0, 1.0, 1.0},
+           {"slope x 2", 1.0, 1.0, 1.0, 2.0},          {"displacement_at_min_force +10 %", 1.0, 1.0, 1.1, 1.0}};
+  fl_prefix_cache *pc = fl_prefix_cache_new();
+  ck_assert_ptr_nonnull(pc);
+  const fl_experiment *one[1] = {&base};
+  double tag_base[2] = {1.0, 0.0}, tags[4] = {1.0, 1.0, 1.0, 0.0}; /* stiff: a tag of its own */
+  fl_curve c0, c1;
+  fl_result r0, r1;
+  run_static(one, 1, pc, tag_base, &c0, &r0);
+  run_static(one, 1, NULL, NULL, &c1, &r1);
+  same_curves(&c0, &c1, "the base run, kept and not");
+  long base_increments = r0.increments;
+  fl_curve_free(&c1);
+  fl_result_free(&r1);
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+    fl_experiment e = base;
+    e.bond.buckling.max_force *= v[k].fmax;
+    e.bond.buckling.min_force *= v[k].fmin;
+    e.bond.buckling.displacement_at_min_force *= v[k].umin;
+    e.bond.buckling.slope_after_min_force *= v[k].slope;
+    const fl_experiment *batch[2] = {&stiff, &e};
+    long starts0, skipped0, starts, skipped;
+    fl_prefix_cache_counts(pc, &starts0, &skipped0);
+    fl_curve cs, ca;
+    fl_result rs, ra;
+    run_static(batch, 2, pc, tags, &cs, &rs);
+    run_static(batch, 2, NULL, NULL, &ca, &ra);
+    fl_prefix_cache_counts(pc, &starts, &skipped);
+    ck_assert_msg(starts == starts0 + 1, "%s: started from the base run %ld times", v[k].what, starts - starts0);
+    /* the base's state at half its increments or more (max_force -20 %: a third) */
+    /* the base buckles at about a quarter of its increments: all of them before its
+     * approach (61 of 217), or with max_force 20 % lower a state before (32) */
+    long shared = skipped - skipped0;
+    ck_assert_msg(v[k].fmax < 0.9 ? shared > 0 && shared < 0.25 * base_increments : shared >= 0.25 * base_increments,
+                  "%s: %ld increments of %ld shared", v[k].what, shared, base_increments);
+    same_curves(&cs, &ca, v[k].what);
+    ck_assert_int_eq(rs.increments, ra.increments);
+    ck_assert_int_eq(rs.newton_iterations, ra.newton_iterations);
+    ck_assert_int_eq(rs.tangents, ra.tangents);
+    ck_assert_int_eq(rs.relaxations, ra.relaxations);
+    ck_assert_msg(memcmp(&rs.spec[1].peak, &ra.spec[1].peak, sizeof rs.spec[1].peak) == 0 &&
+                      rs.spec[1].nsnaps == ra.spec[1].nsnaps,
+                  "%s: peak or snaps differ", v[k].what);
+    /* and the envelope did change the curve after the buckling point */
+    int differs = 0;
+    for (int i = 0; i < c0.npoints; i++)
+      differs |= cs.y[(size_t)c0.npoints + i] != c0.y[i];
+    ck_assert_msg(differs, "%s: the same curve as the base run", v[k].what);
+    fl_curve_free(&cs);
+    fl_curve_free(&ca);
+    fl_result_free(&rs);
+    fl_result_free(&ra);
+  }
+  /* a specimen with another tag (here: the stiffer one) starts from nothing kept */
+  const fl_experiment *other[1] = {&stiff};
+  double tag_other[2] = {1.0, 1.0};
+  long starts0, skipped0, starts, skipped;
+  fl_prefix_cache_counts(pc, &starts0, &skipped0);
+  run_static(other, 1, pc, tag_other, &c1, &r1);
+  fl_prefix_cache_counts(pc, &starts, &skipped);
+  ck_assert_int_eq(starts, starts0);
+  fl_curve_free(&c1);
+  fl_result_free(&r1);
+  fl_curve_free(&c0);
+  fl_result_free(&r0);
+  fl_prefix_cache_free(pc);
+}
+END_TEST
+
 static Suite *buckling_suite(void)
 {
   Suite *s = suite_create("buckling");
@@ -344,6 +465,7 @@ static Suite *buckling_suite(void)
   tcase_add_test(tv, test_damage_unloads_along_the_secant);
   tcase_add_test(tv, test_plastic_keeps_a_permanent_angle);
   tcase_add_test(tv, test_buckles_then_breaks);
+  tcase_add_test(tv, test_shared_beginning_is_exact);
   suite_add_tcase(s, tv);
   return s;
 }
