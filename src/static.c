@@ -93,6 +93,8 @@
 #define RING_CUTS 8          /* and the halvings of one where Newton fails */
 #define RING_TOL 1e-6        /* Newton's tolerance there, of the load scale (THE RING-DOWN) */
 #define ONSET_NEWTON 8       /* Newton's iterations for the increment that crosses it and the slivers after */
+#define PREFIX_BYTES 8e6     /* room for a run's kept states, and for its commit log (SHARED BEGINNINGS;
+                              * a state: about 6 kB a body) */
 
 /* The commits of a run whose beginning is kept (SHARED BEGINNINGS): each commit's
  * bending angles and moments of the bonds (buckle_phi, buckle_m), from which its
@@ -833,6 +835,8 @@ static void commit(workspace *w)
   if (w->buckles)
     w->gb_c = buckle_margin(w, 1);
   commit_log *lg = w->log;
+  if (lg && !lg->bad && (double)(lg->n + 1) * lg->nbond * 2 * sizeof *lg->phi > PREFIX_BYTES)
+    lg->bad = 1; /* no more room: the run keeps no more states */
   if (lg && !lg->bad) {
     if (lg->n == lg->cap) {
       int cap = lg->cap ? 2 * lg->cap : 256;
@@ -1506,8 +1510,7 @@ typedef struct {
 } path_locals;
 
 #define PREFIX_SLOTS 4   /* runs whose beginnings are kept: a fit's base and its last trials */
-#define PREFIX_STATES 16 /* states kept of one run, at most, */
-#define PREFIX_BYTES 8e6 /* and as many as take this room (a state: about 6 kB a body) */
+#define PREFIX_STATES 16 /* states kept of one run, at most, and as many as take PREFIX_BYTES */
 #define PREFIX_NEAR 0.1  /* a state is kept at every increment once a bond is this close to its
                           * buckling point (the last replacing the one before), */
 #define PREFIX_EVERY 32  /* and at every so many increments before */
@@ -1540,8 +1543,9 @@ typedef struct {
   double tag[FL_PREFIX_TAG_MAX]; /* the run's tag (fl_prefix_cache_tags) */
   fl_path path;
   int np;
-  fl_buckling_envelope env; /* its envelope: a run from it needs the same type, kb and k_drop */
   int nbody, nbond, ntool, m; /* sizes the states are allocated for */
+  fl_system built;      /* the run's specimen as its workspace began (same_build) */
+  int have_built;
   prefix_state st[PREFIX_STATES];
   int nst;
   commit_log log;       /* the run's commits */
@@ -1573,6 +1577,9 @@ static void slot_free_states(prefix_slot *sl)
       workspace_free(&sl->st[k].w);
   memset(sl->st, 0, sizeof sl->st);
   sl->nst = 0;
+  if (sl->have_built)
+    fl_system_free(&sl->built);
+  sl->have_built = 0;
 }
 
 void fl_prefix_cache_free(fl_prefix_cache *c)
@@ -1612,14 +1619,56 @@ static fl_prefix_cache *prefix_cache(const specimen_job *job, const double **tag
 {
   fl_prefix_cache *c = job->hooks ? job->hooks->prefix : NULL;
   const fl_experiment *e = job->exp;
-  if (!c || !c->tags || job->s >= c->nspec || job->hooks->sample || e->bond.buckling.type != FL_BUCKLING_PLASTIC ||
+  int s = job->s0 + job->s; /* in the whole batch (a block of it on an MPI rank) */
+  if (!c || !c->tags || s >= c->nspec || job->hooks->sample || e->bond.buckling.type != FL_BUCKLING_PLASTIC ||
       e->bond.failure.strength_variation > 0.0)
     return NULL;
   const char *off = getenv("FL_STATIC_NO_PREFIX");
   if (off && strcmp(off, "1") == 0)
     return NULL;
-  *tag = c->tags + (size_t)job->s * (size_t)c->ntag;
+  *tag = c->tags + (size_t)s * (size_t)c->ntag;
   return c;
+}
+
+/* Whether specimens a and b, as built (one each, their workspaces just begun), are the
+ * same but for the batch's time step (dt, the damping over it, the body step's
+ * quotients) and the buckling envelope's numbers past kb and k_drop: what a batch's
+ * first specimen sets for all (a cantilever's tip spring, from its stiffness) must
+ * agree too.  Field by field where a structure has padding. */
+static int same_build(const fl_system *a, const fl_system *b)
+{
+  size_t nb = (size_t)a->nbody, nd = (size_t)a->nbond, nt = (size_t)a->ntool;
+  if (a->nspec != 1 || b->nspec != 1 || a->nbody != b->nbody || a->nbond != b->nbond || a->ntool != b->ntool)
+    return 0;
+#define SAME(field, n) (memcmp(a->field, b->field, (n) * sizeof *a->field) == 0)
+  if (!(SAME(mass, nb) && SAME(inertia_axial, nb) && SAME(inertia_trans, nb) && SAME(half_length, nb) &&
+        SAME(radius, nb) && SAME(motion, nb) && SAME(x_ref, nb) && SAME(q_ref, nb) && SAME(x, nb) && SAME(q, nb) &&
+        SAME(v, nb) && SAME(w, nb) && SAME(L, nb) && SAME(b1, nd) && SAME(b2, nd) && SAME(bstate, nd) &&
+        SAME(state_row, FL_STATE_ROWS * nd) && SAME(law, nt) && SAME(xi, nb * nt) && SAME(tool, FL_MAX_TOOLS)))
+    return 0;
+#undef SAME
+  for (size_t k = 0; k < nd; k++) {
+    const fl_bond *p = &a->bond[k], *q = &b->bond[k];
+    if (memcmp(&p->r1, &q->r1, sizeof p->r1) || memcmp(&p->r2, &q->r2, sizeof p->r2) ||
+        memcmp(&p->q0, &q->q0, sizeof p->q0) || memcmp(&p->s1, &q->s1, sizeof p->s1) ||
+        memcmp(&p->s2, &q->s2, sizeof p->s2) || p->oblique != q->oblique)
+      return 0;
+  }
+  const fl_bond_limits *la = &a->limits[0], *lb = &b->limits[0];
+  const fl_point_load *pa = &a->pload, *pb = &b->pload;
+  return la->criterion == lb->criterion && la->post == lb->post && la->ignore_compression == lb->ignore_compression &&
+         la->max_stress == lb->max_stress && la->max_angle == lb->max_angle &&
+         memcmp(&la->sec1, &lb->sec1, sizeof la->sec1) == 0 && memcmp(&la->sec2, &lb->sec2, sizeof la->sec2) == 0 &&
+         la->buckling.type == lb->buckling.type && la->buckling.kb == lb->buckling.kb &&
+         la->buckling.k_drop == lb->buckling.k_drop && memcmp(&la->pair_law, &lb->pair_law, sizeof la->pair_law) == 0 &&
+         la->hl1 == lb->hl1 && la->hl2 == lb->hl2 && la->r1 == lb->r1 && la->r2 == lb->r2 &&
+         memcmp(&a->gravity, &b->gravity, sizeof a->gravity) == 0 && a->grip_disp == b->grip_disp &&
+         a->grip_angle == b->grip_angle && a->grip_speed == b->grip_speed && a->grip_omega == b->grip_omega &&
+         a->overlap[0] == b->overlap[0] && a->nbroken[0] == b->nbroken[0] && a->inline_law == b->inline_law &&
+         a->inline_static == b->inline_static && a->isa == b->isa && a->threads == b->threads &&
+         pa->body == pb->body && memcmp(&pa->arm, &pb->arm, sizeof pa->arm) == 0 &&
+         memcmp(&pa->dir, &pb->dir, sizeof pa->dir) == 0 && pa->force == pb->force && pa->spring == pb->spring &&
+         pa->anchor == pb->anchor;
 }
 
 static int same_path(const fl_path *a, const fl_path *b)
@@ -1675,8 +1724,9 @@ static int reachable_state(const prefix_slot *sl, const fl_bond_limits *lim, dou
 }
 
 /* The kept state furthest along that job's specimen (w on its system, as built) may
- * start from: the same tag, path, rows and sizes, an envelope of the same type, kb and
- * k_drop (reachable_state checks the rest); NULL if none.  *state: its index; *gc and
+ * start from: the same tag, path and rows, the same specimen as built (same_build: an
+ * envelope of the same type, kb and k_drop; reachable_state checks the rest); NULL if
+ * none.  *state: its index; *gc and
  * *gp: the specimen's own buckling margins at that state's last commit and the one
  * before. */
 static prefix_slot *prefix_find(const specimen_job *job, const workspace *w, int *state, double *gc, double *gp)
@@ -1687,15 +1737,13 @@ static prefix_slot *prefix_find(const specimen_job *job, const workspace *w, int
     return NULL;
   const fl_system *one = w->sys;
   const fl_bond_limits *lim = &one->limits[0];
-  const fl_buckling_envelope *e = &lim->buckling;
   prefix_slot *best = NULL;
   double *margins = NULL;
   for (int k = 0; k < PREFIX_SLOTS; k++) {
     prefix_slot *sl = &c->slot[k];
     if (!(sl->ready && sl->nst > 0 && sl->ntag == c->ntag && memcmp(sl->tag, tag, (size_t)c->ntag * sizeof *tag) == 0 &&
-          sl->np == job->np && same_path(&sl->path, job->path) && sl->nbody == one->nbody &&
-          sl->nbond == one->nbond && sl->ntool == one->ntool && sl->m == w->m && sl->env.type == e->type &&
-          sl->env.kb == e->kb && sl->env.k_drop == e->k_drop))
+          sl->np == job->np && same_path(&sl->path, job->path) && sl->m == w->m && sl->st[0].w.n == w->n &&
+          same_build(&sl->built, one)))
       continue;
     double *mg = malloc(((size_t)sl->log.n + 1) * sizeof *mg);
     int s = mg ? reachable_state(sl, lim, w->gb_c, mg) : -1;
@@ -1723,7 +1771,7 @@ static prefix_slot *prefix_claim(const specimen_job *job, const workspace *w)
 {
   const double *tag = NULL;
   fl_prefix_cache *c = prefix_cache(job, &tag);
-  if (!c || job->nspec != 1) /* one specimen a batch: runs on threads only read */
+  if (!c || c->nspec != 1 || job->nspec != 1 || w->sys->threads > 1) /* runs on threads only read */
     return NULL;
   const fl_system *one = w->sys;
   prefix_slot *sl = &c->slot[0];
@@ -1760,11 +1808,15 @@ static prefix_slot *prefix_claim(const specimen_job *job, const workspace *w)
     if (!sl->cap)
       return NULL;
   }
+  if (!sl->have_built && fl_system_extract(one, 0, &sl->built))
+    return NULL;
+  sl->have_built = 1;
+  if (fl_system_copy(&sl->built, one))
+    return NULL;
   sl->ntag = c->ntag;
   memcpy(sl->tag, tag, (size_t)c->ntag * sizeof *tag);
   sl->path = *job->path;
   sl->np = job->np;
-  sl->env = one->limits[0].buckling;
   return sl;
 }
 
@@ -1834,14 +1886,16 @@ static void prefix_keep(prefix_slot *sl, const workspace *w, const path_locals *
 
 /* Start job's specimen (w on its system, as built) from state k of sl: the state, the
  * rows (their time at this batch's speed), sr and the loop's variables, with its own
- * envelope and buckling margins gc (the last commit's) and gp (the one before). */
-static void prefix_start(const prefix_slot *sl, int k, workspace *w, specimen_job *job, double *rows_at,
-                         fl_specimen_result *sr, path_locals *loc, double gc, double gp)
+ * envelope and buckling margins gc (the last commit's) and gp (the one before).  0 (and
+ * nothing changed) when the sizes differ. */
+static int prefix_start(const prefix_slot *sl, int k, workspace *w, specimen_job *job, double *rows_at,
+                        fl_specimen_result *sr, path_locals *loc, double gc, double gp)
 {
   const prefix_state *ps = &sl->st[k];
   fl_system *one = w->sys;
   fl_bond_limits own = one->limits[0];
-  workspace_copy(w, &ps->w); /* the sizes were checked (prefix_find) */
+  if (!workspace_copy(w, &ps->w)) /* sizes that differ: nothing copied */
+    return 0;
   own.criterion = one->limits[0].criterion; /* breaks off or on as the state had them */
   one->limits[0] = own;
   w->gb_c = gc;
@@ -1874,6 +1928,7 @@ static void prefix_start(const prefix_slot *sl, int k, workspace *w, specimen_jo
 #pragma omp atomic
 #endif
   cache->skipped += w->st.increments;
+  return 1;
 }
 
 static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats *out)
@@ -1904,10 +1959,9 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     from = keep = NULL;
   if (keep)
     w.log = &keep->log;
-  if (from) {
-    prefix_start(from, state, &w, job, rows_at, sr, &loc, gc, gp);
+  if (from && prefix_start(from, state, &w, job, rows_at, sr, &loc, gc, gp))
     goto resume;
-  }
+  from = NULL;
 
   /* bend3pt: the specimen first rests on the supports under its weight (lowered by the
    * Hertz overlap of half its weight on each support as the first guess), then the

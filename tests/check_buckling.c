@@ -449,6 +449,63 @@ START_TEST(test_shared_beginning_is_exact)
 }
 END_TEST
 
+/* A batch's first specimen sets what all its specimens share; a cantilever's tip
+ * spring follows its stiffness.  A run behind a stiffer specimen then has another spring
+ * than the base run that ran alone, and must not start from the base's state: its curve
+ * is the same run's from the start, to the bit. */
+START_TEST(test_shared_beginning_needs_the_same_build)
+{
+  fl_experiment base = stem(FL_BUCKLING_PLASTIC, 150.0, 8e-3); /* the stem, held as a cantilever */
+  base.fiber.length_m = 0.12;
+  base.fiber.segments = 48;
+  base.test.kind = FL_TEST_CANTILEVER;
+  base.test.clamp_length_m = 0.01;
+  base.test.tip_control = FL_TIP_DISPLACEMENT;
+  base.test.max_tip_displacement_m = 0.05;
+  base.sim.solver = FL_SOLVER_STATIC;
+  base.sim.output_points = 101;
+  fl_experiment stiff = base, e = base;
+  stiff.bond.torque_stiffness_scale *= 1.01;
+  e.bond.buckling.max_force *= 1.001;
+  fl_prefix_cache *pc = fl_prefix_cache_new();
+  const fl_experiment *one[1] = {&base}, *batch[2] = {&stiff, &e};
+  double tag_base[2] = {1.0, 0.0}, tags[4] = {1.0, 1.0, 1.0, 0.0};
+  fl_curve c0, cs, ca;
+  fl_result r0, rs, ra;
+  run_static(one, 1, pc, tag_base, &c0, &r0);
+  ck_assert_int_gt(r0.spec[0].buckled, 0);
+  long starts, skipped;
+  run_static(batch, 2, pc, tags, &cs, &rs);
+  fl_prefix_cache_counts(pc, &starts, &skipped);
+  run_static(batch, 2, NULL, NULL, &ca, &ra);
+  same_curves(&cs, &ca, "behind a stiffer cantilever");
+  ck_assert_int_eq(starts, 0);
+  /* alone, the same run starts from the base's state */
+  const fl_experiment *alone[1] = {&e};
+  fl_curve c1;
+  fl_result r1;
+  run_static(alone, 1, pc, tag_base, &c1, &r1);
+  fl_prefix_cache_counts(pc, &starts, &skipped);
+  ck_assert_int_eq(starts, 1);
+  ck_assert_int_gt(skipped, 0);
+  fl_curve c2;
+  fl_result r2;
+  run_static(alone, 1, NULL, NULL, &c2, &r2);
+  same_curves(&c1, &c2, "the cantilever alone");
+  fl_curve_free(&c0);
+  fl_curve_free(&cs);
+  fl_curve_free(&ca);
+  fl_curve_free(&c1);
+  fl_curve_free(&c2);
+  fl_result_free(&r0);
+  fl_result_free(&rs);
+  fl_result_free(&ra);
+  fl_result_free(&r1);
+  fl_result_free(&r2);
+  fl_prefix_cache_free(pc);
+}
+END_TEST
+
 static Suite *buckling_suite(void)
 {
   Suite *s = suite_create("buckling");
@@ -466,6 +523,7 @@ static Suite *buckling_suite(void)
   tcase_add_test(tv, test_plastic_keeps_a_permanent_angle);
   tcase_add_test(tv, test_buckles_then_breaks);
   tcase_add_test(tv, test_shared_beginning_is_exact);
+  tcase_add_test(tv, test_shared_beginning_needs_the_same_build);
   suite_add_tcase(s, tv);
   return s;
 }
