@@ -1246,6 +1246,7 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
   fl_curve c;
   fl_result r;
   fl_run_hooks h = hooks_of(st);
+  h.until_event = failure_off; /* the stiffness start: its first slope alone */
   char msg[1536];
   rc = fl_run(&e, 1, &h, &c, &r, msg, sizeof msg);
   st->simulations++;

@@ -404,7 +404,7 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
   int use_gpu;
   if (fl_cli_use_gpu(prog, exp.sim.solver == FL_SOLVER_STATIC ? 0 : device, &use_gpu))
     return 2;
-  fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads, use_gpu, NULL};
+  fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads, use_gpu, NULL, 0};
   if (force_progress || (!quiet && isatty(STDERR_FILENO)))
     hooks.progress = progress;
   char warn[4096];

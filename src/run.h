@@ -134,6 +134,10 @@ typedef struct {
                                    * specimen leaves its beginning there, and a specimen
                                    * that differs from it only in the buckling envelope
                                    * past its peak starts from it */
+  int until_event;             /* 1: the static solver ends the path at the first row that
+                                * counts a bond at its limit or buckled, past the third
+                                * (a start that needs only the first slope, whose rows
+                                * end there); the explicit engine runs it all */
 } fl_run_hooks;
 
 /* Run the virtual test; err gets a message for FL_EUNSTABLE, FL_ETIMESTEP, ... */

@@ -2204,6 +2204,9 @@ resume:
       record(&w, job, a, x);
       if (job->hooks && job->hooks->progress && job->s == 0)
         job->hooks->progress(job->hooks->ctx, a / total);
+      if (job->hooks && job->hooks->until_event && job->rows > 3 &&
+          job->curve->yielded[(size_t)job->s * job->np + job->rows - 1] > 0)
+        break; /* the rows a first slope reads are all there (fl_run_hooks) */
     }
     /* keep the state while no evaluation could have read the envelope and no relaxation
      * ran (SHARED BEGINNINGS), until an increment approaches the buckling point: near

@@ -114,7 +114,7 @@ static void keep(void *ctx, const fl_system *sys, int point, double x)
 static void run_ok(const fl_experiment *e, probe *p, fl_curve *c, fl_result *r)
 {
   char err[512];
-  fl_run_hooks h = {NULL, keep, p, NULL, 1, 0, NULL};
+  fl_run_hooks h = {NULL, keep, p, NULL, 1, 0, NULL, 0};
   int rc = fl_run(e, 1, &h, c, r, err, sizeof err);
   ck_assert_msg(rc == 0, "run failed: %s", err);
 }
@@ -337,7 +337,7 @@ static void run_static(const fl_experiment *const *e, int n, fl_prefix_cache *pc
                        fl_result *r)
 {
   char err[512];
-  fl_run_hooks h = {NULL, NULL, NULL, NULL, 1, 0, pc};
+  fl_run_hooks h = {NULL, NULL, NULL, NULL, 1, 0, pc, 0};
   if (pc)
     fl_prefix_cache_tags(pc, n, 2, tags);
   int rc = fl_run_many(e, n, &h, c, r, err, sizeof err);

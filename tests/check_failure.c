@@ -322,7 +322,7 @@ static void keep_states(void *ctx, const fl_system *sys, int point, double x)
 static void run_ok(const fl_experiment *e, int nspec, probe *p, fl_curve *c, fl_result *r)
 {
   char err[512];
-  fl_run_hooks h = {NULL, keep_states, p, NULL, 1, 0, NULL};
+  fl_run_hooks h = {NULL, keep_states, p, NULL, 1, 0, NULL, 0};
   int rc = fl_run(e, nspec, p ? &h : NULL, c, r, err, sizeof err);
   ck_assert_msg(rc == 0, "run failed: %s", err);
 }

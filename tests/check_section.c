@@ -136,7 +136,7 @@ static double chain_stiffness(const fl_experiment *e)
 {
   chain_probe p = {0, 0.5 * e->test.span_m, calloc((size_t)e->sim.output_points, sizeof(double)),
                    calloc((size_t)e->sim.output_points, sizeof(double))};
-  fl_run_hooks h = {NULL, chain_probe_sample, &p, NULL, 1, 0, NULL};
+  fl_run_hooks h = {NULL, chain_probe_sample, &p, NULL, 1, 0, NULL, 0};
   fl_curve c;
   fl_result r;
   char err[512];

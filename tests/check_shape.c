@@ -571,7 +571,7 @@ static double bend_stiffness(const fl_experiment *e)
 {
   int np = e->sim.output_points;
   chain_probe p = {0, 0.5 * e->test.span_m, calloc((size_t)np, sizeof(double)), calloc((size_t)np, sizeof(double))};
-  fl_run_hooks hk = {NULL, chain_probe_sample, &p, NULL, 1, 0, NULL};
+  fl_run_hooks hk = {NULL, chain_probe_sample, &p, NULL, 1, 0, NULL, 0};
   run_stiffness(e, &hk);
   double k = chain_probe_stiffness(&p);
   free(p.defl);

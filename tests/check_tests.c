@@ -525,7 +525,7 @@ START_TEST(bend4pt_stiffness_and_constant_moment)
   ck_assert_msg(fl_experiment_finish(&e, "(test)", err, sizeof err) == FL_OK, "%s", err);
   double defl[21], force[21], mmin[21], mmax[21];
   bend4_probe p = {{0, 0.5 * e.test.span_m, defl, force}, 0.5 * e.test.loading_span_m, ei_of(&e) / 2.5e-3, mmin, mmax};
-  fl_run_hooks hooks = {NULL, bend4_sample, &p, NULL, 1, 0, NULL};
+  fl_run_hooks hooks = {NULL, bend4_sample, &p, NULL, 1, 0, NULL, 0};
   fl_curve c;
   fl_result r;
   ck_assert_msg(fl_run(&e, 1, &hooks, &c, &r, err, sizeof err) == FL_OK, "%s", err);

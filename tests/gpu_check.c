@@ -204,7 +204,7 @@ static int check_run(const char *name, const fl_experiment *e, int nspec)
   bp.n = (size_t)e->sim.output_points * nspec * probe_sys.nbond;
   fl_system_free(&probe_sys);
   bp.loads = calloc(bp.n, sizeof *bp.loads);
-  fl_run_hooks cpu = {NULL, probe_bonds, &bp, NULL, 1, 0, NULL}, gpu = {NULL, probe_bonds, &bp, NULL, 1, 1, NULL};
+  fl_run_hooks cpu = {NULL, probe_bonds, &bp, NULL, 1, 0, NULL, 0}, gpu = {NULL, probe_bonds, &bp, NULL, 1, 1, NULL, 0};
   if (!bp.loads || fl_run(e, nspec, &cpu, &c0, &r0, err, sizeof err)) {
     printf("%s: CPU run failed: %s -> FAIL\n", name, bp.loads ? err : "out of memory");
     free(bp.loads);

@@ -120,7 +120,7 @@ static int run(const fl_experiment *e, enum fl_solver solver, int nspec, int thr
 {
   fl_experiment x = *e;
   x.sim.solver = solver;
-  fl_run_hooks hooks = {NULL, NULL, NULL, NULL, threads, 0, NULL};
+  fl_run_hooks hooks = {NULL, NULL, NULL, NULL, threads, 0, NULL, 0};
   int rc = fl_run(&x, nspec, &hooks, c, r, last_err, sizeof last_err);
   if (rc)
     fprintf(stderr, "static_check: %s solver: %s\n", fl_solver_name(solver), last_err);

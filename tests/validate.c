@@ -147,7 +147,7 @@ static void bend_case(int n, double ratio, double arot, double slender)
   p.ic = (n + 2) / 2;      /* bodies ic-1 and ic meet at x = 0 */
   p.is = 1;                /* bodies 0 and 1 meet at -span/2 */
   p.js = n + 1;            /* bodies n and n+1 meet at +span/2 */
-  fl_run_hooks hooks = {NULL, bend_sample, &p, NULL, 1, 0, NULL};
+  fl_run_hooks hooks = {NULL, bend_sample, &p, NULL, 1, 0, NULL, 0};
   fl_curve c;
   fl_result r;
   char err[512], cfg[160];
@@ -210,7 +210,7 @@ static void span_case(int segments)
   e.bond.damping = 0.05 * h / sqrt(E / e.fiber.density);
   chain_probe p = {0, 0.5 * span, calloc((size_t)e.sim.output_points, sizeof(double)),
                   calloc((size_t)e.sim.output_points, sizeof(double))};
-  fl_run_hooks hooks = {NULL, chain_probe_sample, &p, NULL, 1, 0, NULL};
+  fl_run_hooks hooks = {NULL, chain_probe_sample, &p, NULL, 1, 0, NULL, 0};
   fl_curve c;
   fl_result r;
   char err[512], cfg[160];
