@@ -934,6 +934,14 @@ FL_HD static inline double fl_buckling_plastic_point(const fl_buckling_envelope 
   return e->phi_b + (e->m_max - fmin(m, e->m_max)) / e->k_drop;
 }
 
+/* Plastic buckling's utilisation of an unbuckled bond of total bending angle phi (rad)
+ * and bending moment m (N m): the angle over its buckling point, as
+ * fl_bond_buckling_utilisation works it out. */
+FL_HD static inline double fl_buckling_plastic_use(const fl_buckling_envelope *e, double phi, double m)
+{
+  return phi / fl_buckling_plastic_point(e, m);
+}
+
 /* How close an unbroken bond is to its buckling point: the bending angle fl_bond_buckle
  * compares with the envelope (the total angle for plastic buckling, the elastic one for
  * the other kinds), over the angle at which the envelope caps the bond's moment (phi_b;

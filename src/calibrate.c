@@ -43,6 +43,12 @@
 #define CRAWL_COS 0.9   /* ... each step within this cosine of their sum */
 #define MAX_LEAPS 10    /* leaps along a valley tried a fit */
 
+/* The numbers of the buckling envelope a fit may free, in fl_drop_features' order (the
+ * peak, the plateau, its end, the slope beyond it). */
+static const char *const buckling_keys[4] = {"bond.buckling.max_force", "bond.buckling.min_force",
+                                             "bond.buckling.displacement_at_min_force",
+                                             "bond.buckling.slope_after_min_force"};
+
 /* ---- bounds by a smooth transform ---------------------------------------------------
  * theta = min + (max - min) s(u) with the logistic s(u) = 1 / (1 + e^-u); when min > 0
  * the same is done on log(theta), so that a range over decades is searched evenly. */
@@ -567,9 +573,9 @@ typedef struct {
   const gsl_multifit_nlinear_parameters *gparams; /* the solver's parameters */
   gsl_multifit_nlinear_fdf *gfdf;      /* its functions */
   /* shared beginnings (fl_prefix_cache): runs of an item that differ only in the free
-   * numbers of the buckling envelope past its peak start from each other's states */
+   * numbers of the buckling envelope start from each other's states */
   fl_prefix_cache *prefix;
-  int tail[FL_FIT_MAX_FREE]; /* 1: free parameter j is such a number */
+  int envelope[FL_FIT_MAX_FREE]; /* 1: free parameter j is such a number (buckling_keys) */
 } cal_state;
 
 static void note(const cal_state *st, const char *fmt, ...)
@@ -718,14 +724,14 @@ static int run_curve(cal_state *st, int d, int nset, const double *const *theta,
   }
   fl_run_hooks h = hooks_of(st);
   char msg[1536];
-  /* each run's tag for the shared beginnings: the item and the parameters, those of the
-   * envelope past its peak zeroed */
+  /* each run's tag for the shared beginnings: the item and the parameters, the buckling
+   * envelope's zeroed */
   double *tags = st->prefix ? malloc((size_t)nset * (size_t)(st->p + 1) * sizeof *tags) : NULL;
   for (int k = 0; tags && k < nset; k++) {
     double *tg = tags + (size_t)k * (size_t)(st->p + 1);
     tg[0] = d;
     for (int j = 0; j < st->p; j++)
-      tg[1 + j] = st->tail[j] ? 0.0 : theta[k][j];
+      tg[1 + j] = st->envelope[j] ? 0.0 : theta[k][j];
   }
   if (tags)
     fl_prefix_cache_tags(st->prefix, nset, st->p + 1, tags);
@@ -1460,11 +1466,9 @@ static int auto_starts(cal_state *st, double *start)
     }
   }
   /* buckling numbers: read off the first bending curve that has a drop after its peak */
-  static const char *const bk[4] = {"bond.buckling.max_force", "bond.buckling.min_force",
-                                    "bond.buckling.displacement_at_min_force", "bond.buckling.slope_after_min_force"};
   int jb[4], any = 0, db = -1;
   for (int k = 0; k < 4; k++) {
-    jb[k] = find_param(fit, bk[k]);
+    jb[k] = find_param(fit, buckling_keys[k]);
     any |= jb[k] >= 0;
   }
   double want[5];
@@ -1506,7 +1510,7 @@ static int auto_starts(cal_state *st, double *start)
     for (int k = 0; k < 4; k++)
       if (jb[k] >= 0 && !fit->free[jb[k]].start_auto && start[jb[k]] != given[k])
         note(st, "note: the start of %s moved from %.6g to %.6g, where the simulated %s meets the measured one",
-             bk[k], given[k], start[jb[k]], k == 0   ? (yf ? "peak's displacement" : "peak")
+             buckling_keys[k], given[k], start[jb[k]], k == 0   ? (yf ? "peak's displacement" : "peak")
              : k == 1 ? "plateau after the drop"
              : k == 2 ? "end of the plateau"
                       : "slope beyond the plateau");
@@ -2383,10 +2387,8 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   st.item = calloc((size_t)fit->ndata, sizeof *st.item);
   st.prefix = fl_prefix_cache_new(); /* none: nothing shared */
   for (int j = 0; j < p; j++)
-    st.tail[j] = strcmp(fit->free[j].path, "bond.buckling.max_force") == 0 ||
-                 strcmp(fit->free[j].path, "bond.buckling.min_force") == 0 ||
-                 strcmp(fit->free[j].path, "bond.buckling.displacement_at_min_force") == 0 ||
-                 strcmp(fit->free[j].path, "bond.buckling.slope_after_min_force") == 0;
+    for (int k = 0; k < 4; k++)
+      st.envelope[j] |= strcmp(fit->free[j].path, buckling_keys[k]) == 0;
   st.last_u = gsl_vector_alloc((size_t)p);
   st.last_f = gsl_vector_alloc((size_t)n);
   gsl_vector *u0 = gsl_vector_alloc((size_t)p);

@@ -366,7 +366,7 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
   fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;
   double redo[FL_INLINE_CHUNK], phi_buf[2 * FL_INLINE_CHUNK];
   double *phi = plastic ? phi_buf : NULL, *m_el = phi_buf + FL_INLINE_CHUNK;
-  double *use = s == 0 && advance ? sys->buckle_use : NULL; /* NaN already (bond_pass) */
+  const int known = s == 0 && advance && sys->buckle_phi; /* NaN already (bond_pass) */
   const int seen = sys->inline_static; /* one thread: the static solver's own system */
   const int variant = (uni != 0) + 2 * write + 4 * plastic;
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
@@ -398,12 +398,9 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
           continue;
         if (phi[k] >= st[b].phi_max)
           st[b].phi_max = phi[k];
-        if (use) { /* a live bond: unbuckled (fl_bond_buckling_utilisation) */
-          use[b] = phi[k] / fl_buckling_plastic_point(&lim->buckling, m_el[k]);
-          if (sys->buckle_phi) {
-            sys->buckle_phi[b] = phi[k];
-            sys->buckle_m[b] = m_el[k];
-          }
+        if (known) { /* a live bond: unbuckled (fl_buckling_plastic_use) */
+          sys->buckle_phi[b] = phi[k];
+          sys->buckle_m[b] = m_el[k];
         }
       }
     }
@@ -415,8 +412,8 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
  * Returns the bonds that broke or buckled in it. */
 static int bond_pass(fl_system *sys, int s, int advance, const fl_bond_limits *lim, int lo, int hi)
 {
-  for (int b = lo; s == 0 && advance && sys->buckle_use && b < hi; b++)
-    sys->buckle_use[b] = NAN; /* none known until the vectorised pass serves it */
+  for (int b = lo; s == 0 && advance && sys->buckle_phi && b < hi; b++)
+    sys->buckle_phi[b] = NAN; /* none known until the vectorised pass serves it */
   if (inline_pass(sys, s, advance, lim))
     return bond_pass_inline(sys, s, advance, lim, lo, hi);
   const fl_bond_state *st = sys->bstate + (size_t)s * sys->nbond;

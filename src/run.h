@@ -131,9 +131,9 @@ typedef struct {
   int gpu;                     /* 1: step on the CUDA engine (a build with CUDA and a device) */
   struct fl_prefix_cache *prefix; /* NULL, or the static solver's shared beginnings
                                    * (fl_prefix_cache_new in static.h): a run of one
-                                   * specimen leaves its beginning there, and a specimen
-                                   * that differs from it only in the buckling envelope
-                                   * past its peak starts from it */
+                                   * specimen leaves copies of its state there, and a
+                                   * specimen that differs from it only in numbers of the
+                                   * buckling envelope starts from one */
   int until_event;             /* 1: the static solver ends the path at the first row that
                                 * counts a bond at its limit or buckled, past the third
                                 * (a start that needs only the first slope, whose rows

@@ -132,9 +132,8 @@ typedef struct {
   fl_vec3 *xic;           /* contact histories of the last converged increment, m */
   double overlap_c;       /* sys->overlap there, m */
   fl_bond_state *bpre, *bt; /* a trial's history: before it (restored), and the one it moved on to */
-  double *buckle_use;     /* the system's buckle_use: the bonds' buckling utilisation of an
-                           * advancing evaluation (buckle_margin) */
-  double *buckle_phi, *buckle_m; /* and its buckle_phi and buckle_m, what that utilisation came from */
+  double *buckle_phi, *buckle_m; /* the system's: the bonds' bending angles and moments of an
+                                  * advancing evaluation (buckle_margin) */
   commit_log *log;        /* NULL, or where commit() logs them */
   fl_vec3 *xipre, *xit;   /* the same, contact histories, m */
   double overlap_t;       /* sys->overlap of the trial's history, m */
@@ -322,14 +321,16 @@ typedef double (*bond_use)(const fl_bond *, const fl_bond_limits *, const fl_bod
                            const fl_bond_state *);
 
 /* The largest use of the bonds in the present state, less 1: negative while every bond
- * is below it, -1 when none can reach it.  known (NULL: none): a use already worked out
- * for the present state, per bond, not a number where it was not. */
-static double margin(workspace *w, const fl_bond_limits *lim, bond_use use, const double *known)
+ * is below it, -1 when none can reach it.  phi and m (NULL: none): the bending angles
+ * and moments of plastic bonds below buckling already worked out for the present
+ * state, per bond, an angle not a number where it was not (their use:
+ * fl_buckling_plastic_use). */
+static double margin(workspace *w, const fl_bond_limits *lim, bond_use use, const double *phi, const double *m)
 {
   fl_system *sys = w->sys;
   double worst = 0.0;
   for (int b = 0; b < sys->nbond; b++) {
-    double u = known ? known[b] : NAN;
+    double u = phi && !isnan(phi[b]) ? fl_buckling_plastic_use(&lim->buckling, phi[b], m[b]) : NAN;
     if (isnan(u)) {
       fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
       fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
@@ -346,16 +347,17 @@ static double break_margin(workspace *w)
 {
   fl_bond_limits lim = w->sys->limits[0];
   lim.criterion = w->criterion;
-  return margin(w, &lim, fl_bond_utilisation, NULL);
+  return margin(w, &lim, fl_bond_utilisation, NULL, NULL);
 }
 
 /* Of the buckling point (fl_bond_buckling_utilisation): -1 also when every bond that can
  * buckle has.  fresh: the last evaluation was an advancing one of the present state, so
- * the bonds the vectorised law served there have their utilisation in buckle_use
- * (system.h), the others not a number. */
+ * the bonds the vectorised law served there have their angles and moments in buckle_phi
+ * and buckle_m (system.h), the others an angle not a number. */
 static double buckle_margin(workspace *w, int fresh)
 {
-  return margin(w, &w->sys->limits[0], fl_bond_buckling_utilisation, fresh ? w->sys->buckle_use : NULL);
+  const fl_system *sys = w->sys;
+  return margin(w, &sys->limits[0], fl_bond_buckling_utilisation, fresh ? sys->buckle_phi : NULL, sys->buckle_m);
 }
 
 /* The larger of a and b, a where b is not a number (as fmax, which a call costs in the
@@ -796,6 +798,33 @@ static int newton(workspace *w, int *iterations)
 
 /* Make the present state the converged one: one evaluation with advance 1 moves the
  * history on (plastic offsets, buckling, breakage, contact history). */
+/* Append a commit's bending angles phi and moments m to lg; past PREFIX_BYTES, or
+ * when memory runs out, the log goes bad (its run keeps no more states). */
+static void log_commit(commit_log *lg, const double *phi, const double *m)
+{
+  size_t nb = (size_t)lg->nbond;
+  if (!lg->bad && (double)(lg->n + 1) * (double)nb * 2.0 * sizeof *lg->phi > PREFIX_BYTES)
+    lg->bad = 1;
+  if (!lg->bad && lg->n == lg->cap) {
+    int cap = lg->cap ? 2 * lg->cap : 256;
+    double *p = realloc(lg->phi, (size_t)cap * nb * sizeof *p);
+    if (p)
+      lg->phi = p;
+    double *q = realloc(lg->m, (size_t)cap * nb * sizeof *q);
+    if (q)
+      lg->m = q;
+    if (p && q)
+      lg->cap = cap;
+    else
+      lg->bad = 1;
+  }
+  if (lg->bad)
+    return;
+  memcpy(lg->phi + (size_t)lg->n * nb, phi, nb * sizeof *phi);
+  memcpy(lg->m + (size_t)lg->n * nb, m, nb * sizeof *m);
+  lg->n++;
+}
+
 static void commit(workspace *w)
 {
   fl_system *sys = w->sys;
@@ -834,29 +863,8 @@ static void commit(workspace *w)
     w->g_c = break_margin(w);
   if (w->buckles)
     w->gb_c = buckle_margin(w, 1);
-  commit_log *lg = w->log;
-  if (lg && !lg->bad && (double)(lg->n + 1) * lg->nbond * 2 * sizeof *lg->phi > PREFIX_BYTES)
-    lg->bad = 1; /* no more room: the run keeps no more states */
-  if (lg && !lg->bad) {
-    if (lg->n == lg->cap) {
-      int cap = lg->cap ? 2 * lg->cap : 256;
-      double *phi = realloc(lg->phi, (size_t)cap * (size_t)lg->nbond * sizeof *phi);
-      if (phi)
-        lg->phi = phi;
-      double *m = realloc(lg->m, (size_t)cap * (size_t)lg->nbond * sizeof *m);
-      if (m)
-        lg->m = m;
-      if (phi && m)
-        lg->cap = cap;
-      else
-        lg->bad = 1;
-    }
-    if (!lg->bad) {
-      memcpy(lg->phi + (size_t)lg->n * lg->nbond, w->buckle_phi, (size_t)lg->nbond * sizeof *lg->phi);
-      memcpy(lg->m + (size_t)lg->n * lg->nbond, w->buckle_m, (size_t)lg->nbond * sizeof *lg->m);
-      lg->n++;
-    }
-  }
+  if (w->log)
+    log_commit(w->log, w->buckle_phi, w->buckle_m);
   for (int k = 2; fl_test_bends(w->kind) && k < sys->ntool; k++)
     sys->tool[k].vel = fl_v3(0.0, 0.0, 0.0);
 }
@@ -1147,42 +1155,24 @@ static double load_estimate(const fl_experiment *exp, const fl_build_info *info,
   return exp->bond.torque_stiffness_scale * G * info->section.polar / L * top;
 }
 
+/* Every array of a workspace and its length, from nb (bodies), nbd (bonds + 1), nxi
+ * (bodies times tools + 1), nf (free bodies), n and m in scope, the NHIST histories
+ * xh and qh apart: one list for workspace_init, workspace_free and workspace_copy. */
+#define WORKSPACE_ARRAYS(X)                                                                                   \
+  X(xc, nb) X(xs, nb) X(qc, nb) X(qs, nb) X(rot, NHIST * nf + 1) X(bc, nbd) X(bpre, nbd) X(bt, nbd)           \
+  X(buckle_phi, nbd) X(buckle_m, nbd) X(xic, nxi) X(xipre, nxi) X(xit, nxi) X(xt, nf + 1) X(qt, nf + 1)       \
+  X(r, n + 1) X(rp, n + 1) X(dx, n + 1) X(vc, nb) X(oc, nb) X(fc, nb) X(tc, nb) X(ft, nb) X(tt, nb) X(fp, nb) \
+  X(tp, nb) X(ys, 2 * m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m)
+
 static void workspace_free(workspace *w)
 {
-  free(w->xc);
+#define X(field, count) free(w->field);
+  WORKSPACE_ARRAYS(X)
+#undef X
   for (int k = 0; k < NHIST; k++) {
     free(w->xh[k]);
     free(w->qh[k]);
   }
-  free(w->xs);
-  free(w->qc);
-  free(w->rot);
-  free(w->qs);
-  free(w->bc);
-  free(w->xic);
-  free(w->bpre);
-  free(w->buckle_use);
-  free(w->buckle_phi);
-  free(w->buckle_m);
-  free(w->bt);
-  free(w->xipre);
-  free(w->xit);
-  free(w->xt);
-  free(w->qt);
-  free(w->r);
-  free(w->rp);
-  free(w->dx);
-  free(w->ys);
-  free(w->upd_s);
-  free(w->upd_a);
-  free(w->vc);
-  free(w->oc);
-  free(w->fc);
-  free(w->tc);
-  free(w->ft);
-  free(w->tt);
-  free(w->fp);
-  free(w->tp);
   if (w->ab)
     gsl_matrix_free(w->ab);
   if (w->piv)
@@ -1253,57 +1243,33 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->relax_time = RELAX_PERIODS * info->first_period;
   w->snap_time = SNAP_PERIODS * info->first_period;
   size_t snb = (size_t)nb;
-  w->xc = malloc(snb * sizeof *w->xc);
-  int hist_ok = 1;
-  for (int k = 0; k < NHIST; k++) {
-    w->xh[k] = malloc(snb * sizeof *w->xh[k]);
-    w->qh[k] = malloc(snb * sizeof *w->qh[k]);
-    hist_ok = hist_ok && w->xh[k] && w->qh[k];
+  {
+    size_t nbd = (size_t)one->nbond + 1, nxi = snb * (size_t)one->ntool + 1, nf = (size_t)w->nf, n = (size_t)w->n,
+           m = (size_t)w->m;
+    int ok = 1;
+#define X(field, count)                           \
+  w->field = calloc((count), sizeof *w->field); \
+  ok = ok && w->field;
+    WORKSPACE_ARRAYS(X)
+#undef X
+    for (int k = 0; k < NHIST; k++) {
+      w->xh[k] = calloc(snb, sizeof *w->xh[k]);
+      w->qh[k] = calloc(snb, sizeof *w->qh[k]);
+      ok = ok && w->xh[k] && w->qh[k];
+    }
+    if (w->m > 2 * w->hb) {
+      w->ab = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
+      w->piv = gsl_vector_uint_alloc((size_t)w->m);
+      w->bv = gsl_vector_alloc((size_t)w->m);
+      w->xv = gsl_vector_alloc((size_t)w->m);
+    }
+    if (!ok || !w->ab || !w->piv || !w->bv || !w->xv)
+      return FL_ENOMEM;
   }
-  w->xs = malloc(snb * sizeof *w->xs);
-  w->qc = malloc(snb * sizeof *w->qc);
-  w->rot = malloc((NHIST * (size_t)w->nf + 1) * sizeof *w->rot);
-  w->qs = malloc(snb * sizeof *w->qs);
-  w->bc = malloc(((size_t)one->nbond + 1) * sizeof *w->bc);
-  w->xic = malloc((snb * one->ntool + 1) * sizeof *w->xic);
-  w->bpre = malloc(((size_t)one->nbond + 1) * sizeof *w->bpre);
-  w->bt = malloc(((size_t)one->nbond + 1) * sizeof *w->bt);
-  w->buckle_use = malloc(((size_t)one->nbond + 1) * sizeof *w->buckle_use);
-  w->buckle_phi = calloc((size_t)one->nbond + 1, sizeof *w->buckle_phi);
-  w->buckle_m = calloc((size_t)one->nbond + 1, sizeof *w->buckle_m);
-  w->xipre = malloc((snb * one->ntool + 1) * sizeof *w->xipre);
-  w->xit = malloc((snb * one->ntool + 1) * sizeof *w->xit);
-  w->xt = malloc((size_t)(w->nf + 1) * sizeof *w->xt);
-  w->qt = malloc((size_t)(w->nf + 1) * sizeof *w->qt);
   w->trial_eval = -1;
   w->own_solve = 1;
   w->solve_checks = SOLVE_CHECKS;
-  w->r = malloc((size_t)(w->n + 1) * sizeof *w->r);
-  w->rp = malloc((size_t)(w->n + 1) * sizeof *w->rp);
-  w->dx = malloc((size_t)(w->n + 1) * sizeof *w->dx);
-  w->vc = calloc(snb, sizeof *w->vc);
-  w->oc = calloc(snb, sizeof *w->oc);
-  w->fc = calloc(snb, sizeof *w->fc);
-  w->tc = calloc(snb, sizeof *w->tc);
-  w->ft = calloc(snb, sizeof *w->ft);
-  w->tt = calloc(snb, sizeof *w->tt);
-  w->fp = calloc(snb, sizeof *w->fp);
-  w->tp = calloc(snb, sizeof *w->tp);
   w->tol = TOL;
-  if (w->m > 2 * w->hb) {
-    w->ab = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
-    w->piv = gsl_vector_uint_alloc((size_t)w->m);
-    w->bv = gsl_vector_alloc((size_t)w->m);
-    w->xv = gsl_vector_alloc((size_t)w->m);
-    w->ys = malloc(2 * (size_t)w->m * sizeof *w->ys);
-    w->upd_s = malloc((size_t)MAX_UPDATES * w->m * sizeof *w->upd_s);
-    w->upd_a = malloc((size_t)MAX_UPDATES * w->m * sizeof *w->upd_a);
-  }
-  if (!w->xc || !hist_ok || !w->xs || !w->qc || !w->rot || !w->qs || !w->bc || !w->xic || !w->bpre || !w->bt ||
-      !w->buckle_use || !w->buckle_phi || !w->buckle_m ||
-      !w->xipre || !w->xit || !w->xt || !w->qt || !w->r || !w->rp || !w->dx || !w->ab || !w->piv || !w->bv || !w->xv ||
-      !w->ys || !w->upd_s || !w->upd_a || !w->vc || !w->oc || !w->fc || !w->tc || !w->ft || !w->tt || !w->fp || !w->tp)
-    return FL_ENOMEM;
   w->criterion = one->limits[0].criterion;
   w->locate = w->criterion != FL_CRIT_NONE && one->limits[0].post == FL_POST_TOTAL_BREAKAGE;
   breakage(w, 0);
@@ -1432,7 +1398,6 @@ static int job_workspace(fl_system *batch, specimen_job *job, fl_system *one, wo
     snprintf(job->err, job->errlen, "out of memory for the static solver");
     return 0;
   }
-  one->buckle_use = w->buckle_use;
   one->buckle_phi = w->buckle_phi;
   one->buckle_m = w->buckle_m;
   return 1;
@@ -1467,7 +1432,7 @@ static int workspace_copy(workspace *dst, const workspace *src)
   if (dst->n != src->n || dst->m != src->m || fl_system_copy(sys, src->sys))
     return 0;
   size_t nb = (size_t)sys->nbody, nbd = (size_t)sys->nbond + 1, nxi = nb * (size_t)sys->ntool + 1,
-         nf = (size_t)dst->nf + 1, n = (size_t)dst->n + 1, m = (size_t)dst->m;
+         nf = (size_t)dst->nf, n = (size_t)dst->n, m = (size_t)dst->m;
   workspace own = *dst;
   *dst = *src;
   dst->sys = own.sys;
@@ -1478,20 +1443,17 @@ static int workspace_copy(workspace *dst, const workspace *src)
   memcpy(dst->beta, own.beta, sizeof dst->beta);
   dst->relax_time = own.relax_time;
   dst->snap_time = own.snap_time;
-#define W_ARRAY(field, count)  \
-  dst->field = own.field;      \
+#define X(field, count)  \
+  dst->field = own.field; \
   memcpy(dst->field, src->field, (count) * sizeof *dst->field);
-  W_ARRAY(xc, nb) W_ARRAY(qc, nb) W_ARRAY(xs, nb) W_ARRAY(qs, nb) W_ARRAY(rot, NHIST * (nf - 1) + 1)
-  W_ARRAY(bc, nbd) W_ARRAY(bpre, nbd) W_ARRAY(bt, nbd) W_ARRAY(buckle_use, nbd) W_ARRAY(buckle_phi, nbd)
-  W_ARRAY(buckle_m, nbd) W_ARRAY(xic, nxi) W_ARRAY(xipre, nxi) W_ARRAY(xit, nxi) W_ARRAY(xt, nf)
-  W_ARRAY(qt, nf) W_ARRAY(r, n) W_ARRAY(rp, n) W_ARRAY(dx, n) W_ARRAY(vc, nb) W_ARRAY(oc, nb) W_ARRAY(fc, nb)
-  W_ARRAY(tc, nb) W_ARRAY(ft, nb) W_ARRAY(tt, nb) W_ARRAY(fp, nb) W_ARRAY(tp, nb) W_ARRAY(ys, 2 * m)
-  W_ARRAY(upd_s, MAX_UPDATES * m) W_ARRAY(upd_a, MAX_UPDATES * m)
+  WORKSPACE_ARRAYS(X)
+#undef X
   for (int k = 0; k < NHIST; k++) {
-    W_ARRAY(xh[k], nb)
-    W_ARRAY(qh[k], nb)
+    dst->xh[k] = own.xh[k];
+    dst->qh[k] = own.qh[k];
+    memcpy(dst->xh[k], src->xh[k], nb * sizeof *dst->xh[k]);
+    memcpy(dst->qh[k], src->qh[k], nb * sizeof *dst->qh[k]);
   }
-#undef W_ARRAY
   dst->ab = own.ab;
   dst->piv = own.piv;
   dst->bv = own.bv;
@@ -1682,8 +1644,8 @@ static int same_path(const fl_path *a, const fl_path *b)
 }
 
 /* The buckling margin that commit c of sl's run has for the limits lim, as
- * buckle_margin works it out from the vectorised law's utilisations (c < 0: g0, the
- * margin before the first commit). */
+ * buckle_margin works it out from the vectorised law's angles and moments (c < 0: g0,
+ * the margin before the first commit). */
 static double logged_margin(const prefix_slot *sl, int c, const fl_bond_limits *lim, double g0)
 {
   if (c < 0)
@@ -1691,7 +1653,7 @@ static double logged_margin(const prefix_slot *sl, int c, const fl_bond_limits *
   const double *phi = sl->log.phi + (size_t)c * sl->nbond, *m = sl->log.m + (size_t)c * sl->nbond;
   double worst = 0.0;
   for (int b = 0; b < sl->nbond; b++)
-    worst = fmax(worst, phi[b] / fl_buckling_plastic_point(&lim->buckling, m[b]));
+    worst = fmax(worst, fl_buckling_plastic_use(&lim->buckling, phi[b], m[b]));
   return worst - 1.0;
 }
 

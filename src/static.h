@@ -62,28 +62,28 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_
  * iterations, tangents and halved steps added to res.  s0 as fl_static_run's.  FL_OK,
  * FL_EUNSTABLE (no convergence after the halvings: err names the specimen, the time
  * and the body), FL_EINTERRUPT, FL_ENOMEM; the rows recorded stay. */
-/* Shared beginnings (fiberlab-model(7), THE STATIC SOLVER): a fit's difference run that
- * changes only the buckling envelope past its peak (min_force,
- * displacement_at_min_force, slope_after_min_force) is the base run's until a bond
- * reaches its buckling point.  Given a cache in fl_run_hooks.prefix, each static run of
- * a single specimen keeps its state at the last converged increment before that point
- * (the most recent runs, a few), and a specimen that matches one of them in everything
- * else (experiment, built system, path, rows) starts from there: the same results to the
+int fl_static_ringdown(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
+                       const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen);
+
+/* Shared beginnings (fiberlab-model(7), THE STATIC SOLVER, Shared beginnings): a fit's
+ * difference run that changes only numbers of the buckling envelope (max_force,
+ * min_force, displacement_at_min_force, slope_after_min_force) is the base run's, bit
+ * for bit, until a bond nears its buckling point.  Given a cache in fl_run_hooks.prefix,
+ * each static run of a batch of one specimen keeps copies of its state along its path
+ * (the most recent runs, a few), and a specimen of the same tag and the same build
+ * starts from the furthest copy it would have reached itself: the same results to the
  * bit, without the shared part's cost.  FL_STATIC_NO_PREFIX=1 in the environment turns
  * it off (a check of it).  Runs on several threads only read the cache. */
 typedef struct fl_prefix_cache fl_prefix_cache;
 fl_prefix_cache *fl_prefix_cache_new(void);
 void fl_prefix_cache_free(fl_prefix_cache *c);
 /* The tags of the next batch's specimens, ntag numbers each (at most FL_PREFIX_TAG_MAX;
- * tags NULL: none, nothing shared): specimens of equal tags must differ at most in the
- * buckling envelope past its peak (a fit tags a run by its item and its parameters with
- * those three zeroed).  tags must stay valid until the batch has run; clear them then. */
+ * tags NULL: none, nothing shared): specimens of equal tags must differ at most in those
+ * four numbers (a fit tags a run by its item and its parameters with them zeroed).  tags
+ * must stay valid until the batch has run; clear them then. */
 #define FL_PREFIX_TAG_MAX 64
 void fl_prefix_cache_tags(fl_prefix_cache *c, int nspec, int ntag, const double *tags);
-/* Specimens that started from a kept beginning, and the increments they skipped. */
+/* Specimens that started from a kept copy, and the increments they skipped. */
 void fl_prefix_cache_counts(const fl_prefix_cache *c, long *starts, long *skipped);
-
-int fl_static_ringdown(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
-                       const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen);
 
 #endif

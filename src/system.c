@@ -79,7 +79,6 @@ int fl_system_copy(fl_system *dst, const fl_system *src)
   memcpy(dst->field, src->field, (n) * sizeof *dst->field);
   FL_SYSTEM_ARRAYS(X)
 #undef X
-  dst->buckle_use = own.buckle_use;
   dst->buckle_phi = own.buckle_phi;
   dst->buckle_m = own.buckle_m;
   return FL_OK;

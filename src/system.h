@@ -157,13 +157,11 @@ typedef struct {
   fl_bond_limits *limits;   /* per specimen: elastic limit and post-failure behaviour */
   int inline_law;         /* 1 (default): the common bond through the vectorised law;
                            * 0: every bond through fl_bond_eval (the same results) */
-  double *buckle_use;     /* NULL (default), or nbond values for specimen 0 (the static solver's
-                           * own system): with plastic buckling, an advancing pass of the
-                           * vectorised law writes each bond's buckling utilisation
-                           * (fl_bond_buckling_utilisation's number), NaN for a bond it did not
-                           * serve */
-  double *buckle_phi;     /* and with buckle_use, where not NULL: the bending angle (rad) and */
-  double *buckle_m;       /* the moment's size (N m) that utilisation came from */
+  double *buckle_phi;     /* NULL (default), or nbond values each for specimen 0 (the static */
+  double *buckle_m;       /* solver's own system): with plastic buckling, an advancing pass of
+                           * the vectorised law writes each bond's total bending angle (rad) and
+                           * its moment's size (N m), whose fl_buckling_plastic_use is its
+                           * buckling utilisation; an angle NaN for a bond it did not serve */
   double phi_seen;        /* the static solver's own system: the largest bending angle the
                            * vectorised law served with plastic buckling, any pass, rad */
   int inline_static;      /* 1: the static solver's own system, whose undamped evaluations and
@@ -267,9 +265,8 @@ void fl_system_loads_specimen(fl_system *sys, int s, int advance);
 int fl_system_extract(const fl_system *src, int s, fl_system *dst);
 
 /* Copy everything src holds, definitions and state, into dst of the same sizes (both
- * from fl_system_alloc); dst keeps its own arrays and buckle_use, buckle_phi and
- * buckle_m pointers.  FL_OK, or
- * FL_EINPUT when the sizes differ. */
+ * from fl_system_alloc); dst keeps its own arrays and its buckle_phi and buckle_m
+ * pointers.  FL_OK, or FL_EINPUT when the sizes differ. */
 int fl_system_copy(fl_system *dst, const fl_system *src);
 
 /* Row r (enum fl_state_row) of specimen s's bond state. */

@@ -839,8 +839,9 @@ END_TEST
  * it and with fl_bond_eval alone (damped, as a relaxation steps; or undamped), ends in
  * the same state to the bit, the largest angles (phi_max) and the buckled bonds
  * included; an evaluation that does not advance gives the same loads and leaves the
- * state as it was; and an advancing one gives each bond served its buckling
- * utilisation (buckle_use).  soft scales the envelope's kb against the bonds'. */
+ * state as it was; and an advancing one gives each bond served the angle and moment
+ * of its buckling utilisation (buckle_phi, buckle_m).  soft scales the envelope's kb
+ * against the bonds'. */
 static void static_inline_against_general(int damped, double soft)
 {
   enum { NBOND = 1000, STEPS = 100 };
@@ -879,23 +880,26 @@ static void static_inline_against_general(int damped, double soft)
   ck_assert_int_eq(memcmp(fast.state_row, rows, FL_STATE_ROWS * (size_t)NBOND * sizeof *rows), 0);
   free(before);
   free(rows);
-  /* an advancing evaluation gives each bond it served its buckling utilisation, that of
-   * fl_bond_buckling_utilisation to the bit */
-  double *use = malloc(NBOND * sizeof *use);
-  ck_assert_ptr_nonnull(use);
-  fast.buckle_use = use;
+  /* an advancing evaluation gives each bond it served the angle and moment whose
+   * utilisation is fl_bond_buckling_utilisation's to the bit */
+  double *phi = malloc(NBOND * sizeof *phi), *m = malloc(NBOND * sizeof *m);
+  ck_assert(phi && m);
+  fast.buckle_phi = phi;
+  fast.buckle_m = m;
   fl_system_loads_specimen(&fast, 0, 1);
   int served = 0;
   for (int b = 0; b < NBOND; b++) {
-    if (isnan(use[b]))
+    if (isnan(phi[b]))
       continue;
     served++;
     fl_body b1 = {fast.x[b], fast.q[b], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
     fl_body b2 = {fast.x[b + 1], fast.q[b + 1], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-    ck_assert_double_eq(use[b], fl_bond_buckling_utilisation(&fast.bond[b], &fast.limits[0], &b1, &b2, &fast.bstate[b]));
+    ck_assert_double_eq(fl_buckling_plastic_use(&fast.limits[0].buckling, phi[b], m[b]),
+                        fl_bond_buckling_utilisation(&fast.bond[b], &fast.limits[0], &b1, &b2, &fast.bstate[b]));
   }
-  fast.buckle_use = NULL;
-  free(use);
+  fast.buckle_phi = fast.buckle_m = NULL;
+  free(phi);
+  free(m);
   /* a bond stiffer than its envelope (soft < 1) is capped below phi_b: not served */
   if (soft < 1.0)
     ck_assert_int_eq(served, 0);
