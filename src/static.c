@@ -92,7 +92,10 @@
 #define RING_STEPS 200       /* a ring-down's time steps per period of the first mode (THE RING-DOWN) */
 #define RING_CUTS 8          /* and the halvings of one where Newton fails */
 #define RING_TOL 1e-6        /* Newton's tolerance there, of the load scale (THE RING-DOWN) */
-#define ONSET_NEWTON 8       /* Newton's iterations for the increment that crosses it and the slivers after */
+#define ONSET_NEWTON 2       /* Newton's iterations for the increment that crosses it and the slivers after:
+                              * one that needs more finds no equilibrium near (a snap) or relaxes a sliver
+                              * earlier to the same state (8, each with a fresh tangent, cost the buckling
+                              * fit 11 % of its time) */
 #define PREFIX_BYTES 8e6     /* room for a run's kept states, and for its commit log (SHARED BEGINNINGS;
                               * a state: about 6 kB a body) */
 
