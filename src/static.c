@@ -94,8 +94,8 @@
 #define RING_TOL 1e-6        /* Newton's tolerance there, of the load scale (THE RING-DOWN) */
 #define ONSET_NEWTON 2       /* Newton's iterations for the increment that crosses it and the slivers after:
                               * one that needs more finds no equilibrium near (a snap) or relaxes a sliver
-                              * earlier to the same state (8, each with a fresh tangent, cost the buckling
-                              * fit 11 % of its time) */
+                              * earlier to the same state (8, each with a fresh tangent, took 7.6 % of the
+                              * buckling fit's instructions) */
 #define PREFIX_BYTES 8e6     /* room for a run's kept states, and for its commit log (SHARED BEGINNINGS;
                               * a state: about 6 kB a body) */
 
