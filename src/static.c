@@ -1250,15 +1250,12 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
     size_t nbd = (size_t)one->nbond + 1, nxi = snb * (size_t)one->ntool + 1, nf = (size_t)w->nf, n = (size_t)w->n,
            m = (size_t)w->m;
     int ok = 1;
-#define X(field, count)                           \
-  w->field = calloc((count), sizeof *w->field); \
-  ok = ok && w->field;
+#define X(field, count) FL_ARRAY_ALLOC(w->field, count, ok);
     WORKSPACE_ARRAYS(X)
 #undef X
     for (int k = 0; k < NHIST; k++) {
-      w->xh[k] = calloc(snb, sizeof *w->xh[k]);
-      w->qh[k] = calloc(snb, sizeof *w->qh[k]);
-      ok = ok && w->xh[k] && w->qh[k];
+      FL_ARRAY_ALLOC(w->xh[k], snb, ok);
+      FL_ARRAY_ALLOC(w->qh[k], snb, ok);
     }
     if (w->m > 2 * w->hb) {
       w->ab = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
@@ -1446,16 +1443,12 @@ static int workspace_copy(workspace *dst, const workspace *src)
   memcpy(dst->beta, own.beta, sizeof dst->beta);
   dst->relax_time = own.relax_time;
   dst->snap_time = own.snap_time;
-#define X(field, count)  \
-  dst->field = own.field; \
-  memcpy(dst->field, src->field, (count) * sizeof *dst->field);
+#define X(field, count) FL_ARRAY_COPY(dst->field, own.field, src->field, count);
   WORKSPACE_ARRAYS(X)
 #undef X
   for (int k = 0; k < NHIST; k++) {
-    dst->xh[k] = own.xh[k];
-    dst->qh[k] = own.qh[k];
-    memcpy(dst->xh[k], src->xh[k], nb * sizeof *dst->xh[k]);
-    memcpy(dst->qh[k], src->qh[k], nb * sizeof *dst->qh[k]);
+    FL_ARRAY_COPY(dst->xh[k], own.xh[k], src->xh[k], nb);
+    FL_ARRAY_COPY(dst->qh[k], own.qh[k], src->qh[k], nb);
   }
   dst->ab = own.ab;
   dst->piv = own.piv;
@@ -1773,7 +1766,7 @@ static prefix_slot *prefix_claim(const specimen_job *job, const workspace *w)
     if (!sl->cap)
       return NULL;
   }
-  if (!sl->have_built && fl_system_extract(one, 0, &sl->built))
+  if (!sl->have_built && fl_system_alloc(&sl->built, 1, one->nbody, one->nbond, one->ntool))
     return NULL;
   sl->have_built = 1;
   if (fl_system_copy(&sl->built, one))

@@ -35,9 +35,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool)
   sys->nbond = nbond;
   sys->ntool = ntool;
   int ok = 1;
-#define X(field, n)                                \
-  sys->field = calloc((n), sizeof *sys->field); \
-  ok = ok && sys->field;
+#define X(field, n) FL_ARRAY_ALLOC(sys->field, n, ok);
   FL_SYSTEM_ARRAYS(X)
 #undef X
   sys->pload.body = -1;
@@ -74,9 +72,7 @@ int fl_system_copy(fl_system *dst, const fl_system *src)
          nt = (size_t)src->ntool;
   fl_system own = *dst;
   *dst = *src;
-#define X(field, n)           \
-  dst->field = own.field; \
-  memcpy(dst->field, src->field, (n) * sizeof *dst->field);
+#define X(field, n) FL_ARRAY_COPY(dst->field, own.field, src->field, n);
   FL_SYSTEM_ARRAYS(X)
 #undef X
   dst->buckle_phi = own.buckle_phi;

@@ -264,6 +264,13 @@ void fl_system_loads_specimen(fl_system *sys, int s, int advance);
  * specimen's bonds, limits, contact laws and state.  FL_ENOMEM on failure. */
 int fl_system_extract(const fl_system *src, int s, fl_system *dst);
 
+/* Bodies for the X-macros of an array list (system.c's FL_SYSTEM_ARRAYS, static.c's
+ * WORKSPACE_ARRAYS): FL_ARRAY_ALLOC points p at n zeroed elements and clears ok where
+ * that fails; FL_ARRAY_COPY points dst at own, n elements of its own, and copies src's
+ * n elements there. */
+#define FL_ARRAY_ALLOC(p, n, ok) ((p) = calloc((n), sizeof *(p)), (ok) = (ok) && (p) != NULL)
+#define FL_ARRAY_COPY(dst, own, src, n) ((dst) = (own), memcpy((dst), (src), (n) * sizeof *(dst)))
+
 /* Copy everything src holds, definitions and state, into dst of the same sizes (both
  * from fl_system_alloc); dst keeps its own arrays and its buckle_phi and buckle_m
  * pointers.  FL_OK, or FL_EINPUT when the sizes differ. */
