@@ -165,6 +165,7 @@ typedef struct {
   int own_solve;             /* 1: band_solve solves with it, 0: GSL's gsl_linalg_LU_band_solve */
   int solve_checks;          /* solves left that run both and compare them (band_solve) */
   double *ys;                /* band_solve's result while checked */
+  int *ulast;                /* per row of U, its last column with a nonzero factor (band_solve) */
   int updates;               /* 1: Broyden updates of the kept tangent (not on frictionless rollers) */
   int nupd;                  /* Broyden updates of the factorised tangent (broyden_update) */
   double *upd_s, *upd_a;     /* their steps s and vectors a, MAX_UPDATES of m each */
@@ -563,6 +564,13 @@ static int factorise(workspace *w)
       *a = 1e-300;
   }
   w->lu_valid = gsl_linalg_LU_band_decomp((size_t)w->m, (size_t)w->hb, (size_t)w->hb, w->ab, w->piv) == GSL_SUCCESS;
+  if (w->lu_valid) /* where U's band ends in zeros (no row swap reached that far) */
+    for (int i = 0; i < w->m; i++) {
+      int last = i + diag < w->m - 1 ? i + diag : w->m - 1;
+      while (last > i && w->ab->data[(size_t)last * w->ab->tda + diag + i - last] == 0.0)
+        last--;
+      w->ulast[i] = last;
+    }
   return w->lu_valid;
 }
 
@@ -574,7 +582,13 @@ static int factorise(workspace *w)
  * the result is theirs to the bit (newton_step compares the two on a workspace's first
  * SOLVE_CHECKS solves and keeps GSL's if they differ): GSL's takes a vector view and a
  * BLAS call for every column, which cost a tenth of a planar fit's time (the maize
- * brace root: 11 % of the profile in the solve's CBLAS and views). */
+ * brace root: 11 % of the profile in the solve's CBLAS and views).  The one difference:
+ * a row of U stops at its last nonzero factor (ulast), where dtbsv goes on to 2 hb
+ * columns; each product left out is an exact zero, whose subtraction leaves the sum as
+ * it is (but for the sign of a sum that is itself zero), and the back substitution is a
+ * chain of dependent subtractions, so the ones left out were its time (a row swap in
+ * the factorisation fills U's band only that far: on the buckling fit 6 of the 10
+ * columns on average). */
 static void band_solve(const workspace *w, double *x)
 {
   const int n = w->m, hb = w->hb, diag = 2 * w->hb;
@@ -596,7 +610,7 @@ static void band_solve(const workspace *w, double *x)
   }
   for (int i = n - 1; i >= 0; i--) { /* U: back substitution, row by row */
     double t = x[i];
-    int last = i + diag < n - 1 ? i + diag : n - 1;
+    int last = w->ulast[i];
     for (int j = i + 1; j <= last; j++)
       t -= ab[(size_t)j * tda + diag + i - j] * x[j];
     x[i] = t / ab[(size_t)i * tda + diag];
@@ -1165,7 +1179,7 @@ static double load_estimate(const fl_experiment *exp, const fl_build_info *info,
   X(xc, nb) X(xs, nb) X(qc, nb) X(qs, nb) X(rot, NHIST * nf + 1) X(bc, nbd) X(bpre, nbd) X(bt, nbd)           \
   X(buckle_phi, nbd) X(buckle_m, nbd) X(xic, nxi) X(xipre, nxi) X(xit, nxi) X(xt, nf + 1) X(qt, nf + 1)       \
   X(r, n + 1) X(rp, n + 1) X(dx, n + 1) X(vc, nb) X(oc, nb) X(fc, nb) X(tc, nb) X(ft, nb) X(tt, nb) X(fp, nb) \
-  X(tp, nb) X(ys, 2 * m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m)
+  X(tp, nb) X(ys, 2 * m) X(ulast, m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m)
 
 static void workspace_free(workspace *w)
 {
