@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "dem_sheet.h"
+#include "files.h"
 #include "fit.h"
 #include "cantilever.h"
 #include "fit_global.h"
@@ -2871,92 +2872,127 @@ static int write_calibrated(FILE *f, const fl_fit *fit, const fl_calibration *ca
   return fl_yaml_out_close(&y);
 }
 
+/* The files of a calibration's report, in the order they are written, and its
+ * checkpoint (kept apart: checked, never written by the report). */
+enum { CAL_YAML, CAL_CSV, CAL_GP, CAL_DEM_TXT, CAL_DEM_CSV, CAL_PLOT, CAL_CHECKPOINT };
+
+static int calibration_files(const char *prefix, enum fl_plot plot, fl_outset *s)
+{
+  static const char *const suffix[] = {".yaml", ".csv", ".gp", "-dem.txt", "-dem.csv", NULL, ".checkpoint"};
+  fl_outset_init(s, prefix);
+  for (int k = 0; k <= CAL_CHECKPOINT; k++)
+    if (fl_outset_add(s, k == CAL_PLOT ? (plot == FL_PLOT_SVG ? ".svg" : ".png") : suffix[k], NULL) < 0) {
+      fl_outset_free(s);
+      return FL_ENOMEM;
+    }
+  return FL_OK;
+}
+
+int fl_calibration_prepare(const char *prefix, enum fl_plot plot, char *err, size_t errlen)
+{
+  fl_outset s;
+  if (calibration_files(prefix, plot, &s))
+    return FL_ENOMEM;
+  int rc = fl_outset_prepare(&s, err, errlen);
+  fl_outset_free(&s);
+  return rc;
+}
+
+/* One report file written by write to its temporary; FL_EIO with err. */
+static int write_one(fl_outset *s, int k, int (*write)(FILE *, const void *), const void *ctx, char *err,
+                     size_t errlen)
+{
+  FILE *f = fl_outset_open(s, k);
+  if (!f || write(f, ctx) || fclose(f)) {
+    snprintf(err, errlen, "cannot write %s: %s", s->file[k].final, strerror(errno));
+    return FL_EIO;
+  }
+  return FL_OK;
+}
+
+/* The report's parts, each as write_one takes it. */
+typedef struct {
+  const fl_fit *fit;
+  const fl_calibration *cal;
+  const fl_calibration_output *o;
+  const fl_calibration_paths *p;
+  const fl_dem_sheet *sheet;
+} report;
+
+static int put_calibrated(FILE *f, const void *ctx)
+{
+  const report *r = ctx;
+  return write_calibrated(f, r->fit, r->cal);
+}
+
+static int put_csv(FILE *f, const void *ctx)
+{
+  const report *r = ctx;
+  return write_csv(f, r->cal, r->o);
+}
+
+static int put_gp(FILE *f, const void *ctx)
+{
+  const report *r = ctx;
+  return write_gp(f, r->fit, r->cal, r->o, r->p);
+}
+
+static int put_dem_txt(FILE *f, const void *ctx)
+{
+  const report *r = ctx;
+  return fl_dem_sheet_write_text(f, r->sheet, r->p->yaml);
+}
+
+static int put_dem_csv(FILE *f, const void *ctx)
+{
+  const report *r = ctx;
+  return fl_dem_sheet_write_csv(f, r->sheet);
+}
+
 int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
                          fl_calibration_paths *p, char *err, size_t errlen)
 {
-  char tyaml[FL_FIT_PATH + 32] = "", tcsv[FL_FIT_PATH + 32] = "", tgp[FL_FIT_PATH + 32] = "",
-       tplot[FL_FIT_PATH + 32] = "", tdt[FL_FIT_PATH + 48] = "", tdc[FL_FIT_PATH + 48] = "";
   fl_dem_sheet sheet;
-  int rc = FL_OK, do_plot = o->plot != FL_PLOT_NONE;
-  if (do_plot && !fl_gnuplot_available()) {
-    if (o->plot_required) {
-      snprintf(err, errlen, "gnuplot not found on PATH; install it, or use --plot none");
-      return FL_EGNUPLOT;
+  int do_plot;
+  fl_outset s;
+  int rc = fl_gnuplot_wanted(o->plot, o->plot_required, &do_plot, err, errlen);
+  if (rc || (rc = calibration_files(o->prefix, o->plot, &s)))
+    return rc;
+  if ((rc = fl_outset_check(&s, err, errlen)))
+    goto done;
+  char *const name[] = {p->yaml, p->csv, p->gp, p->dem_txt, p->dem_csv, p->plot};
+  const size_t size[] = {sizeof p->yaml, sizeof p->csv, sizeof p->gp, sizeof p->dem_txt, sizeof p->dem_csv,
+                         sizeof p->plot};
+  for (int k = 0; k < CAL_CHECKPOINT; k++)
+    if (strlen(s.file[k].final) >= size[k]) { /* fl_outset_prepare's limit is below the size */
+      snprintf(err, errlen, "the output %.200s... is longer than %zu bytes", s.file[k].final, size[k] - 1);
+      rc = FL_EINPUT;
+      goto done;
+    } else {
+      memcpy(name[k], s.file[k].final, strlen(s.file[k].final) + 1);
     }
-    fprintf(stderr, "warning: gnuplot not found on PATH: no plot made (the .gp script is written)\n");
-    do_plot = 0;
-  }
-  snprintf(p->yaml, sizeof p->yaml, "%s.yaml", o->prefix);
-  snprintf(p->csv, sizeof p->csv, "%s.csv", o->prefix);
-  snprintf(p->gp, sizeof p->gp, "%s.gp", o->prefix);
-  snprintf(p->plot, sizeof p->plot, "%s.%s", o->prefix, o->plot == FL_PLOT_SVG ? "svg" : "png");
-  snprintf(p->dem_txt, sizeof p->dem_txt, "%s-dem.txt", o->prefix);
-  snprintf(p->dem_csv, sizeof p->dem_csv, "%s-dem.csv", o->prefix);
   fl_dem_sheet_make(&cal->calibrated, &sheet);
-  FILE *f = fl_output_open_temp(p->yaml, tyaml, sizeof tyaml);
-  if (!f || write_calibrated(f, fit, cal) || fclose(f)) {
-    snprintf(err, errlen, "cannot write %s: %s", p->yaml, strerror(errno));
-    rc = FL_EIO;
-    goto fail;
-  }
-  f = fl_output_open_temp(p->csv, tcsv, sizeof tcsv);
-  if (!f || write_csv(f, cal, o) || fclose(f)) {
-    snprintf(err, errlen, "cannot write %s: %s", p->csv, strerror(errno));
-    rc = FL_EIO;
-    goto fail;
-  }
-  f = fl_output_open_temp(p->gp, tgp, sizeof tgp);
-  if (!f || write_gp(f, fit, cal, o, p) || fclose(f)) {
-    snprintf(err, errlen, "cannot write %s: %s", p->gp, strerror(errno));
-    rc = FL_EIO;
-    goto fail;
-  }
-  f = fl_output_open_temp(p->dem_txt, tdt, sizeof tdt);
-  if (!f || fl_dem_sheet_write_text(f, &sheet, p->yaml) || fclose(f)) {
-    snprintf(err, errlen, "cannot write %s: %s", p->dem_txt, strerror(errno));
-    rc = FL_EIO;
-    goto fail;
-  }
-  f = fl_output_open_temp(p->dem_csv, tdc, sizeof tdc);
-  if (!f || fl_dem_sheet_write_csv(f, &sheet) || fclose(f)) {
-    snprintf(err, errlen, "cannot write %s: %s", p->dem_csv, strerror(errno));
-    rc = FL_EIO;
-    goto fail;
-  }
+  report r = {fit, cal, o, p, &sheet};
+  if ((rc = write_one(&s, CAL_YAML, put_calibrated, &r, err, errlen)) ||
+      (rc = write_one(&s, CAL_CSV, put_csv, &r, err, errlen)) || (rc = write_one(&s, CAL_GP, put_gp, &r, err, errlen)) ||
+      (rc = write_one(&s, CAL_DEM_TXT, put_dem_txt, &r, err, errlen)) ||
+      (rc = write_one(&s, CAL_DEM_CSV, put_dem_csv, &r, err, errlen)))
+    goto done;
   if (do_plot) {
-    snprintf(tplot, sizeof tplot, "%s.tmp%ld", p->plot, (long)getpid());
-    if ((rc = fl_gnuplot_run(tgp, tcsv, tplot, err, errlen)))
-      goto fail;
+    const char *tplot = fl_outset_reserve(&s, CAL_PLOT);
+    if (!tplot) {
+      snprintf(err, errlen, "cannot write %s: %s", p->plot, strerror(errno));
+      rc = FL_EIO;
+      goto done;
+    }
+    if ((rc = fl_gnuplot_run(s.file[CAL_GP].tmp, s.file[CAL_CSV].tmp, tplot, err, errlen)))
+      goto done;
   }
-  mode_t mask = umask(0);
-  umask(mask);
-  chmod(tyaml, 0666 & ~mask);
-  chmod(tcsv, 0666 & ~mask);
-  chmod(tgp, 0666 & ~mask);
-  chmod(tdt, 0666 & ~mask);
-  chmod(tdc, 0666 & ~mask);
-  if (rename(tyaml, p->yaml) || rename(tcsv, p->csv) || rename(tgp, p->gp) || rename(tdt, p->dem_txt) ||
-      rename(tdc, p->dem_csv) || (do_plot && rename(tplot, p->plot))) {
-    snprintf(err, errlen, "cannot rename outputs into place: %s", strerror(errno));
-    rc = FL_EIO;
-    goto fail;
-  }
+  rc = fl_outset_commit(&s, err, errlen);
   if (!do_plot)
     p->plot[0] = '\0';
-  return FL_OK;
-fail:
-  if (*tyaml)
-    unlink(tyaml);
-  if (*tcsv)
-    unlink(tcsv);
-  if (*tgp)
-    unlink(tgp);
-  if (*tplot)
-    unlink(tplot);
-  if (*tdt)
-    unlink(tdt);
-  if (*tdc)
-    unlink(tdc);
+done:
+  fl_outset_free(&s);
   return rc;
 }
 

@@ -18,7 +18,9 @@
 #endif
 
 #include "campaign.h"
+#include "files.h"
 #include "fl_defs.h"
+#include "table_text.h"
 #include "measured.h"
 #include "mpi_batch.h"
 #include "yaml_input.h"
@@ -105,27 +107,14 @@ static int text_of(reader *R, const yaml_node_t *map, const char *key, int requi
 
 int fl_campaign_detect(const char *path)
 {
-  unsigned char *text;
-  size_t len;
   char err[512];
-  if (fl_yaml_input_read(path, "a fit file", &text, &len, err, sizeof err) != FL_OK)
-    return 0;
-  yaml_parser_t parser;
   yaml_document_t doc;
-  int found = 0;
-  if (!yaml_parser_initialize(&parser)) {
-    free(text);
-    return 0;
-  }
-  yaml_parser_set_input_string(&parser, text, len);
-  if (yaml_parser_load(&parser, &doc)) {
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    reader R = {path, &doc, err, sizeof err};
-    found = root && root->type == YAML_MAPPING_NODE && value_of(&R, root, "campaign") != NULL;
-    yaml_document_delete(&doc);
-  }
-  yaml_parser_delete(&parser);
-  free(text);
+  if (fl_yaml_load(path, "the fit or campaign file", "fiberlab-fit(5)", &doc, err, sizeof err) != FL_OK)
+    return 0; /* the fit loader reports it */
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  reader R = {path, &doc, err, sizeof err};
+  int found = root && root->type == YAML_MAPPING_NODE && value_of(&R, root, "campaign") != NULL;
+  yaml_document_delete(&doc);
   return found;
 }
 
@@ -243,7 +232,10 @@ static void row_message(const fl_campaign *c, int i, const char *msg, char *err,
   const fl_campaign_specimen *s = &c->spec[i];
   for (int j = 0; j < c->nmap; j++) {
     size_t n = strlen(c->map[j].key);
-    if (strncmp(msg, "--set '", 7) == 0 && strncmp(msg + 7, c->map[j].key, n) == 0 && msg[7 + n] == '=') {
+    /* "--set 'KEY=VALUE': ..." (a value out of range), "--set 'KEY': ..." (a check
+     * across keys, such as an inner semi-axis above the outer one) */
+    if (strncmp(msg, "--set '", 7) == 0 && strncmp(msg + 7, c->map[j].key, n) == 0 &&
+        (msg[7 + n] == '=' || msg[7 + n] == '\'')) {
       const char *rest = strstr(msg, "': ");
       snprintf(err, errlen, "%s:%d: row %d (%s), column '%s' (%s = %.6g): %s", c->table_path, s->line, s->row, s->id,
                c->map[j].column, c->map[j].key, s->value[j], rest ? rest + 3 : msg);
@@ -298,16 +290,23 @@ static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, i
              s->line, r + 1, s->id, t->names[filecol]);
     return FL_EINPUT;
   }
-  if (f[0] == '/' || !c->data_dir[0])
-    snprintf(s->data_path, sizeof s->data_path, "%s", f);
-  else
-    snprintf(s->data_path, sizeof s->data_path, "%.2000s/%.2000s", c->data_dir, f);
+  if (fl_path_join(c->data_dir, f, s->data_path, sizeof s->data_path)) {
+    snprintf(err, errlen, "%s:%d: row %d (%s), column '%s': the curve's path is longer than %d bytes in the folder "
+             "%.200s...; allowed: a path of at most %d bytes", c->table_path, s->line, r + 1, s->id, t->names[filecol],
+             (int)sizeof s->data_path - 1, c->data_dir, (int)sizeof s->data_path - 1);
+    return FL_EINPUT;
+  }
   FILE *fp = fopen(s->data_path, "rb");
   if (!fp) {
     snprintf(err, errlen, "%s:%d: row %d (%s), column '%s': '%s' cannot be read (%s): %s; allowed: a readable curve "
              "file, relative to data_folder", c->table_path, s->line, r + 1, s->id, t->names[filecol], f,
              s->data_path, strerror(errno));
     return FL_EINPUT;
+  }
+  {
+    char what[FL_CAMPAIGN_ID + 600];
+    snprintf(what, sizeof what, "the curve of row %d (%s) of %.300s", r + 1, s->id, c->table_path);
+    fl_input_note(s->data_path, fp, what);
   }
   fclose(fp);
   for (int j = 0; j < c->nmap; j++) {
@@ -317,8 +316,8 @@ static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, i
     errno = 0;
     double v = strtod(cell, &end);
     if (!*cell || *end || errno == ERANGE || !isfinite(v)) {
-      snprintf(err, errlen, "%s:%d: row %d (%s), column '%s' (%s): '%s' is not a number; allowed: a number in "
-               "every row", c->table_path, s->line, r + 1, s->id, m->column, m->key, cell);
+      snprintf(err, errlen, "%s:%d: row %d (%s), column '%s' (%s): '%s' is not a number%s; allowed: a number in "
+               "every row", c->table_path, s->line, r + 1, s->id, m->column, m->key, cell, fl_number_hint(cell));
       return FL_EINPUT;
     }
     s->value[j] = v * m->factor;
@@ -350,10 +349,7 @@ static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, i
 
 int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_campaign *c, char *err, size_t errlen)
 {
-  yaml_parser_t parser;
   yaml_document_t doc;
-  unsigned char *text = NULL;
-  size_t len;
   int rc, have_doc = 0;
   fl_table t;
   memset(&t, 0, sizeof t);
@@ -361,21 +357,10 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
   snprintf(c->file, sizeof c->file, "%s", path);
   c->sets = sets;
   c->nsets = nsets;
-  if ((rc = fl_yaml_input_read(path, "a campaign file", &text, &len, err, errlen)) != FL_OK)
+  if ((rc = fl_yaml_load(path, "a campaign file", "fiberlab-campaign(5)", &doc, err, errlen)) != FL_OK)
     return rc;
   rc = FL_EINPUT;
-  if (!yaml_parser_initialize(&parser)) {
-    free(text);
-    snprintf(err, errlen, "out of memory");
-    return FL_ENOMEM;
-  }
-  yaml_parser_set_input_string(&parser, text, len);
   reader R = {path, &doc, err, errlen};
-  if (!yaml_parser_load(&parser, &doc)) {
-    snprintf(err, errlen, "%s:%zu:%zu: not valid YAML: %s", path, parser.problem_mark.line + 1,
-             parser.problem_mark.column + 1, parser.problem ? parser.problem : "syntax error");
-    goto done;
-  }
   have_doc = 1;
   yaml_node_t *root = yaml_document_get_root_node(&doc), *cb;
   if (!root || block(&R, root, "the top level", top_keys, "campaign"))
@@ -396,11 +381,18 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
       goto done;
     }
   }
-  fl_path_relative(path, fit, c->fit_path, sizeof c->fit_path);
-  fl_path_relative(path, table, c->table_path, sizeof c->table_path);
-  if (folder)
-    fl_path_relative(path, folder, c->data_dir, sizeof c->data_dir);
-  else {
+  {
+    const char *name[] = {"fit", "specimens", "data_folder"};
+    const char *rel[] = {fit, table, folder};
+    char *out[] = {c->fit_path, c->table_path, c->data_dir};
+    for (int k = 0; k < 3; k++)
+      if (rel[k] && fl_path_relative(path, rel[k], out[k], FL_FIT_PATH)) {
+        fail_at(&R, value_of(&R, cb, name[k]), "campaign.%s: the path is longer than %d bytes when taken relative to "
+                "the campaign file; allowed: a path of at most %d bytes", name[k], FL_FIT_PATH - 1, FL_FIT_PATH - 1);
+        goto done;
+      }
+  }
+  if (!folder) {
     const char *slash = strrchr(c->table_path, '/');
     if (slash)
       snprintf(c->data_dir, sizeof c->data_dir, "%.*s", (int)(slash - c->table_path), c->table_path);
@@ -477,6 +469,16 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
       d++;
     int keep = c->drop == FL_CAMPAIGN_DROP_ANY || (f.data[d].kind == FL_FIT_CURVE &&
                                                    fl_fit_curve_drops(&f.data[d].data, 0) == (c->drop == FL_CAMPAIGN_DROP_YES));
+    for (int j = 0; i == 0 && j < c->nmap; j++)
+      for (int k = 0; k < f.nfree; k++)
+        if (strcmp(c->map[j].key, f.free[k].path) == 0) {
+          snprintf(err, errlen, "%s:%u:%u: campaign.columns.%s: the fit %s frees %s, which the table would set for "
+                   "each row; allowed: a key the fit does not free (or leave it out of the fit's free list)", path,
+                   c->map[j].line, c->map[j].col, c->map[j].key, c->fit_path, c->map[j].key);
+          fl_fit_free(&f);
+          rc = FL_EINPUT;
+          goto done;
+        }
     if (keep && kept == 0) {
       c->nfree = f.nfree;
       memcpy(c->free, f.free, sizeof c->free);
@@ -512,8 +514,6 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
 done:
   if (have_doc)
     yaml_document_delete(&doc);
-  yaml_parser_delete(&parser);
-  free(text);
   fl_table_free(&t);
   if (rc)
     fl_campaign_free(c);
@@ -546,7 +546,7 @@ static double now(void)
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static void checkpoint_path(const char *prefix, int i, char *buf, size_t len)
+void fl_campaign_checkpoint_path(const char *prefix, int i, char *buf, size_t len)
 {
   snprintf(buf, len, "%s.checkpoint.d/%05d.checkpoint", prefix, i + 1);
 }
@@ -555,7 +555,7 @@ void fl_campaign_checkpoints_remove(const char *prefix, int nspec)
 {
   char path[FL_FIT_PATH + 64];
   for (int i = 0; i < nspec; i++) {
-    checkpoint_path(prefix, i, path, sizeof path);
+    fl_campaign_checkpoint_path(prefix, i, path, sizeof path);
     unlink(path);
   }
   snprintf(path, sizeof path, "%s.checkpoint.d", prefix);
@@ -629,7 +629,7 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
       sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "row %s=%.17g\n", c->map[j].key, c->spec[i].value[j]);
     if (sn < sizeof settings)
       snprintf(settings + sn, sizeof settings - sn, "%s", o->settings ? o->settings : "");
-    checkpoint_path(o->prefix, i, ckpath, sizeof ckpath);
+    fl_campaign_checkpoint_path(o->prefix, i, ckpath, sizeof ckpath);
     fl_checkpoint *ck = NULL;
     char msg[4096];
     if ((rc = fl_checkpoint_open(ckpath, &fit, settings, o->resume, &ck, msg, sizeof msg))) {

@@ -166,6 +166,12 @@ typedef struct {
   const char *what[FL_CAMPAIGN_FILES];            /* each one's key in the summary */
 } fl_campaign_paths;
 
+/* Before a campaign: FL_OK when every report file and every row's checkpoint
+ * (PREFIX.checkpoint.d/) is free to write, or FL_EINPUT with err when the prefix is too
+ * long or one of them is an input (files.h).  Temporaries a killed run left are removed. */
+int fl_campaign_prepare(const char *prefix, enum fl_plot plot, int nspec, char *err, size_t errlen);
+/* Row i's checkpoint: PREFIX.checkpoint.d/NNNNN.checkpoint. */
+void fl_campaign_checkpoint_path(const char *prefix, int i, char *buf, size_t len);
 /* The reports: each file under a temporary name first, all renamed once all were
  * written.  p may be NULL (fewer than 2 converged: only the specimens' table and the
  * curves).  FL_OK, FL_EIO or FL_EGNUPLOT with err set. */

@@ -14,6 +14,7 @@
 
 #include "campaign.h"
 #include "dem_sheet.h"
+#include "files.h"
 #include "fl_defs.h"
 #include "output.h"
 #include "strength.h"
@@ -401,123 +402,135 @@ static int write_distribution_gp(FILE *f, const fl_campaign *c, const fl_populat
 /* ---- writing them all ---------------------------------------------------------------- */
 
 enum { F_SPEC, F_POP, F_EXP, F_SHEET_TXT, F_SHEET_CSV, F_CURVES, F_CURVES_GP, F_DIST, F_DIST_GP, F_PLOTS };
+/* the two plots' places in the output set, after the files above */
+enum { F_CURVES_PLOT = F_PLOTS, F_DIST_PLOT };
+
+/* Every report file for prefix, in the order of the enums above. */
+static int report_files(const char *prefix, enum fl_plot plot, fl_outset *s)
+{
+  static const char *const suffix[] = {"-specimens.csv", "-population.yaml", "-population-experiment.yaml",
+                                       "-population-experiment-dem.txt", "-population-experiment-dem.csv",
+                                       "-curves.csv", "-curves.gp", "-parameters.csv", "-parameters.gp"};
+  static const char *const what[] = {"specimens", "population", "experiment", "dem_sheet", "dem_sheet_csv",
+                                     "curves_csv", "curves_gp", "parameters_csv", "parameters_gp"};
+  const char *ext = plot == FL_PLOT_SVG ? ".svg" : ".png";
+  char c_plot[32], d_plot[32];
+  snprintf(c_plot, sizeof c_plot, "-curves%s", ext);
+  snprintf(d_plot, sizeof d_plot, "-parameters%s", ext);
+  fl_outset_init(s, prefix);
+  for (int k = 0; k < F_PLOTS; k++)
+    if (fl_outset_add(s, suffix[k], what[k]) < 0)
+      goto nomem;
+  if (fl_outset_add(s, c_plot, "plots") < 0 || fl_outset_add(s, d_plot, "plots") < 0)
+    goto nomem;
+  return FL_OK;
+nomem:
+  fl_outset_free(s);
+  return FL_ENOMEM;
+}
+
+int fl_campaign_prepare(const char *prefix, enum fl_plot plot, int nspec, char *err, size_t errlen)
+{
+  fl_outset s;
+  if (report_files(prefix, plot, &s))
+    return FL_ENOMEM;
+  int rc = fl_outset_prepare(&s, err, errlen);
+  fl_outset_free(&s);
+  char ck[FL_FIT_PATH + 64];
+  for (int i = 0; rc == FL_OK && i < nspec; i++) {
+    fl_campaign_checkpoint_path(prefix, i, ck, sizeof ck);
+    rc = fl_output_check_one(ck, err, errlen);
+  }
+  return rc;
+}
+
+/* Report file k of the campaign into f. */
+static int write_report(FILE *f, int k, const fl_campaign *c, const fl_campaign_result *res, const fl_population *p,
+                        const fl_campaign_output *o, const fl_outset *s)
+{
+  switch (k) {
+  case F_SPEC:
+    return write_specimens(f, c, res, o);
+  case F_POP:
+    return write_population(f, c, res, p);
+  case F_EXP:
+    return write_population_experiment(f, c, p);
+  case F_SHEET_TXT:
+  case F_SHEET_CSV: {
+    fl_dem_sheet sh;
+    int rc = fl_dem_sheet_make(&p->experiment, &sh);
+    if (!rc)
+      rc = k == F_SHEET_TXT ? fl_dem_sheet_write_text(f, &sh, s->file[F_EXP].final) : fl_dem_sheet_write_csv(f, &sh);
+    return rc;
+  }
+  case F_CURVES:
+    return write_curves(f, c, res);
+  case F_CURVES_GP:
+    return write_curves_gp(f, c, res, o->plot, s->file[k].final, s->file[F_CURVES].final, s->file[F_CURVES_PLOT].final);
+  case F_DIST:
+    return write_distribution(f, c, res, p);
+  default: /* F_DIST_GP */
+    return write_distribution_gp(f, c, p, o->plot, s->file[k].final, s->file[F_DIST].final, s->file[F_DIST_PLOT].final);
+  }
+}
 
 int fl_campaign_write(const fl_campaign *c, const fl_campaign_result *res, const fl_population *p,
                       const fl_campaign_output *o, fl_campaign_paths *paths, char *err, size_t errlen)
 {
-  static const char *const suffix[] = {"-specimens.csv", "-population.yaml", "-population-experiment.yaml",
-                                       "-population-experiment-dem.txt", "-population-experiment-dem.csv",
-                                       "-curves.csv", "-curves.gp", "-parameters.csv", "-parameters.gp", NULL};
-  static const char *const what[] = {"specimens", "population", "experiment", "dem_sheet", "dem_sheet_csv",
-                                     "curves_csv", "curves_gp", "parameters_csv", "parameters_gp", "plots"};
-  char tmp[FL_CAMPAIGN_FILES + 2][FL_FIT_PATH + 96];
-  char plot_final[2][FL_FIT_PATH + 64], plot_tmp[2][FL_FIT_PATH + 96];
-  int rc = FL_OK, do_plot = o->plot != FL_PLOT_NONE;
-  memset(tmp, 0, sizeof tmp);
-  memset(plot_tmp, 0, sizeof plot_tmp);
+  int do_plot;
   memset(paths, 0, sizeof *paths);
-  if (do_plot && !fl_gnuplot_available()) {
-    if (o->plot_required) {
-      snprintf(err, errlen, "gnuplot not found on PATH; install it, or use --plot none");
-      return FL_EGNUPLOT;
-    }
-    fprintf(stderr, "warning: gnuplot not found on PATH: no plot made (the .gp scripts are written)\n");
-    do_plot = 0;
-  }
+  fl_outset s;
+  int rc = fl_gnuplot_wanted(o->plot, o->plot_required, &do_plot, err, errlen);
+  if (rc || (rc = report_files(o->prefix, o->plot, &s)))
+    return rc;
+  if ((rc = fl_outset_check(&s, err, errlen)))
+    goto done;
   for (int k = 0; k < F_PLOTS; k++) {
-    paths->what[k] = what[k];
+    paths->what[k] = s.file[k].what;
     if (!p && (k == F_POP || k == F_EXP || k == F_SHEET_TXT || k == F_SHEET_CSV || k == F_DIST || k == F_DIST_GP))
       continue;
-    snprintf(paths->path[k], sizeof paths->path[k], "%s%s", o->prefix, suffix[k]);
-    FILE *f = fl_output_open_temp(paths->path[k], tmp[k], sizeof tmp[k]);
+    FILE *f = fl_outset_open(&s, k);
     if (!f) {
-      snprintf(err, errlen, "cannot write %s: %s", paths->path[k], strerror(errno));
+      snprintf(err, errlen, "cannot write %s: %s", s.file[k].final, strerror(errno));
       rc = FL_EIO;
-      goto fail;
+      goto done;
     }
-    const char *ext = o->plot == FL_PLOT_SVG ? "svg" : "png";
-    snprintf(plot_final[0], sizeof plot_final[0], "%s-curves.%s", o->prefix, ext);
-    snprintf(plot_final[1], sizeof plot_final[1], "%s-parameters.%s", o->prefix, ext);
-    switch (k) {
-    case F_SPEC:
-      rc = write_specimens(f, c, res, o);
-      break;
-    case F_POP:
-      rc = write_population(f, c, res, p);
-      break;
-    case F_EXP:
-      rc = write_population_experiment(f, c, p);
-      break;
-    case F_SHEET_TXT:
-    case F_SHEET_CSV: {
-      fl_dem_sheet sh;
-      char src[FL_FIT_PATH + 64];
-      snprintf(src, sizeof src, "%s%s", o->prefix, suffix[F_EXP]);
-      rc = fl_dem_sheet_make(&p->experiment, &sh);
-      if (!rc)
-        rc = k == F_SHEET_TXT ? fl_dem_sheet_write_text(f, &sh, src) : fl_dem_sheet_write_csv(f, &sh);
-      break;
-    }
-    case F_CURVES:
-      rc = write_curves(f, c, res);
-      break;
-    case F_CURVES_GP:
-      rc = write_curves_gp(f, c, res, o->plot, paths->path[k], paths->path[F_CURVES], plot_final[0]);
-      break;
-    case F_DIST:
-      rc = write_distribution(f, c, res, p);
-      break;
-    case F_DIST_GP:
-      rc = write_distribution_gp(f, c, p, o->plot, paths->path[k], paths->path[F_DIST], plot_final[1]);
-      break;
-    }
+    rc = write_report(f, k, c, res, p, o, &s);
     if (fclose(f) || rc) {
-      snprintf(err, errlen, "cannot write %s: %s", paths->path[k], rc == FL_ENOMEM ? "out of memory" : strerror(errno));
+      snprintf(err, errlen, "cannot write %s: %s", s.file[k].final, rc == FL_ENOMEM ? "out of memory" : strerror(errno));
       rc = rc ? rc : FL_EIO;
-      goto fail;
+      goto done;
     }
   }
-  if (do_plot) {
-    for (int g = 0; g < 2; g++) {
-      int gp = g ? F_DIST_GP : F_CURVES_GP, csv = g ? F_DIST : F_CURVES;
-      if (!tmp[gp][0])
-        continue;
-      snprintf(plot_tmp[g], sizeof plot_tmp[g], "%.4000s.tmp%ld", plot_final[g], (long)getpid());
-      if ((rc = fl_gnuplot_run(tmp[gp], tmp[csv], plot_tmp[g], err, errlen)))
-        goto fail;
-    }
-  }
-  mode_t mask = umask(0);
-  umask(mask);
-  for (int k = 0; k < F_PLOTS; k++)
-    if (tmp[k][0] && (chmod(tmp[k], 0666 & ~mask) || rename(tmp[k], paths->path[k]))) {
-      snprintf(err, errlen, "cannot rename %s into place: %s", paths->path[k], strerror(errno));
+  for (int g = 0; do_plot && g < 2; g++) {
+    int gp = g ? F_DIST_GP : F_CURVES_GP, csv = g ? F_DIST : F_CURVES;
+    if (!s.file[gp].tmp)
+      continue;
+    const char *tplot = fl_outset_reserve(&s, F_PLOTS + g);
+    if (!tplot) {
+      snprintf(err, errlen, "cannot write %s: %s", s.file[F_PLOTS + g].final, strerror(errno));
       rc = FL_EIO;
-      goto fail;
-    } else if (tmp[k][0]) {
-      tmp[k][0] = '\0';
+      goto done;
     }
+    if ((rc = fl_gnuplot_run(s.file[gp].tmp, s.file[csv].tmp, tplot, err, errlen)))
+      goto done;
+  }
+  /* the names of what will be renamed, for the summary (the prefix's length was
+   * checked by fl_campaign_prepare, so none is cut) */
   size_t used = 0;
-  for (int g = 0; g < 2; g++)
-    if (plot_tmp[g][0]) {
-      if (rename(plot_tmp[g], plot_final[g])) {
-        snprintf(err, errlen, "cannot rename %s into place: %s", plot_final[g], strerror(errno));
-        rc = FL_EIO;
-        goto fail;
-      }
-      plot_tmp[g][0] = '\0';
+  for (int k = 0; k < F_PLOTS + 2; k++) {
+    if (!s.file[k].tmp)
+      continue;
+    if (k < F_PLOTS)
+      snprintf(paths->path[k], sizeof paths->path[k], "%s", s.file[k].final);
+    else
       used += (size_t)snprintf(paths->path[F_PLOTS] + used, sizeof paths->path[F_PLOTS] - used, "%s%s",
-                               used ? " " : "", plot_final[g]);
-    }
-  paths->what[F_PLOTS] = what[F_PLOTS];
-  return FL_OK;
-fail:
-  for (int k = 0; k < F_PLOTS; k++)
-    if (tmp[k][0])
-      unlink(tmp[k]);
-  for (int g = 0; g < 2; g++)
-    if (plot_tmp[g][0])
-      unlink(plot_tmp[g]);
+                               used ? " " : "", s.file[k].final);
+  }
+  paths->what[F_PLOTS] = "plots";
+  rc = fl_outset_commit(&s, err, errlen);
+done:
+  fl_outset_free(&s);
   return rc;
 }
 

@@ -110,7 +110,10 @@ int fl_ring_track_add(fl_ring_track *k, double t, double x)
 void fl_ring_track_done(fl_ring_track *k, fl_specimen_result *sr)
 {
   fl_ringdown rd;
-  if (fl_ringdown_fit(k->te, k->xe, k->ne, &rd) == FL_OK) {
+  /* a ring too short to measure has no figures (null in the summary), never 0 */
+  sr->frequency = NAN;
+  sr->log_decrement = NAN;
+  if (k->ne >= FL_RING_MIN_EXTREMES && fl_ringdown_fit(k->te, k->xe, k->ne, &rd) == FL_OK && rd.frequency > 0.0) {
     sr->frequency = rd.frequency;
     sr->log_decrement = rd.log_decrement;
   }

@@ -50,8 +50,14 @@ typedef struct {
 /* Add the sample x at time t (s); FL_OK or FL_ENOMEM.  k starts zeroed. */
 int fl_ring_track_add(fl_ring_track *k, double t, double x);
 
+/* The fewest extremes a ring-down's figures are read from: a maximum, a minimum and a
+ * maximum (or the reverse), which a record of 2 periods after the release always holds. */
+#define FL_RING_MIN_EXTREMES 3
+#define FL_RING_MIN_PERIODS 2
+
 /* The first frequency and logarithmic decrement of the extremes found (fl_ringdown_fit)
- * into sr, where they give one, and their count; frees k's arrays. */
+ * into sr, where they give one (NAN otherwise: too few extremes), and their count;
+ * frees k's arrays. */
 void fl_ring_track_done(fl_ring_track *k, fl_specimen_result *sr);
 
 /* The release: each specimen's tip displacement into res->spec[s].release_x, then no

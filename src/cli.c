@@ -1,7 +1,9 @@
 /* cli.c: options, loading, running and writing for the three virtual-test programs. */
 #include <config.h>
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cantilever.h"
 #include "cli.h"
 #include "fl_defs.h"
 #include "gpu.h"
@@ -341,13 +344,15 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
     return 2;
   }
   const char *file = argv[optind];
-  char err[2048];
+  char err[16384];
   fl_experiment exp = fl_experiment_default();
   int rc = fl_experiment_load(file, &exp, err, sizeof err);
   for (int i = 0; rc == FL_OK && i < nsets; i++)
     rc = fl_experiment_set(&exp, sets[i], err, sizeof err);
   if (rc == FL_OK && exp.test.kind != kind) {
-    snprintf(err, sizeof err, "%s: test.kind: '%s' is not a %s test; allowed here: %s (use fiber-%s)", file,
+    char where[1024];
+    fl_experiment_where(&exp, file, "test.kind", where, sizeof where);
+    snprintf(err, sizeof err, "%s: test.kind: '%s' is not a %s test; allowed here: %s (use fiber-%s)", where,
              fl_test_kind_name(exp.test.kind), prog, fl_test_kind_name(kind), fl_test_kind_name(exp.test.kind));
     rc = FL_EINPUT;
   }
@@ -378,10 +383,14 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
     return 2;
   }
   char pbuf[4096];
+  int prefix_given = prefix != NULL;
   if (!prefix) {
     default_prefix(file, pbuf, sizeof pbuf);
     prefix = pbuf;
   }
+  /* every input has been read: no output may replace one */
+  if (fl_output_prepare(prefix, plot, err, sizeof err))
+    return fl_cli_prefix_refused(prog, prefix, prefix_given, err);
   if (plot != FL_PLOT_NONE && plot_given && !fl_gnuplot_available()) {
     fprintf(stderr, "%s: --plot %s: gnuplot not found on PATH; install gnuplot, or use --plot none\n", prog,
             plot == FL_PLOT_SVG ? "svg" : "png");
@@ -421,6 +430,7 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
     return rc == FL_OK ? 0 : (rc == FL_ETIMESTEP || rc == FL_ELIMIT) ? 2 : 1;
   }
   if (rc) {
+    fl_cli_unit_cause(prog, &exp, file);
     if (rc == FL_ETIMESTEP) {
       char where[4200];
       fl_experiment_where(&exp, file, "simulation.time_step", where, sizeof where);
@@ -441,6 +451,15 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
     fl_result_free(&res);
     return (rc == FL_ETIMESTEP || rc == FL_ELIMIT) ? 2 : 1;
   }
+  if (res.vibration)
+    for (int s = 0; s < res.specimens; s++)
+      if (isnan(res.spec[s].frequency)) {
+        fprintf(stderr,
+                "%s: warning: %s: specimen %d rang %d extreme%s after the release, too few to measure its first "
+                "frequency and decrement (null in the summary); allowed: test.ring_periods of at least %d\n",
+                prog, file, s + 1, res.spec[s].extremes, res.spec[s].extremes == 1 ? "" : "s", FL_RING_MIN_PERIODS);
+        break;
+      }
   if (res.max_overlap > 2.0 * res.overlap_ref)
     fprintf(stderr,
             "%s: warning: tool contacts reached an overlap of %.3g m, over twice the %.3g m the time step "
@@ -457,10 +476,35 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
   }
   rc = fl_summary_print(stdout, &res, &paths);
   if (rc)
-    fprintf(stderr, "%s: cannot write the summary: %s\n", prog, fl_strerror(rc));
+    fl_cli_summary_failed(prog, rc);
   fl_curve_free(&curve);
   fl_result_free(&res);
   return rc ? 1 : 0;
+}
+
+void fl_cli_unit_cause(const char *prog, const fl_experiment *exp, const char *file)
+{
+  char cause[4096];
+  if (fl_experiment_unit_warnings(exp, file, cause, sizeof cause, 0) > 0)
+    for (char *line = strtok(cause, "\n"); line; line = strtok(NULL, "\n"))
+      fprintf(stderr, "%s: the likely cause of the failure below: %s\n", prog, line);
+}
+
+int fl_cli_summary_failed(const char *prog, int rc)
+{
+  int e = errno;
+  fprintf(stderr, "%s: cannot write the summary: %s\n", prog, rc == FL_EIO && e ? strerror(e) : fl_strerror(rc));
+  return 1;
+}
+
+int fl_cli_prefix_refused(const char *prog, const char *prefix, int given, const char *err)
+{
+  if (given)
+    fprintf(stderr, "%s: -o '%s': %s; nothing written\n", prog, prefix, err);
+  else
+    fprintf(stderr, "%s: the default output prefix '%s' (the input file's base name): %s; nothing written\n", prog,
+            prefix, err);
+  return 2;
 }
 
 /* Under mpirun (a build with --with-mpi) MPI starts and ends around the program, and

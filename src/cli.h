@@ -38,5 +38,14 @@ void fl_cli_passive_threads(int threads, char **argv);
 
 /* main() of fiber-bend3pt, fiber-tension and fiber-torsion. */
 int fl_cli_main(enum fl_test_kind kind, int argc, char **argv);
+/* A run of exp (file) failed: when a value of the file looks like a unit mistake
+ * (fl_experiment_unit_warnings), say on stderr that it is the likely cause. */
+void fl_cli_unit_cause(const char *prog, const fl_experiment *exp, const char *file);
+/* The summary could not be written (rc from the writer; errno says why for FL_EIO, such
+ * as a full disk): the message on stderr; returns 1. */
+int fl_cli_summary_failed(const char *prog, int rc);
+/* The outputs of prefix refused before anything ran (a clash with an input, a prefix
+ * too long: err): the message on stderr, naming -o or the default prefix; returns 2. */
+int fl_cli_prefix_refused(const char *prog, const char *prefix, int given, const char *err);
 
 #endif

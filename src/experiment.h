@@ -197,6 +197,9 @@ int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, siz
 /* Warnings about a valid definition (one per line, "file:line:col: key: ..."), into
  * buf; returns how many. */
 int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len);
+/* Of those, the values whose magnitude suggests a unit mistake (MPa for Pa, mm for m),
+ * one line each into buf, starting with a newline when n > 0; returns how many. */
+int fl_experiment_unit_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len, int n);
 /* Record that a fit file set key path (after fl_experiment_set), at line and column
  * of fit_file, so that messages point there rather than at an option; fit_file must
  * outlive exp. */

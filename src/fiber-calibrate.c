@@ -97,13 +97,6 @@ static void default_prefix(const char *file, char *buf, size_t len)
   snprintf(buf + n, len - n, "-calibrated");
 }
 
-/* 1 when path names the same file as other (both exist). */
-static int same_file(const char *path, const char *other)
-{
-  struct stat a, b;
-  return stat(path, &a) == 0 && stat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 static double wall_now(void)
 {
   struct timespec ts;
@@ -116,14 +109,14 @@ static double wall_now(void)
 static int campaign_main(const cli_args *a)
 {
   const char *prog = a->prog;
-  char err[4096], pbuf[FL_FIT_PATH];
+  char err[16384], pbuf[FL_FIT_PATH];
   double t0 = wall_now();
   fl_campaign c;
   int rc = fl_campaign_load(a->file, a->sets, a->nsets, &c, err, sizeof err);
   if (rc) {
     if (mpi_rank == 0) /* every rank reads the same inputs: one message */
       fprintf(stderr, "%s: %s; nothing written\n", prog, err);
-    return rc == FL_EINPUT || rc == FL_EIO ? 2 : 1;
+    return rc == FL_EINPUT || rc == FL_EIO || rc == FL_ELIMIT ? 2 : 1;
   }
   if (c.left_out[0] && mpi_rank == 0)
     fprintf(stderr, "%s: note: campaign.drop: %s: %d of the %d rows of %s fitted; left out: %s\n", prog,
@@ -157,6 +150,16 @@ static int campaign_main(const cli_args *a)
     sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "set %s\n", a->sets[i]);
   if (sn < sizeof settings - 1)
     snprintf(settings + sn, sizeof settings - sn, "device %s\nthreads %ld\n", use_gpu ? "gpu" : "cpu", a->threads);
+  /* every input has been read (the rows' curves too): no output may replace one */
+  {
+    char perr[8192];
+    if ((rc = fl_campaign_prepare(prefix, a->plot, c.nspec, perr, sizeof perr))) {
+      if (mpi_rank == 0)
+        fl_cli_prefix_refused(prog, prefix, a->prefix != NULL, perr);
+      fl_campaign_free(&c);
+      return rc == FL_ENOMEM ? 1 : 2;
+    }
+  }
   fl_campaign_result *res = calloc((size_t)c.nspec, sizeof *res);
   if (!res) {
     fprintf(stderr, "%s: out of memory\n", prog);
@@ -186,7 +189,13 @@ static int campaign_main(const cli_args *a)
   }
   int status = 1;
   if (rc) {
-    fprintf(stderr, "%s: %s; the checkpoints in %s.checkpoint.d are kept, no report written\n", prog, err, prefix);
+    char dir[FL_FIT_PATH + 16];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s.checkpoint.d", prefix);
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+      fprintf(stderr, "%s: %s; the checkpoints in %s are kept, no report written\n", prog, err, dir);
+    else
+      fprintf(stderr, "%s: %s; no checkpoint and no report written\n", prog, err);
     status = rc == FL_EINPUT ? 2 : 1; /* a checkpoint of other settings, a start the experiment refuses */
     goto out;
   }
@@ -219,7 +228,7 @@ static int campaign_main(const cli_args *a)
   } else {
     fl_campaign_checkpoints_remove(prefix, c.nspec);
     if ((rc = fl_campaign_summary(stdout, &c, res, pp, &paths, wall_now() - t0)))
-      fprintf(stderr, "%s: cannot write the summary: %s\n", prog, fl_strerror(rc));
+      fl_cli_summary_failed(prog, rc);
     else
       status = pp && pp->nused == c.nspec ? 0 : 1;
   }
@@ -385,7 +394,7 @@ static int calibrate_main(int argc, char **argv)
               "checkpoint is the same)\n", prog, file, mpi_ranks);
     return 2;
   }
-  char err[4096];
+  char err[16384];
   fl_fit fit;
   int rc = fl_fit_load(file, sets, nsets, &fit, err, sizeof err);
   if (rc) {
@@ -417,23 +426,18 @@ static int calibrate_main(int argc, char **argv)
   /* the fit file's warnings and notes (rows left out, the toe shift) */
   for (char *line = strtok(fit.notes, "\n"); line && mpi_rank == 0; line = strtok(NULL, "\n"))
     fprintf(stderr, "%s: %s\n", prog, line);
-  char pbuf[FL_FIT_PATH], out[FL_FIT_PATH + 8];
+  char pbuf[FL_FIT_PATH];
+  int prefix_given = prefix != NULL;
   if (!prefix) {
     default_prefix(file, pbuf, sizeof pbuf);
     prefix = pbuf;
   }
-  /* The outputs must not replace an input. */
-  static const char *const ext[] = {".yaml", ".csv", ".gp", ".png", ".svg", ".checkpoint"};
-  for (int e = 0; e < 6; e++) {
-    snprintf(out, sizeof out, "%s%s", prefix, ext[e]);
-    const char *input = same_file(out, file) ? file : same_file(out, fit.exp_path) ? fit.exp_path : NULL;
-    for (int d = 0; d < fit.ndata && !input; d++)
-      input = same_file(out, fit.data[d].path) ? fit.data[d].path : same_file(out, fit.data[d].exp_path) ? fit.data[d].exp_path : NULL;
-    if (input) {
-      fprintf(stderr, "%s: -o '%s': the output %s is the input %s; allowed: a prefix whose files are not inputs\n",
-              prog, prefix, out, input);
+  /* every input has been read: no output may replace one */
+  {
+    char perr[8192];
+    if ((rc = fl_calibration_prepare(prefix, plot, perr, sizeof perr))) {
       fl_fit_free(&fit);
-      return 2;
+      return rc == FL_ENOMEM ? 1 : fl_cli_prefix_refused(prog, prefix, prefix_given, perr);
     }
   }
   if (plot != FL_PLOT_NONE && plot_given && !fl_gnuplot_available()) {
@@ -502,6 +506,8 @@ static int calibrate_main(int argc, char **argv)
   if (rc) {
     /* no point was evaluated (an input the runs refuse, or an interrupt before the
      * starting point was done): there is no best point to report */
+    for (int d = -1; !stop_flag && d < fit.ndata; d++)
+      fl_cli_unit_cause(prog, d < 0 ? &fit.exp : &fit.data[d].exp, d < 0 ? fit.exp_path : fit.data[d].exp_path);
     if (stop_flag)
       fprintf(stderr, "%s: %s: interrupted before the starting point was evaluated: no best point yet, no output "
               "written\n", prog, file);
@@ -532,7 +538,7 @@ static int calibrate_main(int argc, char **argv)
     return 1;
   }
   if ((rc = fl_calibration_summary(stdout, &fit, &cal, &paths))) {
-    fprintf(stderr, "%s: cannot write the summary: %s\n", prog, fl_strerror(rc));
+    fl_cli_summary_failed(prog, rc);
     fl_calibration_free(&cal);
     fl_fit_free(&fit);
     return 1;

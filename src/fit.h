@@ -287,6 +287,10 @@ typedef struct {
   char dem_csv[FL_FIT_PATH + 16]; /* PREFIX-dem.csv: the same as CSV */
 } fl_calibration_paths;
 
+/* Before a calibration: FL_OK when every file of its report and its checkpoint
+ * (PREFIX.checkpoint) is free to write, or FL_EINPUT with err when the prefix is too
+ * long or one of them is an input (files.h).  Temporaries a killed run left are removed. */
+int fl_calibration_prepare(const char *prefix, enum fl_plot plot, char *err, size_t errlen);
 /* Write the calibrated experiment, the curves CSV, the gnuplot script, the plot and the
  * parameter sheet for the DEM package, each to a temporary name first, all renamed once
  * all succeeded. */

@@ -10,13 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <csv.h>
-
+#include "files.h"
 #include "fl_defs.h"
 #include "measured.h"
+#include "table_text.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
-#define MAX_FIELDS 256
 /* The largest table read, bytes: 64 MiB, some 2.5 million rows of 25 bytes.  The
  * measured curves in fits/data have 50 kB (2 000 rows); the fit evaluates every row
  * (its Jacobian has rows x free parameters doubles), so a table this size is already
@@ -63,175 +62,13 @@ void fl_measured_free(fl_measured *m)
   memset(m, 0, sizeof *m);
 }
 
-/* One field of a line: its text, quotes removed and NUL-terminated, and its length. */
-typedef struct {
-  const char *start;
-  size_t len;
-} field;
-
-/* The fields libcsv hands over for one line, kept until the line is done. */
-typedef struct {
-  char *text;             /* the fields' texts one after another, each NUL-terminated */
-  size_t used, cap;       /* bytes of text in use and allocated */
-  size_t off[MAX_FIELDS]; /* where each field's text starts in text */
-  size_t len[MAX_FIELDS]; /* its length */
-  size_t from[MAX_FIELDS]; /* 0-based byte of the line where it starts (when tracked) */
-  int n;                  /* fields kept: at most MAX_FIELDS, the rest are dropped */
-  int blanks;             /* blank separator: an empty field is one more blank of a run */
-  int nomem;              /* a field could not be kept */
-  size_t pos;             /* the byte libcsv is given, when parsed a byte at a time */
-  size_t next_from;       /* where the next field starts, idem */
-} line_fields;
-
-/* A separator and a libcsv parser set up for it, with the buffers of one line. */
-typedef struct {
-  struct csv_parser csv;
-  char sep;       /* ',', ';', '\t', or ' ' for runs of blanks */
-  line_fields r;  /* the fields of the line last split */
-  char *blank;    /* blank separator: the line with tabs outside quotes made spaces */
-  size_t blankcap; /* bytes allocated for blank */
-} splitter;
-
-static void on_field(void *text, size_t len, void *data)
-{
-  line_fields *r = data;
-  size_t from = r->next_from;
-  r->next_from = r->pos + 1; /* past the separator that ended this field */
-  if ((r->blanks && len == 0) || r->n >= MAX_FIELDS)
-    return;
-  if (r->used + len + 1 > r->cap) {
-    size_t cap = 2 * (r->used + len + 1);
-    char *t = realloc(r->text, cap);
-    if (!t) {
-      r->nomem = 1;
-      return;
-    }
-    r->text = t;
-    r->cap = cap;
-  }
-  memcpy(r->text + r->used, text, len);
-  r->text[r->used + len] = '\0';
-  r->off[r->n] = r->used;
-  r->len[r->n] = len;
-  r->from[r->n] = from;
-  r->n++;
-  r->used += len + 1;
-}
-
-/* Lines come one at a time without their newline: no byte ends a row early. */
-static int no_terminator(unsigned char c)
-{
-  (void)c;
-  return 0;
-}
-
-static int splitter_init(splitter *sp, char sep)
-{
-  memset(sp, 0, sizeof *sp);
-  if (csv_init(&sp->csv, CSV_APPEND_NULL) != 0)
-    return FL_ENOMEM;
-  csv_set_delim(&sp->csv, (unsigned char)sep);
-  csv_set_term_func(&sp->csv, no_terminator);
-  sp->sep = sep;
-  sp->r.blanks = sep == ' ';
-  return FL_OK;
-}
-
-static void splitter_free(splitter *sp)
-{
-  csv_free(&sp->csv);
-  free(sp->r.text);
-  free(sp->blank);
-  memset(sp, 0, sizeof *sp);
-}
-
-/* The text libcsv is given for line: the line itself, or for the blank separator a
- * copy whose tabs outside quotes are spaces (libcsv has one separator byte, and a run
- * of spaces and tabs is one separator).  NULL: out of memory. */
-static const char *csv_input(splitter *sp, const char *line, size_t len)
-{
-  if (sp->sep != ' ')
-    return line;
-  if (len + 1 > sp->blankcap) {
-    char *b = realloc(sp->blank, len + 1);
-    if (!b)
-      return NULL;
-    sp->blank = b;
-    sp->blankcap = len + 1;
-  }
-  int quoted = 0;
-  for (size_t i = 0; i <= len; i++) {
-    char c = line[i];
-    if (c == '"')
-      quoted = !quoted;
-    sp->blank[i] = c == '\t' && !quoted ? ' ' : c;
-  }
-  return sp->blank;
-}
-
-/* Split line into fields with libcsv (RFC 4180 quoting: a quoted field may hold the
- * separator, "" in it is one quote; blanks around a field are trimmed; a quote left
- * open ends with the line; a quoted field does not go past its line).  With bytewise,
- * each field's first byte is found as well (in r.from), for messages.  Returns the
- * number of fields (at most MAX_FIELDS), or -1 when out of memory. */
-static int split_line(splitter *sp, const char *line, field *f, int bytewise)
-{
-  line_fields *r = &sp->r;
-  size_t len = strlen(line);
-  const char *in = csv_input(sp, line, len);
-  r->used = 0;
-  r->n = 0;
-  r->nomem = 0;
-  r->pos = 0;
-  r->next_from = 0;
-  if (!in)
-    return -1;
-  if (len == 0)
-    return 0; /* nothing to parse (and libcsv has no buffer to end a field in yet) */
-  if (bytewise) {
-    for (size_t i = 0; i < len; i++) {
-      r->pos = i;
-      if (csv_parse(&sp->csv, in + i, 1, on_field, NULL, r) != 1)
-        r->nomem = 1;
-    }
-    r->pos = len;
-  } else if (csv_parse(&sp->csv, in, len, on_field, NULL, r) != len) {
-    r->nomem = 1;
-  }
-  csv_fini(&sp->csv, on_field, NULL, r);
-  if (r->nomem)
-    return -1;
-  for (int i = 0; i < r->n; i++) {
-    f[i].start = r->text + r->off[i];
-    f[i].len = r->len[i];
-  }
-  return r->n;
-}
-
-/* The 1-based column of field k (0-based) of line, past its leading blanks and its
- * opening quote.  libcsv tells no positions: the line is split again a byte at a time,
- * and a field ends at the byte libcsv was given when it handed the field over. */
-static size_t field_column(splitter *sp, const char *line, int k)
-{
-  field f[MAX_FIELDS];
-  int n = split_line(sp, line, f, 1);
-  if (k >= n)
-    return strlen(line) + 1;
-  size_t i = sp->r.from[k];
-  while ((line[i] == ' ' || line[i] == '\t') && line[i] != sp->sep)
-    i++;
-  if (line[i] == '"')
-    i++;
-  return i + 1;
-}
-
-static int parse_number(const field *f, double *v)
+static int parse_number(const char *text, size_t len, double *v)
 {
   char buf[96];
-  if (f->len == 0 || f->len >= sizeof buf)
+  if (len == 0 || len >= sizeof buf)
     return 0;
-  memcpy(buf, f->start, f->len);
-  buf[f->len] = '\0';
+  memcpy(buf, text, len);
+  buf[len] = '\0';
   char *end;
   errno = 0;
   double d = strtod(buf, &end);
@@ -246,57 +83,39 @@ static int parse_number(const field *f, double *v)
 }
 
 /* A data row: at least one field, and at least half its non-empty fields numbers. */
-static int is_data(const field *f, int n)
+static int is_data(const fl_splitter *sp, int n)
 {
   int nonempty = 0, numeric = 0;
   double v;
   for (int i = 0; i < n; i++) {
-    if (f[i].len == 0)
+    size_t len;
+    const char *t = fl_field(sp, i, &len);
+    if (len == 0)
       continue;
     nonempty++;
-    numeric += parse_number(&f[i], &v);
+    numeric += parse_number(t, len, &v);
   }
   return numeric > 0 && 2 * numeric >= nonempty;
 }
 
-static int skip_line(const char *s)
-{
-  while (*s == ' ' || *s == '\t')
-    s++;
-  return *s == '\0' || *s == '#';
-}
-
-/* Whether c occurs in s outside double quotes. */
-static int has_unquoted(const char *s, char c)
-{
-  int quoted = 0;
-  for (; *s; s++) {
-    if (*s == '"')
-      quoted = !quoted;
-    else if (*s == c && !quoted)
-      return 1;
-  }
-  return 0;
-}
-
 /* The separator: the first of comma, semicolon and tab found outside quotes in the
  * first line that starts like a number (quoted or not), else blanks. */
-static char find_separator(char **lines, int nlines)
+static char find_separator(const fl_lines *L)
 {
-  for (int i = 0; i < nlines; i++) {
-    const char *s = lines[i];
-    if (skip_line(s))
+  for (int i = 0; i < L->n; i++) {
+    const char *s = L->line[i];
+    if (fl_line_skipped(s))
       continue;
     while (*s == ' ' || *s == '\t')
       s++;
     const char *c = *s == '"' ? s + 1 : s;
     if (!(isdigit((unsigned char)*c) || *c == '-' || *c == '+' || *c == '.'))
       continue;
-    if (has_unquoted(s, ','))
+    if (fl_line_has_unquoted(s, ','))
       return ',';
-    if (has_unquoted(s, ';'))
+    if (fl_line_has_unquoted(s, ';'))
       return ';';
-    if (has_unquoted(s, '\t'))
+    if (fl_line_has_unquoted(s, '\t'))
       return '\t';
     return ' ';
   }
@@ -306,23 +125,67 @@ static char find_separator(char **lines, int nlines)
 /* "column 3 (load_N)" or "column 3". */
 static void column_label(int number, char **names, int nnames, char *buf, size_t len)
 {
-  if (number <= nnames && names[number - 1][0])
-    snprintf(buf, len, "column %d (%s)", number, names[number - 1]);
-  else
+  char shown[300];
+  if (number <= nnames && names[number - 1][0]) {
+    fl_name_shown(names[number - 1], shown, sizeof shown);
+    snprintf(buf, len, "column %d (%s)", number, shown);
+  } else {
     snprintf(buf, len, "column %d", number);
+  }
 }
 
-/* "a, b, c": the header names. */
+/* "a, b, c": the header names, as messages show them. */
 static void name_list(char **names, int n, char *buf, size_t len)
 {
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < n; i++) {
-    int k = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
-    if (k < 0 || (size_t)k >= len - used)
+    char shown[300];
+    fl_name_shown(names[i], shown, sizeof shown);
+    int k = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", shown);
+    if (k < 0 || (size_t)k >= len - used) {
+      if (len > 4)
+        strcpy(buf + len - 4, "...");
       break;
+    }
     used += (size_t)k;
   }
+}
+
+/* FL_EINPUT with err when two non-empty header names are the same (a column chosen by
+ * that name would be a guess).  shown names the file, line its header's line. */
+static int names_once(char **names, int n, const char *shown, int line, char *err, size_t errlen)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n && names[i][0]; j++)
+      if (strcmp(names[i], names[j]) == 0) {
+        char q[300];
+        fl_name_shown(names[i], q, sizeof q);
+        snprintf(err, errlen, "%s:%d: the header names columns %d and %d both %s%s%s; allowed: each column named once",
+                 shown, line, i + 1, j + 1, q[0] == '"' ? "" : "'", q, q[0] == '"' ? "" : "'");
+        return FL_EINPUT;
+      }
+  return FL_OK;
+}
+
+/* The hint for a row with more fields than the header, or a cell that is no number. */
+static const char *comma_hint(char sep, const char *cell)
+{
+  if (cell)
+    return fl_number_hint(cell);
+  return sep == ',' ? " (a decimal comma? write numbers with a decimal point, or separate the columns with ';')" : "";
+}
+
+/* FL_EINPUT with err when data row line (1-based) has nf fields where the table has
+ * ncols (what: "the header (line 3)" or "the first data row (line 4)"). */
+static int row_width(const fl_splitter *sp, const char *shown, int line, int row, int nf, int ncols, const char *what,
+                     char *err, size_t errlen)
+{
+  if (nf == ncols)
+    return FL_OK;
+  snprintf(err, errlen, "%s:%d: row %d has %d field%s, %s %d; allowed: one field for each column in every row%s",
+           shown, line, row, nf, nf == 1 ? "" : "s", what, ncols, nf > ncols ? comma_hint(fl_splitter_sep(sp), NULL) : "");
+  return FL_EINPUT;
 }
 
 /* The 1-based column number col names, or 0 with err set. */
@@ -354,69 +217,46 @@ static int resolve_column(const fl_measured_column *c, const char *shown, char *
   return 0;
 }
 
-/* Read the whole file as lines (newline and carriage return stripped); FL_ELIMIT past
- * MAX_TABLE_BYTES (a pipe, or a file that grew since fstat). */
-static int read_lines(FILE *f, char ***lines_out, int *n_out)
+/* Read the open table fp whole into L; on failure err names the file (shown, as
+ * prefix says it, e.g. "fit.yaml:5:11: data[1].file: 'a.csv'"). */
+static int read_table(FILE *fp, const char *shown, const char *prefix, const char *readable, fl_lines *L, char *err,
+                      size_t errlen)
 {
-  char **lines = NULL, *buf = NULL;
-  size_t cap = 0, bufcap = 0, total = 0;
-  int n = 0;
-  ssize_t len;
-  while ((len = getline(&buf, &bufcap, f)) >= 0) {
-    if ((total += (size_t)len) > (size_t)MAX_TABLE_BYTES) {
-      free(buf);
-      for (int i = 0; i < n; i++)
-        free(lines[i]);
-      free(lines);
-      return FL_ELIMIT;
-    }
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-      buf[--len] = '\0';
-    if ((size_t)n == cap) {
-      cap = cap ? 2 * cap : 256;
-      char **nl = realloc(lines, cap * sizeof *lines);
-      if (!nl)
-        goto nomem;
-      lines = nl;
-    }
-    lines[n] = strdup(buf);
-    if (!lines[n])
-      goto nomem;
-    n++;
-  }
-  free(buf);
-  *lines_out = lines;
-  *n_out = n;
-  return ferror(f) ? FL_EIO : FL_OK;
-nomem:
-  free(buf);
-  for (int i = 0; i < n; i++)
-    free(lines[i]);
-  free(lines);
-  return FL_ENOMEM;
+  fl_lines_stop stop;
+  int rc = fl_lines_read(fp, MAX_TABLE_BYTES, L, &stop);
+  if (rc == FL_ELIMIT)
+    snprintf(err, errlen, "%s has more than %ld bytes, more than a table may have; allowed: at most %ld MiB (%ld "
+             "bytes)", prefix, MAX_TABLE_BYTES, MAX_TABLE_BYTES >> 20, MAX_TABLE_BYTES);
+  else if (rc == FL_EINPUT)
+    snprintf(err, errlen, "%s:%d:%d: a NUL byte; allowed: a text table (UTF-8 or ASCII), not binary data or UTF-16 "
+             "text", shown, stop.line, stop.column);
+  else if (rc)
+    snprintf(err, errlen, "%s cannot be read: %s; allowed: %s", prefix, rc == FL_ENOMEM ? "out of memory" : strerror(errno),
+             readable);
+  return rc;
 }
 
 int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x, const fl_measured_column *y,
                      fl_measured *m, char *err, size_t errlen)
 {
-  char **lines = NULL, **names = NULL;
-  int nlines = 0, nnames = 0, rc = FL_EINPUT;
-  field *f = malloc(MAX_FIELDS * sizeof *f);
-  splitter *sp = calloc(1, sizeof *sp);
+  fl_lines L = {0};
+  char **names = NULL;
+  int nnames = 0, rc = FL_EINPUT;
+  fl_splitter *sp = NULL;
   memset(m, 0, sizeof *m);
-  if (!f || !sp) {
-    snprintf(err, errlen, "out of memory");
-    free(f);
-    free(sp);
-    return FL_ENOMEM;
-  }
   FILE *fp = fopen(src->path, "rb");
   if (!fp) {
     snprintf(err, errlen, "%s: %s: '%s' cannot be read: %s; allowed: a readable table file, relative to the fit file",
              src->where, src->key, src->shown, strerror(errno));
-    free(f);
-    free(sp);
     return FL_EIO;
+  }
+  {
+    char what[600];
+    if (strcmp(src->where, src->path) != 0)
+      snprintf(what, sizeof what, "%.200s at %.300s", src->key, src->where);
+    else
+      snprintf(what, sizeof what, "%.200s", src->key);
+    fl_input_note(src->path, fp, what);
   }
   struct stat st;
   if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_TABLE_BYTES) {
@@ -424,40 +264,30 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
              "(%ld bytes)", src->where, src->key, src->shown, (long long)st.st_size, MAX_TABLE_BYTES >> 20,
              MAX_TABLE_BYTES);
     fclose(fp);
-    free(f);
-    free(sp);
     return FL_ELIMIT;
   }
-  rc = read_lines(fp, &lines, &nlines);
-  int read_errno = errno;
+  {
+    char prefix[1200];
+    snprintf(prefix, sizeof prefix, "%.400s: %.200s: '%.500s'", src->where, src->key, src->shown);
+    rc = read_table(fp, src->path, prefix, "a readable table file, relative to the fit file", &L, err, errlen);
+  }
   fclose(fp);
-  if (rc == FL_ELIMIT) {
-    snprintf(err, errlen, "%s: %s: '%s' has more than %ld bytes, more than a measured table may have; allowed: at most "
-             "%ld MiB (%ld bytes)", src->where, src->key, src->shown, MAX_TABLE_BYTES, MAX_TABLE_BYTES >> 20,
-             MAX_TABLE_BYTES);
+  if (rc)
     goto done;
-  }
-  if (rc) {
-    snprintf(err, errlen, "%s: %s: '%s' cannot be read: %s; allowed: a readable table file, relative to the fit file",
-             src->where, src->key, src->shown, rc == FL_ENOMEM ? "out of memory" : strerror(read_errno));
-    goto done;
-  }
-  char sep = find_separator(lines, nlines);
+  char sep = find_separator(&L);
   m->sep = sep;
-  if ((rc = splitter_init(sp, sep)) != FL_OK) {
-    snprintf(err, errlen, "out of memory");
-    goto done;
-  }
+  if (!(sp = fl_splitter_new(sep)))
+    goto nomem;
   rc = FL_EINPUT;
   /* Header lines, then the first data row. */
   int first = -1, header = -1;
-  for (int i = 0; i < nlines && first < 0; i++) {
-    if (skip_line(lines[i]))
+  for (int i = 0; i < L.n && first < 0; i++) {
+    if (fl_line_skipped(L.line[i]))
       continue;
-    int nf = split_line(sp, lines[i], f, 0);
+    int nf = fl_split(sp, L.line[i]);
     if (nf < 0)
       goto nomem;
-    if (is_data(f, nf))
+    if (is_data(sp, nf))
       first = i;
     else
       header = i;
@@ -467,27 +297,31 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
              src->key, src->shown);
     goto done;
   }
-  int ncols = split_line(sp, lines[first], f, 0);
+  int ncols = fl_split(sp, L.line[first]);
   if (ncols < 0)
     goto nomem;
+  char width_of[64];
+  snprintf(width_of, sizeof width_of, "the first data row (line %d)", first + 1);
   if (header >= 0) {
-    int nh = split_line(sp, lines[header], f, 0);
+    int nh = fl_split(sp, L.line[header]);
     if (nh < 0 || !(names = calloc((size_t)nh + 1, sizeof *names)))
       goto nomem;
     for (int i = 0; i < nh; i++) {
-      if (!(names[i] = strdup(f[i].start)))
+      if (!(names[i] = strdup(fl_field(sp, i, NULL))))
         goto nomem;
       nnames++;
     }
-    if (nh > ncols)
-      ncols = nh;
+    if (names_once(names, nnames, src->path, header + 1, err, errlen))
+      goto done;
+    ncols = nh;
+    snprintf(width_of, sizeof width_of, "the header (line %d)", header + 1);
   }
   const fl_measured_column *cols[2] = {x, y};
   int num[2] = {0, 0};
   for (int k = 0; k < 2; k++)
     if (cols[k] && !(num[k] = resolve_column(cols[k], src->shown, names, nnames, ncols, err, errlen)))
       goto done;
-  size_t cap = (size_t)(nlines - first);
+  size_t cap = (size_t)(L.n - first);
   m->y = malloc(cap * sizeof *m->y);
   m->line = malloc(cap * sizeof *m->line);
   m->x = x ? malloc(cap * sizeof *m->x) : NULL;
@@ -496,29 +330,34 @@ int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x,
     snprintf(err, errlen, "out of memory for %zu rows of %s", cap, src->shown);
     goto done;
   }
-  for (int i = first; i < nlines; i++) {
-    if (skip_line(lines[i]))
+  for (int i = first; i < L.n; i++) {
+    if (fl_line_skipped(L.line[i]))
       continue;
-    int nf = split_line(sp, lines[i], f, 0);
+    int nf = fl_split(sp, L.line[i]);
     if (nf < 0)
       goto nomem;
+    if (row_width(sp, src->path, i + 1, m->n + 1, nf, ncols, width_of, err, errlen))
+      goto done;
     double v[2] = {0.0, 0.0};
     for (int k = 0; k < 2; k++) {
       if (!cols[k])
         continue;
       char label[512];
       column_label(num[k], names, nnames, label, sizeof label);
-      if (num[k] > nf || f[num[k] - 1].len == 0) {
+      size_t len;
+      const char *cell = fl_field(sp, num[k] - 1, &len);
+      if (len == 0) {
         snprintf(err, errlen, "%s:%d:%zu: %s: no value in data row %d, which has %d field%s; allowed: a number in "
-                 "every data row", src->path, i + 1, field_column(sp, lines[i], num[k] - 1), label, m->n + 1, nf,
+                 "every data row", src->path, i + 1, fl_field_column(sp, L.line[i], num[k] - 1), label, m->n + 1, nf,
                  nf == 1 ? "" : "s");
         goto done;
       }
-      if (!parse_number(&f[num[k] - 1], &v[k])) {
-        char bad[61]; /* the cell as shown; field_column splits the line again */
-        snprintf(bad, sizeof bad, "%s", f[num[k] - 1].start);
-        snprintf(err, errlen, "%s:%d:%zu: %s: '%s' is not a number (data row %d); allowed: a number in every data "
-                 "row", src->path, i + 1, field_column(sp, lines[i], num[k] - 1), label, bad, m->n + 1);
+      if (!parse_number(cell, len, &v[k])) {
+        char bad[61]; /* the cell as shown; fl_field_column splits the line again */
+        snprintf(bad, sizeof bad, "%s", cell);
+        const char *hint = comma_hint(sep, bad);
+        snprintf(err, errlen, "%s:%d:%zu: %s: '%s' is not a number (data row %d)%s; allowed: a number in every data "
+                 "row", src->path, i + 1, fl_field_column(sp, L.line[i], num[k] - 1), label, bad, m->n + 1, hint);
         goto done;
       }
     }
@@ -539,12 +378,8 @@ done:
   for (int i = 0; i < nnames; i++)
     free(names[i]);
   free(names);
-  for (int i = 0; i < nlines; i++)
-    free(lines[i]);
-  free(lines);
-  splitter_free(sp);
-  free(sp);
-  free(f);
+  fl_lines_free(&L);
+  fl_splitter_free(sp);
   return rc;
 }
 
@@ -588,7 +423,10 @@ double fl_measured_toe_shift(const fl_measured *m)
  * semicolon and tab found outside quotes in it, else blanks. */
 static char header_separator(const char *line)
 {
-  return has_unquoted(line, ',') ? ',' : has_unquoted(line, ';') ? ';' : has_unquoted(line, '\t') ? '\t' : ' ';
+  return fl_line_has_unquoted(line, ',') ? ','
+         : fl_line_has_unquoted(line, ';') ? ';'
+         : fl_line_has_unquoted(line, '\t') ? '\t'
+                                            : ' ';
 }
 
 void fl_table_free(fl_table *t)
@@ -607,63 +445,57 @@ void fl_table_free(fl_table *t)
 
 int fl_table_read(const char *path, const char *shown, fl_table *t, char *err, size_t errlen)
 {
-  char **lines = NULL;
-  int nlines = 0, rc;
-  field *f = malloc(MAX_FIELDS * sizeof *f);
-  splitter *sp = calloc(1, sizeof *sp);
+  fl_lines L = {0};
+  fl_splitter *sp = NULL;
+  int rc;
   memset(t, 0, sizeof *t);
-  if (!f || !sp) {
-    free(f);
-    free(sp);
-    snprintf(err, errlen, "out of memory");
-    return FL_ENOMEM;
-  }
   FILE *fp = fopen(path, "rb");
   if (!fp) {
     snprintf(err, errlen, "%s: cannot be read: %s; allowed: a readable table file", shown, strerror(errno));
-    free(f);
-    free(sp);
     return FL_EIO;
   }
-  rc = read_lines(fp, &lines, &nlines);
+  fl_input_note(path, fp, "the specimen table");
+  rc = read_table(fp, shown, shown, "a readable table file", &L, err, errlen);
   fclose(fp);
-  if (rc) {
-    snprintf(err, errlen, "%s: %s", shown, rc == FL_ELIMIT ? "larger than a table may be (64 MiB)" : "cannot be read");
-    goto done;
-  }
+  if (rc)
+    return rc;
   int header = 0;
-  while (header < nlines && skip_line(lines[header]))
+  while (header < L.n && fl_line_skipped(L.line[header]))
     header++;
-  if (header == nlines) {
+  if (header == L.n) {
     snprintf(err, errlen, "%s:1:1: the table is empty; allowed: a header line naming the columns, then one row per "
              "specimen", shown);
     rc = FL_EINPUT;
     goto done;
   }
-  if ((rc = splitter_init(sp, header_separator(lines[header]))) != FL_OK) {
-    snprintf(err, errlen, "out of memory");
-    goto done;
-  }
-  int nf = split_line(sp, lines[header], f, 0);
+  if (!(sp = fl_splitter_new(header_separator(L.line[header]))))
+    goto nomem;
+  int nf = fl_split(sp, L.line[header]);
   if (nf < 0 || !(t->names = calloc((size_t)(nf > 0 ? nf : 1), sizeof *t->names)))
     goto nomem;
   for (int i = 0; i < nf; i++) {
-    if (!(t->names[i] = strdup(f[i].start)))
+    if (!(t->names[i] = strdup(fl_field(sp, i, NULL))))
       goto nomem;
     t->ncols++;
   }
-  size_t cap = (size_t)(nlines - header);
+  if ((rc = names_once(t->names, t->ncols, shown, header + 1, err, errlen)))
+    goto done;
+  size_t cap = (size_t)(L.n - header);
   t->cell = calloc(cap * (size_t)(t->ncols > 0 ? t->ncols : 1), sizeof *t->cell);
   t->line = malloc(cap * sizeof *t->line);
   if (!t->cell || !t->line)
     goto nomem;
-  for (int i = header + 1; i < nlines; i++) {
-    if (skip_line(lines[i]))
+  char width_of[64];
+  snprintf(width_of, sizeof width_of, "the header (line %d)", header + 1);
+  for (int i = header + 1; i < L.n; i++) {
+    if (fl_line_skipped(L.line[i]))
       continue;
-    if ((nf = split_line(sp, lines[i], f, 0)) < 0)
+    if ((nf = fl_split(sp, L.line[i])) < 0)
       goto nomem;
+    if ((rc = row_width(sp, shown, i + 1, t->nrows + 1, nf, t->ncols, width_of, err, errlen)))
+      goto done;
     for (int c = 0; c < t->ncols; c++)
-      if (!(t->cell[(size_t)t->nrows * t->ncols + c] = strdup(c < nf ? f[c].start : "")))
+      if (!(t->cell[(size_t)t->nrows * t->ncols + c] = strdup(fl_field(sp, c, NULL))))
         goto nomem;
     t->line[t->nrows++] = i + 1;
   }
@@ -675,11 +507,7 @@ nomem:
 done:
   if (rc)
     fl_table_free(t);
-  for (int i = 0; i < nlines; i++)
-    free(lines[i]);
-  free(lines);
-  splitter_free(sp);
-  free(sp);
-  free(f);
+  fl_lines_free(&L);
+  fl_splitter_free(sp);
   return rc;
 }

@@ -56,11 +56,14 @@ typedef struct {
 /* Read the rows of src: lines starting with '#' and empty lines are skipped; a field in
  * double quotes may hold the separator ("" in it is one quote) but not a line break; the lines
  * before the first data row (a line with at least half its non-empty fields numbers)
- * are header lines, and the last of them names the columns.  x may be NULL (one
- * column: the peaks of a strength test).  Errors name the file, line and column
- * (FL_EIO: unreadable; FL_ELIMIT: larger than 64 MiB, refused before reading;
- * FL_EINPUT: a column that does not exist, a non-numeric or missing cell, with its data
- * row, or no data rows). */
+ * are header lines, and the last of them names the columns, each once.  Every data row
+ * has as many fields as that header (or the first data row).  x may be NULL (one
+ * column: the peaks of a strength test).  The file is noted as an input (files.h).
+ * Errors name the file, line and column (FL_EIO: unreadable; FL_ELIMIT: larger than
+ * 64 MiB, refused before reading a file, or read no further than that from a stream;
+ * FL_EINPUT: a NUL byte, a header naming a column twice, a row of another width, a
+ * column that does not exist, a non-numeric or missing cell, with its data row, or no
+ * data rows). */
 int fl_measured_read(const fl_measured_source *src, const fl_measured_column *x, const fl_measured_column *y,
                      fl_measured *m, char *err, size_t errlen);
 void fl_measured_free(fl_measured *m);
@@ -73,9 +76,10 @@ void fl_measured_free(fl_measured *m);
 double fl_measured_toe_shift(const fl_measured *m);
 
 /* A table of text cells under a header line (a campaign's specimen table): the first
- * line that is not empty or a '#' comment names the columns, every later such line is
- * a row; the separator is the first of comma, semicolon and tab in the header, else
- * blanks; quotes as in fl_measured_read.  A row with fewer fields has empty cells. */
+ * line that is not empty or a '#' comment names the columns, each once, every later
+ * such line is a row with as many fields; the separator is the first of comma,
+ * semicolon and tab in the header, else blanks; quotes, limits and byte-order mark as
+ * in fl_measured_read. */
 typedef struct {
   int ncols;    /* columns: the header's fields */
   int nrows;    /* rows below the header */
@@ -85,7 +89,8 @@ typedef struct {
 } fl_table;
 
 /* Read the table at path (shown: its name in messages).  FL_EIO, FL_ELIMIT, FL_ENOMEM,
- * or FL_EINPUT for a file without a header line, with err set. */
+ * or FL_EINPUT for a file without a header line, a name given twice or a row of
+ * another width, with err set. */
 int fl_table_read(const char *path, const char *shown, fl_table *t, char *err, size_t errlen);
 void fl_table_free(fl_table *t);
 

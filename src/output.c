@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "fl_defs.h"
 #include "output.h"
 #include "yaml_emit.h"
@@ -47,21 +48,6 @@ void fl_csv_field(FILE *f, const char *s)
     fputc(*s, f);
   }
   fputc('"', f);
-}
-
-/* A temporary file beside the final name. */
-FILE *fl_output_open_temp(const char *final, char *tmp, size_t len)
-{
-  snprintf(tmp, len, "%s.tmpXXXXXX", final);
-  int fd = mkstemp(tmp);
-  if (fd < 0)
-    return NULL;
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    close(fd);
-    unlink(tmp);
-  }
-  return f;
 }
 
 static const char *x_name(enum fl_test_kind k)
@@ -239,102 +225,149 @@ int fl_gnuplot_run(const char *gp, const char *csv, const char *out, char *msg, 
   return FL_OK;
 }
 
-int fl_output_write(const fl_output_opts *o, const fl_curve *c, const fl_result *r, fl_output_paths *p,
-                    char *msg, size_t msglen)
+int fl_gnuplot_wanted(enum fl_plot plot, int required, int *make, char *msg, size_t msglen)
 {
-  char tcsv[4200] = "", tgp[4200] = "", tplot[4200] = "";
-  int rc = FL_OK;
-  int do_plot = o->plot != FL_PLOT_NONE;
-  if (do_plot && !fl_gnuplot_available()) {
-    if (o->plot_required) {
+  *make = plot != FL_PLOT_NONE;
+  if (*make && !fl_gnuplot_available()) {
+    if (required) {
       snprintf(msg, msglen, "gnuplot not found on PATH; install it, or use --plot none");
       return FL_EGNUPLOT;
     }
     fprintf(stderr, "warning: gnuplot not found on PATH: no plot made (the .gp script is written)\n");
-    do_plot = 0;
+    *make = 0;
   }
-  snprintf(p->csv, sizeof p->csv, "%s.csv", o->prefix);
-  snprintf(p->gp, sizeof p->gp, "%s.gp", o->prefix);
-  snprintf(p->plot, sizeof p->plot, "%s.%s", o->prefix, o->plot == FL_PLOT_SVG ? "svg" : "png");
+  return FL_OK;
+}
 
-  FILE *f = fl_output_open_temp(p->csv, tcsv, sizeof tcsv);
+/* The files of a run's outputs, in the order they are written: the CSV, the gnuplot
+ * script, the plot (when one is made) and the partial rows (only on a failure). */
+enum { OUT_CSV, OUT_GP, OUT_PLOT, OUT_PARTIAL };
+
+static int output_files(const char *prefix, enum fl_plot plot, fl_outset *s)
+{
+  fl_outset_init(s, prefix);
+  if (fl_outset_add(s, ".csv", "csv") < 0 || fl_outset_add(s, ".gp", "gnuplot") < 0 ||
+      fl_outset_add(s, plot == FL_PLOT_SVG ? ".svg" : ".png", "plot") < 0 ||
+      fl_outset_add(s, ".partial.csv", NULL) < 0) {
+    fl_outset_free(s);
+    return FL_ENOMEM;
+  }
+  return FL_OK;
+}
+
+/* name into a path buffer of the summary: never cut (the prefix's length is checked
+ * where it is given, fl_output_prepare) */
+static int keep_name(char *buf, size_t len, const char *name, char *msg, size_t msglen)
+{
+  if (strlen(name) < len) {
+    memcpy(buf, name, strlen(name) + 1);
+    return FL_OK;
+  }
+  snprintf(msg, msglen, "%.200s...: the output's name is longer than %zu bytes", name, len - 1);
+  return FL_EINPUT;
+}
+
+int fl_output_prepare(const char *prefix, enum fl_plot plot, char *msg, size_t msglen)
+{
+  fl_outset s;
+  if (output_files(prefix, plot, &s))
+    return FL_ENOMEM;
+  int rc = fl_outset_prepare(&s, msg, msglen);
+  fl_outset_free(&s);
+  return rc;
+}
+
+int fl_output_write(const fl_output_opts *o, const fl_curve *c, const fl_result *r, fl_output_paths *p,
+                    char *msg, size_t msglen)
+{
+  int do_plot;
+  fl_outset s;
+  int rc = fl_gnuplot_wanted(o->plot, o->plot_required, &do_plot, msg, msglen);
+  if (rc || (rc = output_files(o->prefix, o->plot, &s)))
+    return rc;
+  if ((rc = fl_outset_check(&s, msg, msglen)) || (rc = keep_name(p->csv, sizeof p->csv, s.file[OUT_CSV].final, msg, msglen)) ||
+      (rc = keep_name(p->gp, sizeof p->gp, s.file[OUT_GP].final, msg, msglen)) ||
+      (rc = keep_name(p->plot, sizeof p->plot, s.file[OUT_PLOT].final, msg, msglen)))
+    goto done;
+  FILE *f = fl_outset_open(&s, OUT_CSV);
   if (!f || write_csv(f, o, c, r) || fclose(f)) {
     snprintf(msg, msglen, "cannot write %s: %s", p->csv, strerror(errno));
     rc = FL_EIO;
-    f = NULL;
-    goto fail;
+    goto done;
   }
-  f = fl_output_open_temp(p->gp, tgp, sizeof tgp);
+  f = fl_outset_open(&s, OUT_GP);
   if (!f || write_gp(f, o, c, r, p) || fclose(f)) {
     snprintf(msg, msglen, "cannot write %s: %s", p->gp, strerror(errno));
     rc = FL_EIO;
-    goto fail;
+    goto done;
   }
   if (do_plot) {
-    snprintf(tplot, sizeof tplot, "%s.tmp%ld", p->plot, (long)getpid());
-    rc = fl_gnuplot_run(tgp, tcsv, tplot, msg, msglen);
-    if (rc)
-      goto fail;
+    const char *tplot = fl_outset_reserve(&s, OUT_PLOT);
+    if (!tplot) {
+      snprintf(msg, msglen, "cannot write %s: %s", p->plot, strerror(errno));
+      rc = FL_EIO;
+      goto done;
+    }
+    if ((rc = fl_gnuplot_run(s.file[OUT_GP].tmp, s.file[OUT_CSV].tmp, tplot, msg, msglen)))
+      goto done;
   }
-  /* All written: move them into place. */
-  mode_t mask = umask(0);
-  umask(mask);
-  chmod(tcsv, 0666 & ~mask);
-  chmod(tgp, 0666 & ~mask);
-  if (rename(tcsv, p->csv) || rename(tgp, p->gp) || (do_plot && rename(tplot, p->plot))) {
-    snprintf(msg, msglen, "cannot rename outputs into place: %s", strerror(errno));
-    rc = FL_EIO;
-    goto fail;
-  }
+  rc = fl_outset_commit(&s, msg, msglen);
   if (!do_plot)
     p->plot[0] = '\0';
-  return FL_OK;
-fail:
-  if (*tcsv)
-    unlink(tcsv);
-  if (*tgp)
-    unlink(tgp);
-  if (*tplot)
-    unlink(tplot);
+done:
+  fl_outset_free(&s); /* removes the temporaries of a failed write */
   return rc;
 }
 
 int fl_output_partial(const fl_output_opts *o, const fl_curve *c, const fl_result *r, char *path, size_t len,
                       char *msg, size_t msglen)
 {
-  char tmp[4200];
-  snprintf(path, len, "%s.partial.csv", o->prefix);
-  FILE *f = fl_output_open_temp(path, tmp, sizeof tmp);
-  if (!f || write_csv(f, o, c, r) || fclose(f) || rename(tmp, path)) {
+  fl_outset s;
+  int rc = output_files(o->prefix, FL_PLOT_NONE, &s);
+  if (rc)
+    return rc;
+  if ((rc = keep_name(path, len, s.file[OUT_PARTIAL].final, msg, msglen)) ||
+      (rc = fl_outset_check(&s, msg, msglen)))
+    goto done;
+  FILE *f = fl_outset_open(&s, OUT_PARTIAL);
+  if (!f || write_csv(f, o, c, r) || fclose(f)) {
     snprintf(msg, msglen, "cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
-    return FL_EIO;
+    rc = FL_EIO;
+    goto done;
   }
-  mode_t mask = umask(0);
-  umask(mask);
-  chmod(path, 0666 & ~mask);
-  return FL_OK;
+  rc = fl_outset_commit(&s, msg, msglen);
+done:
+  fl_outset_free(&s);
+  return rc;
 }
 
 static void stats(const fl_result *r, size_t off, double *mean, double *sd, double *mn, double *mx)
 {
+  /* over the specimens where the figure was measured (NAN: not measured) */
   double s = 0, s2 = 0;
+  int n = 0;
   *mn = HUGE_VAL;
   *mx = -HUGE_VAL;
   for (int i = 0; i < r->specimens; i++) {
     double v = *(const double *)((const char *)&r->spec[i] + off);
+    if (isnan(v))
+      continue;
     s += v;
+    n++;
     if (v < *mn)
       *mn = v;
     if (v > *mx)
       *mx = v;
   }
-  *mean = s / r->specimens;
+  *mean = n ? s / n : NAN;
   for (int i = 0; i < r->specimens; i++) {
     double v = *(const double *)((const char *)&r->spec[i] + off) - *mean;
-    s2 += v * v;
+    if (!isnan(v))
+      s2 += v * v;
   }
-  *sd = r->specimens > 1 ? sqrt(s2 / (r->specimens - 1)) : 0.0;
+  *sd = n > 1 ? sqrt(s2 / (n - 1)) : n ? 0.0 : NAN;
+  if (!n)
+    *mn = *mx = NAN;
 }
 
 static void figure(fl_yaml_out *y, const fl_result *r, const char *name, size_t off)

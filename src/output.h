@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "files.h"
 #include "run.h"
 
 enum fl_plot { FL_PLOT_PNG = 0, FL_PLOT_SVG = 1, FL_PLOT_NONE = 2 };
@@ -18,13 +19,17 @@ typedef struct {
 
 /* Paths written, for the summary (plot empty when none). */
 typedef struct {
-  char csv[4096];
-  char gp[4096];
-  char plot[4096];
+  char csv[FL_OUTPUT_PATH];
+  char gp[FL_OUTPUT_PATH];
+  char plot[FL_OUTPUT_PATH];
 } fl_output_paths;
 
 /* 1 when gnuplot is found on PATH. */
 int fl_gnuplot_available(void);
+/* Whether a writer makes its plot: *make 1 for a plot asked for with gnuplot on PATH;
+ * 0 for none, or (with a warning on stderr) when gnuplot is missing and the plot was
+ * not required; FL_EGNUPLOT with msg when it was. */
+int fl_gnuplot_wanted(enum fl_plot plot, int required, int *make, char *msg, size_t msglen);
 /* Run gnuplot on script gp without a shell, with its variables fl_csv and fl_out set
  * to csv and out; FL_EGNUPLOT with msg on failure. */
 int fl_gnuplot_run(const char *gp, const char *csv, const char *out, char *msg, size_t msglen);
@@ -33,8 +38,10 @@ void fl_gnuplot_quote(FILE *f, const char *s);
 /* Print s as one CSV field: as is, or in double quotes (a quote doubled) when it
  * holds a comma, a quote or a line break. */
 void fl_csv_field(FILE *f, const char *s);
-/* Open a new temporary file beside final (its name in tmp) for an atomic write. */
-FILE *fl_output_open_temp(const char *final, char *tmp, size_t len);
+/* Before a run: FL_OK when every file fl_output_write and fl_output_partial may write
+ * for prefix is free to write, or FL_EINPUT with msg when the prefix is too long or one
+ * of those files is an input (files.h).  Temporaries a killed run left are removed. */
+int fl_output_prepare(const char *prefix, enum fl_plot plot, char *msg, size_t msglen);
 
 /* Write PREFIX.csv, PREFIX.gp and the plot, each first under a temporary name and
  * renamed once all succeeded.  Returns FL_OK, FL_EIO or FL_EGNUPLOT (msg set). */

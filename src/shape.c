@@ -263,6 +263,14 @@ static int nodes_apply(const fl_fiber_def *fb, double L, double max_stress, fl_s
   int rc = table_read(fb->nodes, "fiber.nodes", 6, cols, to_si, &t, err, errlen);
   if (rc)
     return rc;
+  int *owner = malloc((size_t)(sh->n > 0 ? sh->n : 1) * sizeof *owner); /* the node each segment took, -1: none */
+  if (!owner) {
+    table_free(&t);
+    snprintf(err, errlen, "out of memory");
+    return FL_ENOMEM;
+  }
+  for (int i = 0; i < sh->n; i++)
+    owner[i] = -1;
   rc = FL_EINPUT;
   for (int k = 0; k < t.n; k++) {
     double p = t.col[0][k], len = t.col[1][k], R = t.col[2][k], q = t.col[3][k], E = t.col[4][k], st = t.col[5][k];
@@ -298,10 +306,36 @@ static int nodes_apply(const fl_fiber_def *fb, double L, double max_stress, fl_s
                shown, length ? " " : what[0] == 'i' ? "" : " ", length ? un : what[0] == 'i' ? "" : "Pa", allowed);
       goto done;
     }
+    for (int j = 0; j < k; j++)
+      if (fabs(t.col[0][j] - p) < 0.5 * (t.col[1][j] + len)) {
+        snprintf(err, errlen, "%s:%d: fiber.nodes: node %d (%g to %g %s) overlaps node %d (line %d, %g to %g %s); "
+                 "allowed: nodes that do not overlap", fb->nodes, t.line[k], k + 1, (p - 0.5 * len) / u,
+                 (p + 0.5 * len) / u, un, j + 1, t.line[j], (t.col[0][j] - 0.5 * t.col[1][j]) / u,
+                 (t.col[0][j] + 0.5 * t.col[1][j]) / u, un);
+        goto done;
+      }
     int hit = 0, near = 0;
-    for (int i = 0; i < sh->n; i++) {
+    for (int i = 0; i < sh->n; i++)
       if (fabs(sh->s[i] - p) < fabs(sh->s[near] - p))
         near = i;
+    for (int i = 0; i < sh->n; i++) {
+      int mine = fabs(sh->s[i] - p) <= 0.5 * len;
+      if (!mine && i == near) { /* shorter than a segment: the nearest one */
+        int any = 0;
+        for (int j = 0; j < sh->n; j++)
+          any |= fabs(sh->s[j] - p) <= 0.5 * len;
+        mine = !any && fabs(sh->s[near] - p) <= sh->h;
+      }
+      if (mine && owner[i] >= 0) {
+        snprintf(err, errlen, "%s:%d: fiber.nodes: node %d falls on segment %d, which node %d (line %d) holds; "
+                 "allowed: nodes at least a segment (%g %s) apart, or more fiber.segments", fb->nodes, t.line[k],
+                 k + 1, i + 1, owner[i] + 1, t.line[owner[i]], sh->h / u, un);
+        goto done;
+      }
+      if (mine)
+        owner[i] = k;
+    }
+    for (int i = 0; i < sh->n; i++) {
       if (fabs(sh->s[i] - p) <= 0.5 * len) {
         hit = 1;
         sh->r_out[i] = R;
@@ -323,6 +357,7 @@ static int nodes_apply(const fl_fiber_def *fb, double L, double max_stress, fl_s
   }
   rc = FL_OK;
 done:
+  free(owner);
   table_free(&t);
   return rc;
 }

@@ -2,6 +2,8 @@
  * and comments at the end of key lines (libyaml's emitter writes no comments). */
 #include <config.h>
 
+#include <errno.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -470,10 +472,11 @@ int fl_yaml_out_close(fl_yaml_out **yp)
   if (!y->status) {
     fwrite(y->head.b ? y->head.b : "", 1, y->head.len, y->f);
     write_document(y);
+    errno = 0;
     if (fflush(y->f) || ferror(y->f))
       y->status = FL_EIO;
   }
-  int rc = y->status;
+  int rc = y->status, saved = errno; /* why the write failed (ENOSPC: a full disk), for the caller */
   if (y->em_ready)
     yaml_emitter_delete(&y->em);
   for (int i = 0; i < y->nnotes; i++)
@@ -483,5 +486,6 @@ int fl_yaml_out_close(fl_yaml_out **yp)
   free(y->doc.b);
   free(y);
   *yp = NULL;
+  errno = saved;
   return rc;
 }

@@ -14,6 +14,7 @@
 
 #include "experiment.h"
 #include "fl_defs.h"
+#include "table_text.h"
 #include "shape.h"
 #include "yaml_emit.h"
 #include "yaml_input.h"
@@ -341,7 +342,7 @@ static int set_scalar(const key_def *k, fl_experiment *exp, const char *text, co
   case KT_DEG:
     if (!parse_double(text, &v)) {
       range_text(k, range, sizeof range);
-      return fail(err, errlen, o, "%s: '%s' is not a number; allowed: a number in %s%s%s", k->path, text,
+      return fail(err, errlen, o, "%s: '%s' is not a number%s; allowed: a number in %s%s%s", k->path, text, fl_number_hint(text),
                   range, *k->unit ? " " : "", k->unit);
     }
     return store_real(k, exp, text, v, o, err, errlen);
@@ -352,8 +353,8 @@ static int set_scalar(const key_def *k, fl_experiment *exp, const char *text, co
     }
     if (!parse_double(text, &v)) {
       range_text(k, range, sizeof range);
-      return fail(err, errlen, o, "%s: '%s' is not a number or auto; allowed: auto, or a number in %s %s",
-                  k->path, text, range, k->unit);
+      return fail(err, errlen, o, "%s: '%s' is not a number or auto%s; allowed: auto, or a number in %s %s",
+                  k->path, text, fl_number_hint(text), range, k->unit);
     }
     return store_real(k, exp, text, v, o, err, errlen);
   case KT_INT: {
@@ -583,29 +584,12 @@ static int walk_mapping(walker *w, yaml_node_t *map, const char *prefix)
 
 int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t errlen)
 {
-  yaml_parser_t parser;
-  yaml_document_t doc, extra;
-  int rc = FL_EINPUT, have_doc = 0;
+  yaml_document_t doc;
   origin o = {path, NULL, 1, 1};
-  unsigned char *text;
-  size_t len;
-  if ((rc = fl_yaml_input_read(path, "an experiment file", &text, &len, err, errlen)) != FL_OK)
+  int rc = fl_yaml_load(path, "an experiment file", "fiberlab-experiment(5)", &doc, err, errlen);
+  if (rc != FL_OK)
     return rc;
   rc = FL_EINPUT;
-  if (!yaml_parser_initialize(&parser)) {
-    free(text);
-    snprintf(err, errlen, "%s: out of memory", path);
-    return FL_ENOMEM;
-  }
-  yaml_parser_set_input_string(&parser, text, len);
-  if (!yaml_parser_load(&parser, &doc)) {
-    o.line = parser.problem_mark.line + 1;
-    o.col = parser.problem_mark.column + 1;
-    fail(err, errlen, &o, "not valid YAML: %s%s%s", parser.problem ? parser.problem : "syntax error",
-         parser.context ? " " : "", parser.context ? parser.context : "");
-    goto done;
-  }
-  have_doc = 1;
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (!root) {
     fail(err, errlen, &o, "the file is empty; allowed: a block with fiber, bond, test and simulation");
@@ -618,20 +602,6 @@ int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t e
          node_kind(root));
     goto done;
   }
-  if (!yaml_parser_load(&parser, &extra)) {
-    o.line = parser.problem_mark.line + 1;
-    o.col = parser.problem_mark.column + 1;
-    fail(err, errlen, &o, "not valid YAML: %s", parser.problem ? parser.problem : "syntax error");
-    goto done;
-  }
-  if (yaml_document_get_root_node(&extra)) {
-    o.line = extra.start_mark.line + 1;
-    o.col = extra.start_mark.column + 1;
-    yaml_document_delete(&extra);
-    fail(err, errlen, &o, "a second YAML document; allowed: one document per experiment file");
-    goto done;
-  }
-  yaml_document_delete(&extra);
   walker w = {&doc, exp, o, err, errlen};
   rc = walk_mapping(&w, root, "");
   if (rc == FL_OK && !exp->test_given) {
@@ -639,10 +609,7 @@ int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t e
     rc = FL_EINPUT;
   }
 done:
-  if (have_doc)
-    yaml_document_delete(&doc);
-  yaml_parser_delete(&parser);
-  free(text);
+  yaml_document_delete(&doc);
   return rc;
 }
 
@@ -743,6 +710,46 @@ static origin key_origin(const fl_experiment *exp, const char *file, const char 
   return o;
 }
 
+/* The values whose magnitude suggests a unit mistake (the experiment's units are SI),
+ * one line each into buf, after n lines already there; returns how many. */
+int fl_experiment_unit_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len, int n)
+{
+  int found = 0;
+  size_t used = 0;
+  char where[4200];
+  buf[0] = '\0';
+  static const struct {
+    const char *path; /* the key */
+    double limit;     /* warn above it (below it when low) */
+    int low;          /* 1: a value below limit is suspect */
+    const char *unit, *looks; /* SI unit, the unit the value looks like */
+    double factor;    /* SI value of one of those */
+  } hints[] = {
+      {"fiber.youngs_modulus", 1e6, 1, "Pa", "MPa", 1e6},
+      {"fiber.shear_modulus", 1e5, 1, "Pa", "MPa", 1e6},
+      {"fiber.length", 2.0, 0, "m", "mm", 1e-3},
+      {"fiber.outer_radius", 0.1, 0, "m", "mm", 1e-3},
+      {"test.span", 2.0, 0, "m", "mm", 1e-3},
+      {"test.gauge_length", 2.0, 0, "m", "mm", 1e-3},
+  };
+  for (size_t h = 0; h < sizeof hints / sizeof hints[0] && used < len; h++) {
+    const key_def *k = find_key(hints[h].path);
+    double v;
+    if (!k || !exp->key_line[k - keys] || fl_experiment_get(exp, hints[h].path, &v) != FL_OK)
+      continue; /* only values the file gives */
+    if (hints[h].low ? !(v < hints[h].limit) : !(v > hints[h].limit))
+      continue;
+    fl_experiment_where(exp, path, hints[h].path, where, sizeof where);
+    used += (size_t)snprintf(buf + used, len - used,
+                             "%s%s: %s %g %s is %s %g %s: looks like %s (%g %s = %g %s); the experiment's unit is %s",
+                             n + found ? "\n" : "", where, hints[h].path, v, hints[h].unit,
+                             hints[h].low ? "below" : "above", hints[h].limit, hints[h].unit, hints[h].looks, v,
+                             hints[h].looks, v * hints[h].factor, hints[h].unit, hints[h].unit);
+    found++;
+  }
+  return found;
+}
+
 int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len)
 {
   int n = 0;
@@ -810,35 +817,10 @@ int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf
       n++;
     }
   }
-  /* magnitudes that suggest a unit mistake: the experiment's units are SI */
-  static const struct {
-    const char *path; /* the key */
-    double limit;     /* warn above it (below it when low) */
-    int low;          /* 1: a value below limit is suspect */
-    const char *unit, *looks; /* SI unit, the unit the value looks like */
-    double factor;    /* SI value of one of those */
-  } hints[] = {
-      {"fiber.youngs_modulus", 1e6, 1, "Pa", "MPa", 1e6},
-      {"fiber.shear_modulus", 1e5, 1, "Pa", "MPa", 1e6},
-      {"fiber.length", 2.0, 0, "m", "mm", 1e-3},
-      {"fiber.outer_radius", 0.1, 0, "m", "mm", 1e-3},
-      {"test.span", 2.0, 0, "m", "mm", 1e-3},
-      {"test.gauge_length", 2.0, 0, "m", "mm", 1e-3},
-  };
-  for (size_t h = 0; h < sizeof hints / sizeof hints[0] && used < len; h++) {
-    const key_def *k = find_key(hints[h].path);
-    double v;
-    if (!k || !exp->key_line[k - keys] || fl_experiment_get(exp, hints[h].path, &v) != FL_OK)
-      continue; /* only values the file gives */
-    if (hints[h].low ? !(v < hints[h].limit) : !(v > hints[h].limit))
-      continue;
-    fl_experiment_where(exp, path, hints[h].path, where, sizeof where);
-    used += (size_t)snprintf(buf + used, len - used,
-                             "%s%s: %s %g %s is %s %g %s: looks like %s (%g %s = %g %s); the experiment's unit is %s",
-                             n ? "\n" : "", where, hints[h].path, v, hints[h].unit,
-                             hints[h].low ? "below" : "above", hints[h].limit, hints[h].unit, hints[h].looks, v,
-                             hints[h].looks, v * hints[h].factor, hints[h].unit, hints[h].unit);
-    n++;
+  if (used < len) {
+    int k = fl_experiment_unit_warnings(exp, path, buf + used, len - used, n);
+    used += strlen(buf + used);
+    n += k;
   }
   if (exp->test.kind == FL_TEST_BEND3PT && exp->fiber.segments % 2 == 1 && used < len) {
     fl_experiment_where(exp, path, "fiber.segments", where, sizeof where);

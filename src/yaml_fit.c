@@ -14,7 +14,9 @@
 
 #include "experiment.h"
 #include "fit.h"
+#include "files.h"
 #include "fl_defs.h"
+#include "table_text.h"
 #include "measured.h"
 #include "cantilever.h"
 #include "yaml_input.h"
@@ -211,7 +213,7 @@ static int get_number(loader *L, const yaml_node_t *n, const char *key, double l
   if (need_scalar(L, n, key, &t))
     return FL_EINPUT;
   if (!parse_double(t, out))
-    return fail_at(L, n, "%s: '%s' is not a number; allowed: a number in %s", key, t, range);
+    return fail_at(L, n, "%s: '%s' is not a number%s; allowed: a number in %s", key, t, fl_number_hint(t), range);
   if ((lo_open ? !(*out > lo) : !(*out >= lo)) || !(*out <= hi))
     return fail_at(L, n, "%s: '%s' is out of range; allowed: a number in %s", key, t, range);
   return FL_OK;
@@ -266,7 +268,9 @@ static int load_experiment(loader *L, const yaml_node_t *val, const char *key, c
   const char *t;
   if (need_scalar(L, val, key, &t))
     return FL_EINPUT;
-  fl_path_relative(L->file, t, path, plen);
+  if (fl_path_relative(L->file, t, path, plen))
+    return fail_at(L, val, "%s: the path is longer than %zu bytes when taken relative to the fit file; allowed: a "
+                   "path of at most %zu bytes", key, plen - 1, plen - 1);
   FILE *f = fopen(path, "rb");
   if (!f)
     return fail_at(L, val, "%s: '%s' cannot be read: %s; allowed: an experiment file, relative to the fit file", key,
@@ -361,12 +365,12 @@ static int load_free(loader *L, const yaml_node_t *map)
     if (need_scalar(L, vmin, sub, &t))
       return FL_EINPUT;
     if (!parse_double(t, &fp->min))
-      return fail_at(L, vmin, "%s: '%s' is not a number; allowed: a number below max", sub, t);
+      return fail_at(L, vmin, "%s: '%s' is not a number%s; allowed: a number below max", sub, t, fl_number_hint(t));
     snprintf(sub, sizeof sub, "%s.max", key);
     if (need_scalar(L, vmax, sub, &t))
       return FL_EINPUT;
     if (!parse_double(t, &fp->max))
-      return fail_at(L, vmax, "%s: '%s' is not a number; allowed: a number above min", sub, t);
+      return fail_at(L, vmax, "%s: '%s' is not a number%s; allowed: a number above min", sub, t, fl_number_hint(t));
     if (!(fp->max > fp->min))
       return fail_at(L, vmax, "%s: '%s' is not above min %g; allowed: a number above min", sub, t, fp->min);
     snprintf(sub, sizeof sub, "%s.start", key);
@@ -376,8 +380,8 @@ static int load_free(loader *L, const yaml_node_t *map)
       fp->start_auto = 1;
       fp->start = NAN;
     } else if (!parse_double(t, &fp->start)) {
-      return fail_at(L, vs, "%s: '%s' is not a number or auto; allowed: auto, or a number in (%g, %g)", sub, t,
-                     fp->min, fp->max);
+      return fail_at(L, vs, "%s: '%s' is not a number or auto%s; allowed: auto, or a number in (%g, %g)", sub, t,
+                     fl_number_hint(t), fp->min, fp->max);
     } else if (!(fp->start > fp->min && fp->start < fp->max)) {
       return fail_at(L, vs, "%s: '%s' is not strictly between min and max; allowed: auto, or a number in (%g, %g)",
                      sub, t, fp->min, fp->max);
@@ -463,8 +467,39 @@ static int apply_sets(loader *L, const yaml_node_t *map, const char *what, fl_ex
   return FL_OK;
 }
 
-/* A curve's rows: the toe shift (toe: auto), then the rows with x_min <= x <= x_max
- * and x >= 0, their region weights, and the warnings about what was left out. */
+/* The share of a curve's range by which x may step back (noise) before the curve
+ * counts as going out and back. */
+#define TURN_TOLERANCE 0.01
+
+/* FL_EINPUT when the kept rows of m turn back (x falls more than TURN_TOLERANCE of
+ * their range below the largest x before): a loading and an unloading, which the
+ * fit's interpolation at the measured x cannot match as one curve. */
+static int one_way(loader *L, const fl_fit_data *d, const yaml_node_t *vf, const char *what, const char *key,
+                   const char *t)
+{
+  const fl_measured *m = &d->data;
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  for (int i = 0; i < m->n; i++) {
+    lo = fmin(lo, m->x[i]);
+    hi = fmax(hi, m->x[i]);
+  }
+  const char *xu = d->test == FL_TEST_TORSION ? "rad" : "m";
+  int top = 0;
+  for (int i = 1; i < m->n; i++) {
+    if (m->x[i] > m->x[top])
+      top = i;
+    else if (m->x[i] < m->x[top] - TURN_TOLERANCE * (hi - lo))
+      return fail_at(L, vf, "%s: '%s' turns back at line %d: x = %g %s after %g %s at line %d (an unloading); "
+                     "allowed: x that only grows: set %s.x_max below %.6g %s (the turning point) to fit the loading "
+                     "alone", key, t, m->line[i], m->x[i] / d->x_unit_si, d->x_unit,
+                     m->x[top] / d->x_unit_si, d->x_unit, m->line[top], what, m->x[top], xu);
+  }
+  return FL_OK;
+}
+
+/* A curve's rows: the toe shift (toe: auto), then the rows with x_min <= x and x >= 0
+ * up to the first past x_max, their region weights, and the warnings about what was
+ * left out. */
 static int keep_rows(loader *L, fl_fit_data *d, const char *what, const yaml_node_t *vf, const char *key, const char *t,
                      const yaml_node_t *vxmin, const yaml_node_t *vxmax, int nreg, const double *lo, const double *hi,
                      const double *wt)
@@ -489,7 +524,9 @@ static int keep_rows(loader *L, fl_fit_data *d, const char *what, const yaml_nod
   int k = 0, negative = 0;
   for (int i = 0; i < m->n; i++) {
     negative += m->x[i] < 0.0;
-    if (m->x[i] < 0.0 || m->x[i] < d->x_min || (d->x_max > 0.0 && m->x[i] > d->x_max))
+    if (d->x_max > 0.0 && m->x[i] > d->x_max)
+      break; /* the rest is past the range, or an unloading after it */
+    if (m->x[i] < 0.0 || m->x[i] < d->x_min)
       continue;
     m->x[k] = m->x[i];
     m->y[k] = m->y[i];
@@ -509,6 +546,8 @@ static int keep_rows(loader *L, fl_fit_data *d, const char *what, const yaml_nod
     return fail_at(L, vf, "%s: '%s' has only zero loads; allowed: a curve with a load", key, t);
   if (!(xmax > 0.0))
     return fail_at(L, vf, "%s: '%s' has no row with x > 0; allowed: a curve that moves", key, t);
+  if (one_way(L, d, vf, what, key, t))
+    return FL_EINPUT;
   if (d->toe_auto)
     add_note(L, "note", vf, "%s: toe: auto shifts '%s' by %.6g %s (%.6g %s)%s", key, t, d->toe_shift / d->x_unit_si,
              d->x_unit, d->toe_shift, xu, negative ? "; rows left at x < 0 are dropped" : "");
@@ -720,10 +759,16 @@ static int load_item(loader *L, yaml_node_t *item, int index)
   if (L->data_file && d->kind == FL_FIT_CURVE) {
     /* a campaign's specimen: its own table in place of the template's */
     t = L->data_file;
-    snprintf(d->path, sizeof d->path, "%s", t);
-  } else {
-    fl_path_relative(L->file, t, d->path, sizeof d->path);
+    if (fl_path_join(NULL, t, d->path, sizeof d->path))
+      return fail_at(L, vf, "%s: the campaign row's curve path is longer than %zu bytes; allowed: a path of at most "
+                     "%zu bytes", key, sizeof d->path - 1, sizeof d->path - 1);
+  } else if (fl_path_relative(L->file, t, d->path, sizeof d->path)) {
+    return fail_at(L, vf, "%s: the path is longer than %zu bytes when taken relative to the fit file; allowed: a path "
+                   "of at most %zu bytes", key, sizeof d->path - 1, sizeof d->path - 1);
   }
+  if (strlen(t) >= sizeof d->file)
+    return fail_at(L, vf, "%s: the name is longer than %zu bytes; allowed: a path of at most %zu bytes", key,
+                   sizeof d->file - 1, sizeof d->file - 1);
   snprintf(d->file, sizeof d->file, "%s", t);
   where(L, vf, wbuf, sizeof wbuf);
   fl_measured_source src = {d->path, d->file, key, wbuf};
@@ -754,6 +799,11 @@ static int load_item(loader *L, yaml_node_t *item, int index)
     return FL_OK;
   }
   if (d->kind == FL_FIT_RINGDOWN) {
+    for (int i = 1; i < m->n; i++)
+      if (!(m->x[i] > m->x[i - 1]))
+        return fail_at(L, vf, "%s: '%s': the time at line %d (%g %s) is not after the one at line %d (%g %s); "
+                       "allowed: rows in time order, each later than the one before", key, t, m->line[i],
+                       m->x[i] / d->x_unit_si, d->x_unit, m->line[i - 1], m->x[i - 1] / d->x_unit_si, d->x_unit);
     /* what the fit compares: the first frequency and the decrement of the ring-down's
      * extremes (fl_ringdown_fit), as the simulation's summary measures them */
     double *te = malloc((size_t)(m->n + 1) * sizeof *te), *xe = malloc((size_t)(m->n + 1) * sizeof *xe);
@@ -875,30 +925,17 @@ int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fi
 int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, const char *data_file,
                          const double range[2], fl_fit *fit, char *err, size_t errlen)
 {
-  yaml_parser_t parser;
-  yaml_document_t doc, extra;
+  yaml_document_t doc;
   int rc = FL_EINPUT, have_doc = 0;
   memset(fit, 0, sizeof *fit);
   fit->solver = fl_fit_solver_default();
   snprintf(fit->file, sizeof fit->file, "%s", path);
   loader L = {path, &doc, fit, sets, nsets, data_file, range ? range[0] : -1.0, range ? range[1] : 0.0, err, errlen};
-  unsigned char *text;
-  size_t len;
-  if ((rc = fl_yaml_input_read(path, "a fit file", &text, &len, err, errlen)) != FL_OK)
+  if ((rc = fl_yaml_load(path, "a fit file", "fiberlab-fit(5)", &doc, err, errlen)) != FL_OK) {
+    fl_fit_free(fit);
     return rc;
+  }
   rc = FL_EINPUT;
-  if (!yaml_parser_initialize(&parser)) {
-    free(text);
-    snprintf(err, errlen, "%s: out of memory", path);
-    return FL_ENOMEM;
-  }
-  yaml_parser_set_input_string(&parser, text, len);
-  if (!yaml_parser_load(&parser, &doc)) {
-    snprintf(err, errlen, "%s:%zu:%zu: not valid YAML: %s%s%s", path, parser.problem_mark.line + 1,
-             parser.problem_mark.column + 1, parser.problem ? parser.problem : "syntax error",
-             parser.context ? " " : "", parser.context ? parser.context : "");
-    goto done;
-  }
   have_doc = 1;
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (!root) {
@@ -907,18 +944,6 @@ int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, c
   }
   if (check_block(&L, root, "", top_keys, NULL))
     goto done;
-  if (!yaml_parser_load(&parser, &extra)) {
-    snprintf(err, errlen, "%s:%zu:%zu: not valid YAML: %s", path, parser.problem_mark.line + 1,
-             parser.problem_mark.column + 1, parser.problem ? parser.problem : "syntax error");
-    goto done;
-  }
-  if (yaml_document_get_root_node(&extra)) {
-    snprintf(err, errlen, "%s:%zu:%zu: a second YAML document; allowed: one document per fit file", path,
-             extra.start_mark.line + 1, extra.start_mark.column + 1);
-    yaml_document_delete(&extra);
-    goto done;
-  }
-  yaml_document_delete(&extra);
   yaml_node_t *v, *vfree, *vdata, *kfree = NULL, *kdata = NULL;
   if (!(v = get(&L, root, "experiment", NULL))) {
     fail_at(&L, root, "experiment: missing; allowed: the experiment file to calibrate, relative to the fit file");
@@ -978,8 +1003,6 @@ int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, c
 done:
   if (have_doc)
     yaml_document_delete(&doc);
-  yaml_parser_delete(&parser);
-  free(text);
   if (rc)
     fl_fit_free(fit);
   return rc;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "files.h"
 #include "fl_defs.h"
 #include "yaml_input.h"
 
@@ -67,6 +68,7 @@ int fl_yaml_input_read(const char *path, const char *what, unsigned char **text,
     snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     return FL_EIO;
   }
+  fl_input_note(path, f, what);
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > FL_YAML_MAX_BYTES) {
     fclose(f);
@@ -99,13 +101,91 @@ int fl_yaml_input_read(const char *path, const char *what, unsigned char **text,
   return FL_OK;
 }
 
-void fl_path_relative(const char *base, const char *rel, char *out, size_t len)
+/* The line and column (1-based) of byte offset in text. */
+static void place_of(const unsigned char *text, size_t len, size_t offset, size_t *line, size_t *col)
 {
-  const char *slash = strrchr(base, '/');
-  if (rel[0] == '/' || !slash)
-    snprintf(out, len, "%s", rel);
+  *line = 1;
+  size_t start = 0;
+  for (size_t i = 0; i < offset && i < len; i++)
+    if (text[i] == '\n') {
+      (*line)++;
+      start = i + 1;
+    }
+  *col = offset - start + 1;
+}
+
+/* The syntax error libyaml found, with its place and what is allowed there. */
+static void syntax_error(const yaml_parser_t *p, const unsigned char *text, size_t len, const char *path,
+                         const char *man, char *err, size_t errlen)
+{
+  size_t line = p->problem_mark.line + 1, col = p->problem_mark.column + 1;
+  const char *problem = p->problem ? p->problem : "syntax error";
+  if (p->error == YAML_READER_ERROR) {
+    /* the reader tells a byte offset, not a mark */
+    place_of(text, len, p->problem_offset, &line, &col);
+    if (p->problem_value == 0 && p->problem_offset < len && text[p->problem_offset] == 0)
+      snprintf(err, errlen, "%s:%zu:%zu: not valid YAML: a NUL byte; allowed: UTF-8 text (binary data, or text saved "
+               "as UTF-16 without a byte-order mark, is not a YAML file)", path, line, col);
+    else
+      snprintf(err, errlen, "%s:%zu:%zu: not valid YAML: %s (byte 0x%02x); allowed: UTF-8 text (binary data is not a "
+               "YAML file)", path, line, col, problem, (unsigned)p->problem_value & 0xffu);
+    return;
+  }
+  size_t at = 0; /* the byte at the mark */
+  for (size_t l = 1, i = 0; i < len; i++) {
+    if (l == line) {
+      at = i + col - 1;
+      break;
+    }
+    l += text[i] == '\n';
+  }
+  if (at < len && text[at] == '\t')
+    snprintf(err, errlen, "%s:%zu:%zu: not valid YAML: a tab; allowed: spaces for indentation (YAML has no tabs "
+             "there)", path, line, col);
   else
-    snprintf(out, len, "%.*s/%s", (int)(slash - base), base, rel);
+    snprintf(err, errlen, "%s:%zu:%zu: not valid YAML: %s%s%s; allowed: key: value lines, blocks indented with "
+             "spaces (%s)", path, line, col, problem, p->context ? " " : "", p->context ? p->context : "", man);
+}
+
+int fl_yaml_load(const char *path, const char *what, const char *man, yaml_document_t *doc, char *err, size_t errlen)
+{
+  unsigned char *text;
+  size_t len;
+  yaml_parser_t parser;
+  yaml_document_t extra;
+  int rc = fl_yaml_input_read(path, what, &text, &len, err, errlen);
+  if (rc != FL_OK)
+    return rc;
+  if (!yaml_parser_initialize(&parser)) {
+    free(text);
+    snprintf(err, errlen, "%s: out of memory", path);
+    return FL_ENOMEM;
+  }
+  yaml_parser_set_input_string(&parser, text, len);
+  rc = FL_EINPUT;
+  if (!yaml_parser_load(&parser, doc)) {
+    syntax_error(&parser, text, len, path, man, err, errlen);
+    goto done;
+  }
+  if (!yaml_parser_load(&parser, &extra)) {
+    syntax_error(&parser, text, len, path, man, err, errlen);
+    yaml_document_delete(doc);
+    goto done;
+  }
+  if (yaml_document_get_root_node(&extra)) {
+    const char *kind = strncmp(what, "an ", 3) == 0 ? what + 3 : strncmp(what, "a ", 2) == 0 ? what + 2 : what;
+    snprintf(err, errlen, "%s:%zu:%zu: a second YAML document; allowed: one document per %s", path,
+             extra.start_mark.line + 1, extra.start_mark.column + 1, kind);
+    yaml_document_delete(&extra);
+    yaml_document_delete(doc);
+    goto done;
+  }
+  yaml_document_delete(&extra);
+  rc = FL_OK;
+done:
+  yaml_parser_delete(&parser);
+  free(text);
+  return rc;
 }
 
 int fl_yaml_fail_at(const char *file, char *err, size_t errlen, const yaml_node_t *n, const char *fmt, va_list ap)

@@ -28,9 +28,13 @@
 int fl_yaml_input_read(const char *path, const char *what, unsigned char **text, size_t *len, char *err,
                        size_t errlen);
 
-/* rel taken relative to the folder of the file base (unless rel is absolute or base has
- * no folder), into out: how fit and campaign files name the files they use. */
-void fl_path_relative(const char *base, const char *rel, char *out, size_t len);
+/* Read the file at path (fl_yaml_input_read: what names it, "an experiment file") and
+ * load its one YAML document into doc (the caller deletes it; its root may be NULL for
+ * an empty file).  A syntax error names its line and column and what YAML allows there
+ * (spaces, not tabs, for indentation; UTF-8 text), and man names the man page of the
+ * file's keys ("fiberlab-experiment(5)"); a second document is an error.  FL_OK, or
+ * FL_EINPUT, FL_EIO, FL_ELIMIT, FL_ENOMEM with err. */
+int fl_yaml_load(const char *path, const char *what, const char *man, yaml_document_t *doc, char *err, size_t errlen);
 
 /* "FILE:LINE:COLUMN: message" of node n (line and column 1 without a node) into err,
  * the message made by fmt from ap: how fit and campaign files report an error at its

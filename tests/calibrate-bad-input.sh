@@ -72,7 +72,7 @@ check "fiber-calibrate: --device 'tpu': allowed: cpu | gpu | auto" --device tpu 
 check "fiber-calibrate: --plot 'jpg': allowed: png | svg | none" --plot jpg "$good"
 check "fiber-calibrate: --threads '0': allowed: an integer in [1, 1024]" --threads 0 "$good"
 check "fiber-calibrate: --seed '-3': allowed: an integer >= 0" --seed -3 "$good"
-check "fiber-calibrate: -o 'bad/good': the output bad/good.yaml is the input bad/good.yaml; allowed: a prefix whose files are not inputs" -o bad/good "$good"
+check "fiber-calibrate: -o 'bad/good': the output bad/good.yaml is the input bad/good.yaml (the fit or campaign file); allowed: outputs (-o PREFIX) that are not inputs; nothing written" -o bad/good "$good"
 check "fiber-calibrate: unknown option '--colour'
 Try 'fiber-calibrate --help'." --colour "$good"
 check "fiber-calibrate: unknown option '-Z'

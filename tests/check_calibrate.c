@@ -367,11 +367,13 @@ START_TEST(test_reader_doubled_quote_in_a_name)
     ck_assert_int_eq(m.line[i], quoted_line[i]);
   }
   fl_measured_free(&m);
-  /* the names as a message lists them: quotes removed, "" made one */
+  /* the names as a message lists them: each one that holds a separator or a quote in
+   * quotes again, "" for a quote, so that "Load, N" reads as one name */
   ck_assert_int_eq(read_fixture("quoted-header.csv", "Displacement", 1e-3, "Load, N", 1.0, &m, err, sizeof err),
                    FL_EINPUT);
   ck_assert_str_eq(err, "fit.yaml:4:19: data[1].columns.x: 'Displacement' is not a column of quoted-header.csv; "
-                        "allowed: a number in [1, 3], or a header name: Displacement, mm, Load, N, Load \"cell B\", kN");
+                        "allowed: a number in [1, 3], or a header name: \"Displacement, mm\", \"Load, N\", "
+                        "\"Load \"\"cell B\"\", kN\"");
 }
 END_TEST
 
@@ -411,8 +413,8 @@ START_TEST(test_reader_points_inside_quotes)
   char err[1024];
   ck_assert_int_eq(read_table("comma.csv", 1, NULL, 1, 2, NULL, 1, &m, err, sizeof err), FL_EINPUT);
   char want[600];
-  snprintf(want, sizeof want, "%s:3:2: column 1 (x, mm): '0,5' is not a number (data row 2); allowed: a number in "
-           "every data row", at("comma.csv"));
+  snprintf(want, sizeof want, "%s:3:2: column 1 (\"x, mm\"): '0,5' is not a number (data row 2) (a decimal comma? "
+           "write the number with a decimal point); allowed: a number in every data row", at("comma.csv"));
   ck_assert_str_eq(err, want);
   remove_dir();
 }

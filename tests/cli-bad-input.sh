@@ -39,7 +39,7 @@ check fiber-bend3pt "fiber-bend3pt: bad/bad-enum.yaml:3:16: bond.failure.criteri
 check fiber-bend3pt "fiber-bend3pt: bad/bool.yaml:2:20: simulation.force_time_step: 'maybe' is not a boolean; allowed: true | false" bad/bool.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/missing-kind.yaml:2:3: test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever | bend4pt | compression" bad/missing-kind.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/missing-test.yaml:1:1: test: missing block; allowed: a test block with kind bend3pt | tension | torsion | cantilever | bend4pt | compression" bad/missing-test.yaml
-check fiber-bend3pt "fiber-bend3pt: bad/syntax.yaml:3:12: not valid YAML: mapping values are not allowed in this context" bad/syntax.yaml
+check fiber-bend3pt "fiber-bend3pt: bad/syntax.yaml:3:12: not valid YAML: mapping values are not allowed in this context; allowed: key: value lines, blocks indented with spaces (fiberlab-experiment(5))" bad/syntax.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/empty.yaml:1:1: the file is empty; allowed: a block with fiber, bond, test and simulation" bad/empty.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/top-level-list.yaml:1:1: the top level is a list; allowed: a block with fiber, bond, test and simulation" bad/top-level-list.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/section-scalar.yaml:1:8: fiber: is a value; allowed: a block of keys (length, outer_radius, inner_radius_ratio, section, semi_axis_y, semi_axis_z, inner_semi_axis_y, inner_semi_axis_z, segments, density, youngs_modulus, shear_modulus, poisson_ratio, shape, arc_radius, arc_angle, polyline, outer_radius_end, section_table, nodes, table_unit)" bad/section-scalar.yaml
@@ -88,7 +88,7 @@ check fiber-bend3pt "fiber-bend3pt: bad/buckling-min-above-max.yaml:6:16: bond.b
 check fiber-bend3pt "fiber-bend3pt: bad/buckling-missing.yaml:3:11: bond.buckling.min_force: missing, and buckling type 'plastic' needs it; allowed: a number in [0, 1e+12] N" bad/buckling-missing.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/buckling-zero-length.yaml:4:20: bond.buckling.sample_length: '0' is out of range; allowed: a number in (0, 1000] m" bad/buckling-zero-length.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/not-there.yaml: cannot open: No such file or directory" bad/not-there.yaml
-check fiber-tension "fiber-tension: ex/wheat-straw-bend3pt.yaml: test.kind: 'bend3pt' is not a fiber-tension test; allowed here: tension (use fiber-bend3pt)" "$good"
+check fiber-tension "fiber-tension: ex/wheat-straw-bend3pt.yaml:22:9: test.kind: 'bend3pt' is not a fiber-tension test; allowed here: tension (use fiber-bend3pt)" "$good"
 check fiber-bend3pt "fiber-bend3pt: --set 'fiber.segmnts=3': fiber.segmnts: unknown key; allowed in fiber: length, outer_radius, inner_radius_ratio, section, semi_axis_y, semi_axis_z, inner_semi_axis_y, inner_semi_axis_z, segments, density, youngs_modulus, shear_modulus, poisson_ratio, shape, arc_radius, arc_angle, polyline, outer_radius_end, section_table, nodes, table_unit" -s fiber.segmnts=3 "$good"
 check fiber-bend3pt "fiber-bend3pt: --set 'fiber.density=-5': fiber.density: '-5' is out of range; allowed: a number in (0, 100000] kg/m^3" -s fiber.density=-5 "$good"
 check fiber-bend3pt "fiber-bend3pt: --set 'fiber.density': not KEY=VALUE; allowed: a dotted key such as fiber.segments=40" -s fiber.density "$good"
