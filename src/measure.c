@@ -39,7 +39,11 @@ void fl_measure_figures(const double *x, const double *y, int np, int nfirst, fl
     a = 0;
     b = fp + 1;
   }
-  r->initial_stiffness = fl_fit_slope(x, y, a, b);
+  /* fewer than two rows, or all at one abscissa: no slope to measure (null, not 0) */
+  int spread = 0;
+  for (int i = a + 1; i < b && !spread; i++)
+    spread = x[i] != x[a];
+  r->initial_stiffness = spread ? fl_fit_slope(x, y, a, b) : NAN;
 }
 
 /* The measured load (run.h), as the explicit solver watches it at every step. */

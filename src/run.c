@@ -229,8 +229,10 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
       sr->buckled += sys.bstate[(size_t)s * sys.nbond + b].buckled;
     res->bonds_broken += sr->broken;
     res->bonds_yielded += sr->yielded;
-    if (res->vibration)
-      continue; /* rows in free vibration: no quasi-static figure */
+    if (res->vibration) {
+      sr->initial_stiffness = NAN; /* rows in free vibration: no quasi-static figure */
+      continue;
+    }
     int quasi_end = sr->failure_row >= 0 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
     for (int i = 0; i < quasi_end; i++) {
       size_t r = (size_t)s * np + i;
