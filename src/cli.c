@@ -15,9 +15,11 @@
 #include "cli.h"
 #include "fl_defs.h"
 #include "gpu.h"
+#include "lammps.h"
 #include "mpi_batch.h"
 #include "output.h"
 #include "run.h"
+#include "yaml_emit.h"
 
 #define MAX_SETS 256
 #define MAX_BATCH 1000000
@@ -79,6 +81,7 @@ static void usage(FILE *f, const char *prog, enum fl_test_kind kind)
           "      --plot FORMAT     png, svg or none (default png)\n"
           "      --seed N          random seed (default: the YAML's, else 1)\n"
           "      --threads N       threads over the specimens of a batch (default 1)\n"
+          "      --export lammps   write PREFIX.lmp.data and PREFIX.lmp.in for LAMMPS instead of running\n"
           "  -q, --quiet           no progress bar\n"
           "      --progress        progress bar on stderr even when it is not a terminal\n"
           "  -h, --help            show this help and exit\n"
@@ -242,6 +245,54 @@ void fl_cli_passive_threads(int threads, char **argv)
 #endif
 }
 
+/* The experiment's warnings on stderr (rank 0 alone). */
+static void print_warnings(const char *prog, const fl_experiment *exp, const char *file)
+{
+  char warn[4096];
+  if (fl_mpi_rank() == 0 && fl_experiment_warnings(exp, file, warn, sizeof warn) > 0)
+    for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
+      fprintf(stderr, "%s: warning: %s\n", prog, line);
+}
+
+/* --export lammps: the specimen and its test written for LAMMPS instead of run
+ * (lammps.h); the summary names the files, the notes on stderr what does not carry
+ * over. */
+static int cli_export(const char *prog, const fl_experiment *exp, const char *file, const char *prefix,
+                      int prefix_given)
+{
+  char err[4400];
+  if (fl_mpi_rank() != 0)
+    return 0;
+  if (fl_lammps_prepare(prefix, err, sizeof err))
+    return fl_cli_prefix_refused(prog, prefix, prefix_given, err);
+  print_warnings(prog, exp, file);
+  fl_lammps_export_info info;
+  int rc = fl_lammps_export(exp, prefix, file, prog, &info, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "%s: %s: %s; nothing written\n", prog, file, err);
+    return rc == FL_EINPUT ? 2 : 1;
+  }
+  char cav[4096];
+  if (fl_lammps_caveats(exp, cav, sizeof cav) > 0)
+    for (char *line = strtok(cav, "\n"); line; line = strtok(NULL, "\n"))
+      fprintf(stderr, "%s: note: LAMMPS: %s\n", prog, line);
+  fl_yaml_out *y = fl_yaml_out_open(stdout);
+  fl_yaml_map_begin(y, 0);
+  fl_yaml_key_plain(y, "test", fl_test_kind_name(exp->test.kind));
+  fl_yaml_key_plain(y, "export", "lammps");
+  fl_yaml_key_int(y, "atoms", info.atoms);
+  fl_yaml_key_int(y, "bonds", info.bonds);
+  fl_yaml_key_int(y, "bond_types", info.bond_types);
+  fl_yaml_key_int(y, "levels", info.levels);
+  fl_yaml_key_num(y, "time_step", "%.6g", info.time_step);
+  fl_yaml_key_str(y, "data", info.data);
+  fl_yaml_key_str(y, "input", info.input);
+  fl_yaml_key_str(y, "table", info.table);
+  fl_yaml_map_end(y);
+  rc = fl_yaml_out_close(&y);
+  return rc ? fl_cli_summary_failed(prog, rc) : 0;
+}
+
 static int cli_run(enum fl_test_kind kind, int argc, char **argv)
 {
   const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -253,13 +304,14 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
                                        {"plot", required_argument, NULL, 'p'},
                                        {"seed", required_argument, NULL, 'S'},
                                        {"threads", required_argument, NULL, 'T'},
+                                       {"export", required_argument, NULL, 'E'},
                                        {"quiet", no_argument, NULL, 'q'},
                                        {"progress", no_argument, NULL, 'P'},
                                        {"help", no_argument, NULL, 'h'},
                                        {"version", no_argument, NULL, 'V'},
                                        {NULL, 0, NULL, 0}};
   const char *prefix = NULL, *sets[MAX_SETS];
-  int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0;
+  int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0, export = 0;
   long batch = 1, threads = 1;
   int device = 0; /* 0 cpu, 1 gpu, 2 auto */
   const char *device_arg = NULL;
@@ -314,6 +366,13 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
         fprintf(stderr, "%s: --threads '%s': allowed: an integer in [1, 1024]\n", prog, optarg);
         return 2;
       }
+      break;
+    case 'E':
+      if (strcmp(optarg, "lammps") != 0) {
+        fprintf(stderr, "%s: --export '%s': allowed: lammps\n", prog, optarg);
+        return 2;
+      }
+      export = 1;
       break;
     case 'q':
       quiet = 1;
@@ -388,6 +447,12 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
     default_prefix(file, pbuf, sizeof pbuf);
     prefix = pbuf;
   }
+  if (export && batch > 1) {
+    fprintf(stderr, "%s: --export with --batch %ld: the export writes one specimen; allowed: --batch 1\n", prog, batch);
+    return 2;
+  }
+  if (export)
+    return cli_export(prog, &exp, file, prefix, prefix_given);
   /* every input has been read: no output may replace one */
   if (fl_output_prepare(prefix, plot, err, sizeof err))
     return fl_cli_prefix_refused(prog, prefix, prefix_given, err);
@@ -416,10 +481,7 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
   fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads, use_gpu, NULL, 0};
   if (force_progress || (!quiet && isatty(STDERR_FILENO)))
     hooks.progress = progress;
-  char warn[4096];
-  if (fl_mpi_rank() == 0 && fl_experiment_warnings(&exp, file, warn, sizeof warn) > 0)
-    for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
-      fprintf(stderr, "%s: warning: %s\n", prog, line);
+  print_warnings(prog, &exp, file);
 
   fl_curve curve;
   fl_result res;
