@@ -525,7 +525,7 @@ static void write_cantilever(FILE *f, export_ctx *x)
     snprintf(row, sizeof row, "$(v_utip:%%.10g),$(%.10g*(v_drive-v_utip):%%.10g)", k);
   } else {
     fprintf(f, "variable fy atom -v_drive\n");
-    snprintf(row, sizeof row, "$(v_utip:%%.10g),${target}");
+    snprintf(row, sizeof row, "$(v_utip:%%.10g),$(v_drive:%%.10g)");
   }
   fprintf(f, "fix pull tip addforce 0.0 v_fy 0.0\n");
   int ring = t->mode == FL_MODE_VIBRATION;
