@@ -13,7 +13,6 @@
 #include "build.h"
 #include "fl_defs.h"
 #include "run.h"
-#include "static.h"
 #include "cantilever.h"
 #include "measure.h"
 #include "mpi_batch.h"
@@ -124,9 +123,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   sys.threads = (hooks && hooks->threads > 1) ? hooks->threads : 1;
   int gpu = hooks && hooks->gpu;
   enum fl_solver solver = fl_solver_resolve(exp, gpu);
-  const fl_solver_type *type = solver == FL_SOLVER_STATIC ? &fl_solver_static
-                               : gpu                      ? &fl_solver_explicit_cuda
-                                                          : &fl_solver_explicit_cpu;
+  const fl_solver_type *type = fl_solver_type_of(solver, gpu);
 
   double target = fl_test_target(t);
   /* Quasi-static rule: loading at a constant rate from 0 to the maximum would take 20
@@ -313,11 +310,9 @@ static int run_dispatch(const fl_experiment *const *exps, int nspec, const fl_ru
   return run_block(exps[0], exps, nspec, 0, -1.0, hooks, curve, res, err, errlen, &key);
 }
 
-/* simulation.solver auto takes the static solver where it serves; where it fails
- * (FL_EUNSTABLE: no equilibrium found, as for a specimen whose buckled or broken bonds
- * leave a mechanism that falls off its supports, or none on the supports under its
- * weight), the explicit engine runs the whole batch instead, and the result says why.
- * An interrupted run is not run again. */
+/* auto's fallback (solver.h): where its static run finds no equilibrium, the explicit
+ * engine runs the whole batch instead, and the result says why.  An interrupted run is
+ * not run again. */
 int fl_run_many(const fl_experiment *const *exps, int nspec, const fl_run_hooks *hooks, fl_curve *curve,
                 fl_result *res, char *err, size_t errlen)
 {

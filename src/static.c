@@ -1201,7 +1201,8 @@ static void workspace_free(workspace *w)
   fl_system_free(w->sys);
 }
 
-static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp, const fl_build_info *info)
+static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp, const fl_build_info *info,
+                          const fl_run_hooks *hooks)
 {
   memset(w, 0, sizeof *w);
   w->sys = one;
@@ -1238,10 +1239,8 @@ static int workspace_init(workspace *w, fl_system *one, const fl_experiment *exp
   w->floor = kmax * xmax * DBL_EPSILON / w->fs;
   w->hx = 4e-9 * info->h;
   w->reg = REG_MIN;
-  /* FL_STATIC_ALL_DOFS=1 solves all six unknowns of every body even where the problem
-   * is planar (a check of the reduction, tests/static-check.sh) */
-  const char *all = getenv("FL_STATIC_ALL_DOFS");
-  w->planar = !(all && strcmp(all, "1") == 0) && planar_problem(one, w->kind);
+  /* the test suite's check of the reduction solves all six unknowns everywhere */
+  w->planar = !(hooks && hooks->options & FL_RUN_CHECK_ALL_UNKNOWNS) && planar_problem(one, w->kind);
   w->st.unknowns = w->nu = w->planar ? 3 : NDOF;
   for (int a = 0; a < w->nu; a++)
     w->dof[a] = w->planar ? (a < 2 ? a : 5) : a; /* planar: x, y and the turn about z */
@@ -1406,7 +1405,7 @@ static int job_workspace(fl_system *batch, specimen_job *job, fl_system *one, wo
     return 0;
   }
   one->inline_static = 1; /* its own: the vectorised law for its evaluations too */
-  if (workspace_init(w, one, job->exp, job->info)) {
+  if (workspace_init(w, one, job->exp, job->info, job->hooks)) {
     workspace_free(w);
     job->status = FL_ENOMEM;
     snprintf(job->err, job->errlen, "out of memory for the static solver");
@@ -1529,18 +1528,11 @@ typedef struct {
   int cap;              /* rows allocated */
 } prefix_slot;
 
-struct fl_prefix_cache {
+/* What the static solver keeps in a caller's fl_prefix_cache (its kept). */
+typedef struct {
   prefix_slot slot[PREFIX_SLOTS];
   long order;
-  const double *tags;   /* the next batch's tags, ntag numbers a specimen, nspec of them */
-  int ntag, nspec;
-  long starts, skipped; /* specimens that started from a kept state, and its increments */
-};
-
-fl_prefix_cache *fl_prefix_cache_new(void)
-{
-  return calloc(1, sizeof(fl_prefix_cache));
-}
+} prefix_store;
 
 static void slot_free_states(prefix_slot *sl)
 {
@@ -1554,10 +1546,9 @@ static void slot_free_states(prefix_slot *sl)
   sl->have_built = 0;
 }
 
-void fl_prefix_cache_free(fl_prefix_cache *c)
+static void prefix_store_free(void *kept)
 {
-  if (!c)
-    return;
+  prefix_store *c = kept;
   for (int k = 0; k < PREFIX_SLOTS; k++) {
     prefix_slot *sl = &c->slot[k];
     slot_free_states(sl);
@@ -1571,19 +1562,6 @@ void fl_prefix_cache_free(fl_prefix_cache *c)
   free(c);
 }
 
-void fl_prefix_cache_tags(fl_prefix_cache *c, int nspec, int ntag, const double *tags)
-{
-  c->tags = ntag > 0 && ntag <= FL_PREFIX_TAG_MAX ? tags : NULL;
-  c->ntag = c->tags ? ntag : 0;
-  c->nspec = c->tags ? nspec : 0;
-}
-
-void fl_prefix_cache_counts(const fl_prefix_cache *c, long *starts, long *skipped)
-{
-  *starts = c ? c->starts : 0;
-  *skipped = c ? c->skipped : 0;
-}
-
 /* The cache job may share, with its tag: a static run with a plastic buckling envelope,
  * equal strengths (none drawn per specimen), and nothing that watches every row; else
  * NULL. */
@@ -1594,9 +1572,6 @@ static fl_prefix_cache *prefix_cache(const specimen_job *job, const double **tag
   int s = job->s0 + job->s; /* in the whole batch (a block of it on an MPI rank) */
   if (!c || !c->tags || s >= c->nspec || job->hooks->sample || e->bond.buckling.type != FL_BUCKLING_PLASTIC ||
       e->bond.failure.strength_variation > 0.0)
-    return NULL;
-  const char *off = getenv("FL_STATIC_NO_PREFIX");
-  if (off && strcmp(off, "1") == 0)
     return NULL;
   *tag = c->tags + (size_t)s * (size_t)c->ntag;
   return c;
@@ -1705,14 +1680,15 @@ static prefix_slot *prefix_find(const specimen_job *job, const workspace *w, int
 {
   const double *tag = NULL;
   fl_prefix_cache *c = prefix_cache(job, &tag);
-  if (!c)
+  prefix_store *kept = c ? c->kept : NULL;
+  if (!kept)
     return NULL;
   const fl_system *one = w->sys;
   const fl_bond_limits *lim = &one->limits[0];
   prefix_slot *best = NULL;
   double *margins = NULL;
   for (int k = 0; k < PREFIX_SLOTS; k++) {
-    prefix_slot *sl = &c->slot[k];
+    prefix_slot *sl = &kept->slot[k];
     if (!(sl->ready && sl->nst > 0 && sl->ntag == c->ntag && memcmp(sl->tag, tag, (size_t)c->ntag * sizeof *tag) == 0 &&
           sl->np == job->np && same_path(&sl->path, job->path) && sl->m == w->m && sl->st[0].w.n == w->n &&
           same_build(&sl->built, one)))
@@ -1745,13 +1721,19 @@ static prefix_slot *prefix_claim(const specimen_job *job, const workspace *w)
   fl_prefix_cache *c = prefix_cache(job, &tag);
   if (!c || c->nspec != 1 || job->nspec != 1 || w->sys->threads > 1) /* runs on threads only read */
     return NULL;
+  if (!c->kept) {
+    if (!(c->kept = calloc(1, sizeof(prefix_store))))
+      return NULL;
+    c->kept_free = prefix_store_free;
+  }
+  prefix_store *kept = c->kept;
   const fl_system *one = w->sys;
-  prefix_slot *sl = &c->slot[0];
+  prefix_slot *sl = &kept->slot[0];
   for (int k = 1; k < PREFIX_SLOTS; k++)
-    if (c->slot[k].order < sl->order)
-      sl = &c->slot[k];
+    if (kept->slot[k].order < sl->order)
+      sl = &kept->slot[k];
   sl->ready = 0;
-  sl->order = ++c->order;
+  sl->order = ++kept->order;
   if (sl->nbody != one->nbody || sl->nbond != one->nbond || sl->ntool != one->ntool || sl->m != w->m) {
     slot_free_states(sl);
     free(sl->log.phi);
@@ -1821,7 +1803,7 @@ static void prefix_keep(prefix_slot *sl, const workspace *w, const path_locals *
   if (!ps->have) {
     if (fl_system_extract(w->sys, 0, &ps->sys))
       return;
-    if (workspace_init(&ps->w, &ps->sys, job->exp, job->info)) {
+    if (workspace_init(&ps->w, &ps->sys, job->exp, job->info, job->hooks)) {
       workspace_free(&ps->w);
       return;
     }
@@ -2176,7 +2158,7 @@ resume:
       record(&w, job, a, x);
       if (job->hooks && job->hooks->progress && job->s == 0)
         job->hooks->progress(job->hooks->ctx, a / total);
-      if (job->hooks && job->hooks->until_event && job->rows > 3 &&
+      if (job->hooks && job->hooks->options & FL_RUN_UNTIL_EVENT && job->rows > 3 &&
           job->curve->yielded[(size_t)job->s * job->np + job->rows - 1] > 0)
         break; /* the rows a first slope reads are all there (fl_run_hooks) */
     }
@@ -2204,44 +2186,6 @@ done:
 }
 
 /* ---- the batch -------------------------------------------------------------------- */
-
-int fl_static_auto(const fl_experiment *exp, int gpu)
-{
-  /* a speed given asks for a rate (inertia, damping): the explicit engine */
-  if (gpu || exp->test.speed > 0.0)
-    return 0;
-  /* A 3-point test whose bonds break: the pieces after a break are a mechanism that
-   * only the supports' friction may hold, with no path of equilibria to follow. */
-  if (exp->test.kind == FL_TEST_BEND3PT && exp->bond.failure.criterion != FL_CRIT_NONE &&
-      exp->bond.failure.post_failure == FL_POST_TOTAL_BREAKAGE)
-    return 0;
-  /* 3-point bending of a weightless fiber on frictionless rollers: nothing but the
-   * contacts' curvature holds it along its axis and about it, soft modes that Newton's
-   * differences lose in rounding (tests/check_shape: a section table stalls near its
-   * end); the explicit engine's damping settles them */
-  if (exp->test.kind == FL_TEST_BEND3PT && exp->test.gravity == 0.0 && exp->test.friction == 0.0)
-    return 0;
-  /* 3-point bending of a specimen whose weight need not be symmetric about its middle
-   * (a taper, a section table, nodes, a scanned polyline): the tools push it along its
-   * axis toward its thick end, which only friction holds, and the static solver may
-   * find no equilibrium on the supports (fiberlab-experiment(5), SHAPE AND SECTIONS) */
-  const fl_fiber_def *fb = &exp->fiber;
-  if (exp->test.kind == FL_TEST_BEND3PT && (fb->outer_radius_end_m > 0.0 || fb->section_table[0] || fb->nodes[0] ||
-                                            fb->shape == FL_SHAPE_POLYLINE))
-    return 0;
-  /* 4-point bending: the static solver does not settle the chain between two noses
-   * whose rollers turn with it (the explicit engine does) */
-  if (exp->test.kind == FL_TEST_BEND4PT)
-    return 0;
-  return 1;
-}
-
-enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu)
-{
-  if (exp->sim.solver != FL_SOLVER_AUTO)
-    return exp->sim.solver;
-  return fl_static_auto(exp, gpu) ? FL_SOLVER_STATIC : FL_SOLVER_EXPLICIT;
-}
 
 /* Each specimen's job by fn, on hooks->threads threads over the specimens (each on its
  * own system: the same results for any number), GSL's error handler off. */

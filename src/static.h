@@ -25,18 +25,6 @@ typedef struct {
   double length_scale;    /* span or gauge length, m */
 } fl_static_stats;
 
-/* 1 when simulation.solver auto takes the static solver for exp: the test runs at the
- * automatic speed (test.speed or test.angular_speed auto: a quasi-static test) on the
- * CPU (gpu 0).  A speed given asks for the rate's effects (inertia, damping): explicit;
- * so does a 3-point test whose bonds break (total_breakage), whose pieces after the
- * break have no path of equilibria to follow, and a test with a buckling envelope
- * (fits of it on the static curve are not yet exact). */
-int fl_static_auto(const fl_experiment *exp, int gpu);
-
-/* The solver simulation.solver asks for, with auto resolved (FL_SOLVER_EXPLICIT or
- * FL_SOLVER_STATIC). */
-enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu);
-
 /* Run the test on the specimens built in sys (fl_build_many from exps) along path (the
  * legs of exps[0]'s test, the same the explicit engines follow in time): rows at
  * output_points path positions evenly spread over the path,
@@ -64,26 +52,5 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_
  * and the body), FL_EINTERRUPT, FL_ENOMEM; the rows recorded stay. */
 int fl_static_ringdown(const fl_experiment *const *exps, int nspec, int s0, fl_system *sys, const fl_build_info *info,
                        const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err, size_t errlen);
-
-/* Shared beginnings (fiberlab-model(7), THE STATIC SOLVER, Shared beginnings): a fit's
- * difference run that changes only numbers of the buckling envelope (max_force,
- * min_force, displacement_at_min_force, slope_after_min_force) is the base run's, bit
- * for bit, until a bond nears its buckling point.  Given a cache in fl_run_hooks.prefix,
- * each static run of a batch of one specimen keeps copies of its state along its path
- * (the most recent runs, a few), and a specimen of the same tag and the same build
- * starts from the furthest copy it would have reached itself: the same results to the
- * bit, without the shared part's cost.  FL_STATIC_NO_PREFIX=1 in the environment turns
- * it off (a check of it).  Runs on several threads only read the cache. */
-typedef struct fl_prefix_cache fl_prefix_cache;
-fl_prefix_cache *fl_prefix_cache_new(void);
-void fl_prefix_cache_free(fl_prefix_cache *c);
-/* The tags of the next batch's specimens, ntag numbers each (at most FL_PREFIX_TAG_MAX;
- * tags NULL: none, nothing shared): specimens of equal tags must differ at most in those
- * four numbers (a fit tags a run by its item and its parameters with them zeroed).  tags
- * must stay valid until the batch has run; clear them then. */
-#define FL_PREFIX_TAG_MAX 64
-void fl_prefix_cache_tags(fl_prefix_cache *c, int nspec, int ntag, const double *tags);
-/* Specimens that started from a kept copy, and the increments they skipped. */
-void fl_prefix_cache_counts(const fl_prefix_cache *c, long *starts, long *skipped);
 
 #endif
