@@ -4,6 +4,7 @@
  * explicit engine. */
 #include <config.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
 /* fl_run_many for specimens [s0, s0 + nspec) of a batch led by lead (its exps[0]):
  * one block of a batch spread over MPI ranks (s0 0 and lead exps[0]: the whole
  * batch).  critical > 0: the batch's stability bound, for a block that cannot see
- * all of it.  *fail_key orders failures as the serial run meets them (mpi_batch.h):
+ * all of it.  *fail_key orders failures as the serial run meets them (gather_blocks):
  * -1 before the run; the explicit solver's 2 n at the output row of step n, 2 n + 1
  * after step n; the static solver's the batch's number of the failed specimen. */
 static int run_block(const fl_experiment *lead, const fl_experiment *const *exps, int nspec, int s0,
@@ -252,6 +253,67 @@ out:
 }
 
 #ifdef HAVE_MPI
+/* Gather the blocks of a batch spread over the ranks into the whole batch on every rank.
+ * curve and res hold this rank's block (its count specimens of fl_mpi_batch_block; zero
+ * when none), rc and err its status and message, fail_key where the serial run would
+ * meet its failure (run_block).  On return curve and res hold all nspec specimens: rows
+ * and per-specimen figures in specimen order, the sums and extremes over the batch, and
+ * rank 0's other fields (the same on every rank).  The status is the earliest failure's,
+ * with its message, and every specimen keeps the rows all of them recorded (the fewest
+ * of any block), as in the serial run, which stops there. */
+static int gather_blocks(int nspec, int count, int rc, double fail_key, fl_curve *curve, fl_result *res, char *err,
+                         size_t errlen)
+{
+  int rows;
+  int status = fl_mpi_batch_failure(rc, fail_key, curve->time != NULL, err, errlen, &rows);
+  if (!rows) { /* it failed before its rows existed: no rows, no figures */
+    fl_curve_free(curve);
+    fl_result_free(res);
+    return status;
+  }
+  /* the rows every specimen recorded: all of them, or up to the earliest failure (the
+   * explicit solver's blocks stop together in the serial run; the static solver's
+   * specimens each as far as they got) */
+  int npl = curve->npoints, np = fl_mpi_batch_rows(count > 0 && curve->time ? npl : INT_MAX);
+  double **dcols[] = {&curve->time, &curve->x, &curve->y, &curve->support, &curve->midspan, &curve->kinetic,
+                      &curve->strain};
+  int **icols[] = {&curve->broken, &curve->yielded};
+  for (size_t k = 0; k < sizeof dcols / sizeof *dcols; k++)
+    *dcols[k] = fl_mpi_batch_doubles(*dcols[k], nspec, count, npl, np);
+  for (size_t k = 0; k < sizeof icols / sizeof *icols; k++)
+    *icols[k] = fl_mpi_batch_ints(*icols[k], nspec, count, npl, np);
+  curve->nspec = nspec;
+  curve->npoints = np;
+  fl_specimen_result *spec = fl_mpi_batch_records(res->spec, sizeof *spec, nspec, count);
+  /* sums and extremes over the batch (integers and maxima: exact in any order) */
+  int *isum[] = {&res->bonds_broken, &res->bonds_yielded, &res->events};
+  long *lsum[] = {&res->increments, &res->newton_iterations, &res->tangents, &res->cutbacks, &res->relaxations};
+  double *dmax[] = {&res->max_overlap, &res->ke_ratio, &res->wall_time, &res->residual_force, &res->residual_torque};
+  int iv[3];
+  long lv[5];
+  double dv[5];
+  for (int k = 0; k < 5; k++) {
+    if (k < 3)
+      iv[k] = *isum[k];
+    lv[k] = *lsum[k];
+    dv[k] = *dmax[k];
+  }
+  fl_mpi_batch_sum_ints(iv, 3);
+  fl_mpi_batch_sum_longs(lv, 5);
+  fl_mpi_batch_max_doubles(dv, 5);
+  /* the fields every block shares (rank 0 always has specimens) */
+  fl_mpi_batch_from_first(res, sizeof *res);
+  res->spec = spec;
+  res->specimens = nspec;
+  for (int k = 0; k < 5; k++) {
+    if (k < 3)
+      *isum[k] = iv[k];
+    *lsum[k] = lv[k];
+    *dmax[k] = dv[k];
+  }
+  return status;
+}
+
 /* A batch spread over MPI ranks (mpi_batch.h): this rank's block, then the whole
  * batch gathered.  Every rank takes the serial run's time step: the stability bound
  * of a probe built (not run) with each run of one experiment in the batch as one
@@ -289,7 +351,7 @@ static int run_spread(const fl_experiment *const *exps, int nspec, int first, in
   if (rc == FL_OK && count > 0)
     rc = run_block(exps[0], exps + first, count, first, critical, &h, curve, res, err, errlen, &key);
   free(uniq);
-  return fl_mpi_batch_gather(nspec, count, rc, key, curve, res, err, errlen);
+  return gather_blocks(nspec, count, rc, key, curve, res, err, errlen);
 }
 #endif
 
