@@ -175,7 +175,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   res->solver = solver;
 
   /* the output rows: the solver advances from one to the next */
-  fl_solver_setup setup = {exps, nspec, s0, &sys, &info, hooks, &p, first, curve, res};
+  fl_solver_setup setup = {exps, nspec, s0, &sys, &info, hooks, &p, first, curve, res, fl_system_step};
   fl_solver_status st = {0, -1, 0, -1.0};
   double t0 = now();
   rc = type->create(&work, &setup, err, errlen);

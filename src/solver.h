@@ -26,6 +26,9 @@ typedef struct {
   double first;                     /* the first leg's end, m or rad */
   fl_curve *curve;                  /* rows: allocated for npoints per specimen */
   fl_result *res;                   /* res->spec: one per specimen */
+  /* the explicit engine's step (fl_system_step), for a solver that lets a specimen move
+   * in time between its rows: the static solver's relaxation after a snap */
+  int (*step)(fl_system *sys, int *bad_spec, int *bad_bond);
 } fl_solver_setup;
 
 /* Where a run stands after an advance. */

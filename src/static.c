@@ -156,6 +156,7 @@ typedef struct {
   double beta[FL_MAX_TOOLS]; /* the contact laws' damping, off while solving */
   fl_bond_damping damping;   /* the bonds' damping, off while solving */
   double dt_explicit;        /* the explicit step, for relaxation, s */
+  int (*step)(fl_system *, int *, int *); /* and the explicit engine's step there (fl_solver_setup) */
   double a_damp, stab;       /* the bonds' damping coefficient (s) and stabilisation */
   double relax_time;         /* longest relaxation, s */
   double snap_time;          /* longest once a bond has broken, yielded or buckled, s */
@@ -1101,7 +1102,7 @@ static int relax(workspace *w, double u, double time, int *iterations)
   for (long n = 1; n <= max_steps; n++) {
     explicit_mode(w);
     int bs, bb;
-    if (fl_system_step(sys, &bs, &bb) != FL_OK)
+    if (w->step(sys, &bs, &bb) != FL_OK)
       break;
     double ke = fl_system_kinetic(sys, 0);
     if (ke < ke_prev) {
@@ -1357,6 +1358,7 @@ typedef struct {
   double h;           /* its time step, s */
   int per_row;        /* and steps between its rows */
   long steps;         /* steps it took */
+  int (*step)(fl_system *, int *, int *); /* the explicit engine's step, for a relaxation */
 } specimen_job;
 
 static void record(workspace *w, specimen_job *job, double a, double x)
@@ -1413,6 +1415,7 @@ static int job_workspace(fl_system *batch, specimen_job *job, fl_system *one, wo
   }
   one->buckle_phi = w->buckle_phi;
   one->buckle_m = w->buckle_m;
+  w->step = job->step;
   return 1;
 }
 
@@ -1452,6 +1455,7 @@ static int workspace_copy(workspace *dst, const workspace *src)
   dst->exp = own.exp;
   dst->log = own.log;
   dst->dt_explicit = own.dt_explicit;
+  dst->step = own.step;
   dst->damping = own.damping; /* its decay over that step */
   memcpy(dst->beta, own.beta, sizeof dst->beta);
   dst->relax_time = own.relax_time;
@@ -2204,10 +2208,15 @@ static void run_jobs(fl_system *sys, specimen_job *jobs, fl_static_stats *stats,
   gsl_set_error_handler(old);
 }
 
-int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_path *path, fl_system *sys,
-                  const fl_build_info *info, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
-                  fl_static_stats *stats, int *leg_first_end, int *failed, char *err, size_t errlen)
+int fl_static_run(const fl_solver_setup *su, fl_static_stats *stats, int *leg_first_end, int *failed, char *err,
+                  size_t errlen)
 {
+  const fl_experiment *const *exps = su->exps;
+  int nspec = su->nspec, s0 = su->s0;
+  fl_system *sys = su->sys;
+  const fl_run_hooks *hooks = su->hooks;
+  fl_curve *curve = su->curve;
+  fl_result *res = su->res;
   int np = curve->npoints;
   specimen_job *jobs = calloc((size_t)nspec, sizeof *jobs);
   char *errs = calloc((size_t)nspec, 512);
@@ -2219,8 +2228,9 @@ int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_
   }
   for (int s = 0; s < nspec; s++) {
     jobs[s].exp = exps[s];
-    jobs[s].path = path;
-    jobs[s].info = info;
+    jobs[s].path = &su->path->path;
+    jobs[s].info = su->info;
+    jobs[s].step = su->step;
     jobs[s].hooks = hooks;
     jobs[s].curve = curve;
     jobs[s].res = res;
@@ -2513,8 +2523,7 @@ static int static_advance(void *state, fl_solver_status *status, char *err, size
     return FL_ENOMEM;
   }
   int failed;
-  int rc = fl_static_run(exps, nspec, s0, &su->path->path, su->sys, su->info, su->hooks, su->curve, res, st, &status->leg_first_end,
-                         &failed, err, errlen);
+  int rc = fl_static_run(su, st, &status->leg_first_end, &failed, err, errlen);
   status->rows = su->curve->npoints;
   if (rc)
     status->fail_key = failed >= 0 ? s0 + failed : -1.0;

@@ -8,6 +8,7 @@
 
 #include "path.h"
 #include "run.h"
+#include "solver.h"
 
 /* What the static solver did, per specimen. */
 typedef struct {
@@ -25,19 +26,18 @@ typedef struct {
   double length_scale;    /* span or gauge length, m */
 } fl_static_stats;
 
-/* Run the test on the specimens built in sys (fl_build_many from exps) along path (the
- * legs of exps[0]'s test, the same the explicit engines follow in time): rows at
- * output_points path positions evenly spread over the path,
- * into curve (allocated for output_points rows per specimen; npoints is set to the rows
- * every specimen recorded), peaks into res->spec, what the solver did into stats (one
- * per specimen).  s0: the batch's number of the first specimen here (a block of a
- * batch spread over MPI ranks; 0 otherwise), for the messages.  Returns FL_OK, or
+/* Run the test on the specimens of setup (su->sys, built by fl_build_many from su->exps)
+ * along its path (the legs of exps[0]'s test, the same the explicit engines follow in
+ * time): rows at output_points path positions evenly spread over the path, into
+ * su->curve (allocated for output_points rows per specimen; npoints is set to the rows
+ * every specimen recorded), peaks into su->res->spec, what the solver did into stats
+ * (one per specimen).  su->s0: the batch's number of the first specimen here (a block of
+ * a batch spread over MPI ranks; 0 otherwise), for the messages.  Returns FL_OK, or
  * FL_EUNSTABLE when no equilibrium could be found (err names the increment, load,
  * specimen and body; *failed the first specimen here that failed, else -1),
  * FL_EINTERRUPT, FL_ENOMEM. */
-int fl_static_run(const fl_experiment *const *exps, int nspec, int s0, const fl_path *path, fl_system *sys,
-                  const fl_build_info *info, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res,
-                  fl_static_stats *stats, int *leg_first_end, int *failed, char *err, size_t errlen);
+int fl_static_run(const fl_solver_setup *su, fl_static_stats *stats, int *leg_first_end, int *failed, char *err,
+                  size_t errlen);
 
 /* The ring-down of a vibration cantilever (fiber-cantilever(1), mode vibration) on the
  * static solver's equations: the specimens in sys rest at their release deflection
