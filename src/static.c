@@ -1478,11 +1478,26 @@ static int workspace_copy(workspace *dst, const workspace *src)
   return 1;
 }
 
-/* The path loop's own variables (solve_specimen), kept with a state. */
+/* Where a specimen stands on its path: what the walk (solve_specimen) carries from one
+ * increment to the next, and what a kept state keeps of it for a later run to go on
+ * from. */
 typedef struct {
-  double a, du, pending, a_prev, gb_prev, y_last, x_calm, x_last, post, touch;
-  int friction, touched, loaded, gb_have, snapping, it;
-} path_locals;
+  double a;               /* path length of the last converged state */
+  double du;              /* the next increment's length */
+  double pending;         /* path length of a located break's increment, or -1 */
+  double a_prev, gb_prev; /* the converged state before the last: path length, buckling margin */
+  double y_last;          /* the last converged state's load, N or N m */
+  double x_calm;          /* the abscissa of the last ordinary increment's state */
+  double x_last;          /* the last converged state's abscissa */
+  double post;            /* after a buckling point: the next sliver's length, or 0 */
+  double touch;           /* bend3pt: the nose's path position at first touch */
+  int friction;           /* bend3pt with friction: contacts that stick and slip (small increments after a turn) */
+  int touched;            /* bend3pt: the nose has come past the first touch */
+  int loaded;             /* a converged state has carried a load */
+  int gb_have;            /* a_prev and gb_prev are set, on the present leg */
+  int snapping;           /* in the events of a snap whose state is kept */
+  int it;                 /* Newton's iterations of the last increment */
+} path_cursor;
 
 #define PREFIX_SLOTS 4   /* runs whose beginnings are kept: a fit's base and its last trials */
 #define PREFIX_STATES 16 /* states kept of one run, at most, and as many as take PREFIX_BYTES */
@@ -1491,13 +1506,13 @@ typedef struct {
 #define PREFIX_EVERY 32  /* and at every so many increments before */
 #define PREFIX_COLS 6    /* the curve's columns kept per row: x, y, support, midspan, kinetic, strain */
 
-/* One state of a run: the workspace on its own system, the loop's variables, and how
- * far the run's rows, commits and choices had come. */
+/* One state of a run: the workspace on its own system, the walk's cursor, and how far
+ * the run's rows, commits and choices had come. */
 typedef struct {
   int have;             /* w and sys allocated */
   fl_system sys;
   workspace w;
-  path_locals loc;
+  path_cursor at;
   int rows, leg_first_end, ncommit, nchoice, near;
   fl_specimen_result sr;
 } prefix_state;
@@ -1699,7 +1714,7 @@ static prefix_slot *prefix_find(const specimen_job *job, const workspace *w, int
       continue;
     double *mg = malloc(((size_t)sl->log.n + 1) * sizeof *mg);
     int s = mg ? reachable_state(sl, lim, w->gb_c, mg) : -1;
-    if (s >= 0 && (!best || sl->st[s].loc.a > best->st[*state].loc.a)) {
+    if (s >= 0 && (!best || sl->st[s].at.a > best->st[*state].at.a)) {
       best = sl;
       *state = s;
       free(margins);
@@ -1794,9 +1809,9 @@ static int prefix_choose(prefix_slot *sl, int c, double a, double a_prev, double
   return 1;
 }
 
-/* Keep the present state (w, the loop's variables loc, the rows so far and sr) in sl: a
- * new state, or near the buckling point in place of the last one kept there. */
-static void prefix_keep(prefix_slot *sl, const workspace *w, const path_locals *loc, const specimen_job *job,
+/* Keep the present state (w, the walk's cursor at, the rows so far and sr) in sl: a new
+ * state, or near the buckling point in place of the last one kept there. */
+static void prefix_keep(prefix_slot *sl, const workspace *w, const path_cursor *at, const specimen_job *job,
                         const double *rows_at, const fl_specimen_result *sr, int near)
 {
   int room = (int)fmin(PREFIX_STATES, fmax(1.0, PREFIX_BYTES / (6e3 * sl->nbody)));
@@ -1836,18 +1851,18 @@ static void prefix_keep(prefix_slot *sl, const workspace *w, const path_locals *
   ps->ncommit = w->log->n;
   ps->nchoice = sl->nchoice;
   ps->near = near;
-  ps->loc = *loc;
+  ps->at = *at;
   ps->sr = *sr;
   sl->nst = k + 1;
   sl->ready = 1;
 }
 
 /* Start job's specimen (w on its system, as built) from state k of sl: the state, the
- * rows (their time at this batch's speed), sr and the loop's variables, with its own
+ * rows (their time at this batch's speed), sr and the walk's cursor at, with its own
  * envelope and buckling margins gc (the last commit's) and gp (the one before).  0 (and
  * nothing changed) when the sizes differ. */
 static int prefix_start(const prefix_slot *sl, int k, workspace *w, specimen_job *job, double *rows_at,
-                        fl_specimen_result *sr, path_locals *loc, double gc, double gp)
+                        fl_specimen_result *sr, path_cursor *at, double gc, double gp)
 {
   const prefix_state *ps = &sl->st[k];
   fl_system *one = w->sys;
@@ -1875,8 +1890,8 @@ static int prefix_start(const prefix_slot *sl, int k, workspace *w, specimen_job
   job->rows = ps->rows;
   job->leg_first_end = ps->leg_first_end;
   *sr = ps->sr;
-  *loc = ps->loc;
-  loc->gb_prev = gp;
+  *at = ps->at;
+  at->gb_prev = gp;
   fl_prefix_cache *cache = job->hooks->prefix;
 #ifdef _OPENMP
 #pragma omp atomic
@@ -1889,300 +1904,353 @@ static int prefix_start(const prefix_slot *sl, int k, workspace *w, specimen_job
   return 1;
 }
 
-static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats *out)
+/* One specimen's walk along the path (solve_specimen): its job and workspace, where it
+ * stands, and what it keeps for later runs. */
+typedef struct {
+  specimen_job *job;
+  workspace *w;
+  fl_specimen_result *sr; /* the specimen's figures */
+  fl_path p;              /* the path, */
+  double total, spacing;  /* its length and the spacing of the rows along it */
+  path_cursor at;         /* where the walk stands */
+  prefix_slot *keep;      /* NULL, or where this run keeps its beginning */
+  double *rows_at;        /* each row's path length, where a beginning is kept or taken (else NULL) */
+  long kept_at;           /* increments at the last state kept */
+} path_walk;
+
+/* The path length of the next row. */
+static double row_arc(const path_walk *k)
 {
-  const fl_experiment *exp = job->exp;
-  const fl_test_def *t = &exp->test;
-  fl_system one;
-  workspace w;
-  fl_specimen_result *sr = &job->res->spec[job->s];
-  job->rows = 0;
-  job->leg_first_end = -1;
-  if (!job_workspace(batch, job, &one, &w))
-    return;
-  const fl_path p = *job->path;
-  double total = p.arc[p.n], spacing = total / (job->np - 1);
+  return k->job->rows == k->job->np - 1 ? k->total : k->job->rows * k->spacing;
+}
+
+/* A failed beginning: no equilibrium `where`. */
+static int begin_failed(path_walk *k, const char *where)
+{
+  specimen_job *job = k->job;
+  job->status = FL_EUNSTABLE;
+  snprintf(job->err, job->errlen, "static solver: specimen %d: no equilibrium %s; body %d has the largest residual",
+           job->s0 + job->s, where, worst_body(k->w, k->w->r));
+  return 0;
+}
+
+/* The walk's beginning: the specimen at rest where the path starts, its first row, and
+ * the cursor at path length 0.  Returns 1, or 0 with job->status and job->err set. */
+static int path_begin(path_walk *k)
+{
+  workspace *w = k->w;
+  specimen_job *job = k->job;
+  fl_system *one = w->sys;
+  fl_specimen_result *sr = k->sr;
   int it = 0;
   double touch = 0.0;
-
-  /* shared beginnings: start from the state another run kept, or keep this run's
-   * (SHARED BEGINNINGS above) */
-  path_locals loc;
-  double *rows_at = NULL; /* each row's path length */
-  long kept_at = 0;       /* increments at the last state kept */
-  int state = -1;
-  double gc = 0.0, gp = 0.0;
-  prefix_slot *from = prefix_find(job, &w, &state, &gc, &gp), *keep = from ? NULL : prefix_claim(job, &w);
-  if ((from || keep) && !(rows_at = malloc((size_t)job->np * sizeof *rows_at)))
-    from = keep = NULL;
-  if (keep)
-    w.log = &keep->log;
-  if (from && prefix_start(from, state, &w, job, rows_at, sr, &loc, gc, gp))
-    goto resume;
-  from = NULL;
-
   /* bend3pt: the specimen first rests on the supports under its weight (lowered by the
    * Hertz overlap of half its weight on each support as the first guess), then the
    * nose comes down to it; displacement counts from the first touch. */
-  if (fl_test_bends(w.kind)) {
+  if (fl_test_bends(w->kind)) {
     double weight = 0.0;
-    for (int i = 0; i < one.nbody; i++)
-      weight += one.mass[i] * fl_norm(one.gravity);
+    for (int i = 0; i < one->nbody; i++)
+      weight += one->mass[i] * fl_norm(one->gravity);
     if (weight > 0.0) {
-      const fl_contact_law *law = &one.law[0];
+      const fl_contact_law *law = &one->law[0];
       double d = pow(0.75 * 0.5 * weight / (law->e_star * sqrt(law->r_star)), 2.0 / 3.0);
-      for (int i = 0; i < one.nbody; i++)
-        one.x[i].y -= d;
-      apply_position(&w, 0.0);
-      if (!newton(&w, &it)) {
-        job->status = FL_EUNSTABLE;
-        snprintf(job->err, job->errlen,
-                 "static solver: specimen %d: no equilibrium on the supports under its weight; body %d has the "
-                 "largest residual",
-                 job->s0 + job->s, worst_body(&w, w.r));
-        goto done;
-      }
-      commit(&w);
-      w.have_prev = 0;
+      for (int i = 0; i < one->nbody; i++)
+        one->x[i].y -= d;
+      apply_position(w, 0.0);
+      if (!newton(w, &it))
+        return begin_failed(k, "on the supports under its weight");
+      commit(w);
+      w->have_prev = 0;
     }
-    touch = touch_position(&w);
+    touch = touch_position(w);
   }
-  apply_position(&w, 0.0);
-  if (w.kind == FL_TEST_CANTILEVER && fl_norm(one.gravity) > 0.0) {
+  apply_position(w, 0.0);
+  if (w->kind == FL_TEST_CANTILEVER && fl_norm(one->gravity) > 0.0) {
     /* a cantilever under gravity: first its rest under its own weight */
-    if (!newton(&w, &it)) {
-      job->status = FL_EUNSTABLE;
-      snprintf(job->err, job->errlen,
-               "static solver: specimen %d: no equilibrium under its own weight; body %d has the largest residual",
-               job->s0 + job->s, worst_body(&w, w.r));
-      goto done;
-    }
-    commit(&w);
-    w.have_prev = 0;
+    if (!newton(w, &it))
+      return begin_failed(k, "under its own weight");
+    commit(w);
+    w->have_prev = 0;
   }
-  residual(&w, w.r);
-  fl_system_loads_specimen(&one, 0, 0);
-  if (rows_at)
-    rows_at[0] = 0.0;
-  record(&w, job, 0.0, w.kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(&one, 0) : 0.0);
+  residual(w, w->r);
+  fl_system_loads_specimen(one, 0, 0);
+  if (k->rows_at)
+    k->rows_at[0] = 0.0;
+  record(w, job, 0.0, w->kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(one, 0) : 0.0);
   sr->peak = job->curve->y[(size_t)job->s * job->np];
   sr->x_at_peak = 0.0;
   sr->peak_on_path = 1;
   sr->nsnaps = 0;
+  k->at = (path_cursor){.a = 0.0,
+                        .du = 0.25 * k->spacing,
+                        .pending = -1.0,
+                        .friction = w->kind == FL_TEST_BEND3PT && job->exp->test.friction > 0.0,
+                        .y_last = sr->peak,
+                        .x_last = job->curve->x[(size_t)job->s * job->np],
+                        .touch = touch,
+                        .it = it};
+  return 1;
+}
 
-  double a = 0.0, du = 0.25 * spacing;
-  double pending = -1.0; /* path length of a located break's increment, or -1 */
-  int friction = w.kind == FL_TEST_BEND3PT && t->friction > 0.0; /* contacts that stick and slip */
-  int touched = 0, loaded = 0;
-  double a_prev = 0.0, gb_prev = 0.0; /* the converged state before the last: arc, buckling margin */
-  int gb_have = 0;                    /* they are set, on the present leg */
-  double y_last = sr->peak;           /* the last converged state's load */
-  double x_calm = 0.0;                /* the abscissa of the last ordinary increment's */
-  double x_last = job->curve->x[(size_t)job->s * job->np]; /* the last converged state's abscissa */
-  int snapping = 0;                   /* 1: in the events of a snap whose state is kept */
-  double post = 0.0;                  /* after a buckling point: the next sliver's length, or 0 */
-resume:
-  if (from) {
-    a = loc.a;
-    du = loc.du;
-    pending = loc.pending;
-    friction = loc.friction;
-    touched = loc.touched;
-    loaded = loc.loaded;
-    a_prev = loc.a_prev;
-    gb_prev = loc.gb_prev;
-    gb_have = loc.gb_have;
-    y_last = loc.y_last;
-    x_calm = loc.x_calm;
-    x_last = loc.x_last;
-    snapping = loc.snapping;
-    post = loc.post;
-    touch = loc.touch;
-    it = loc.it;
-  }
-  while (job->rows < job->np) {
-    if (job->hooks && job->hooks->stop && *job->hooks->stop) {
-      job->status = FL_EINTERRUPT;
-      snprintf(job->err, job->errlen, "interrupted at path position %.6g of %.6g", a, total);
-      goto done;
-    }
-    double row_arc = job->rows == job->np - 1 ? total : job->rows * spacing;
-    int leg = 0;
-    fl_path_position(&p, a + 0.5 * fmin(du, row_arc - a), &leg);
-    if (leg > 0 && friction)
-      du = fmin(du, LEG_INCREMENT * spacing);
-    double next = a + du;
-    if (p.arc[leg + 1] > a + 1e-12 * total && next > p.arc[leg + 1])
-      next = p.arc[leg + 1]; /* never across a turning point */
-    if (next >= row_arc - 0.2 * du)
-      next = row_arc; /* no sliver of an increment before a row */
-    /* breaking: the increment that takes the located first bond past its limit, with
-     * breaks on (or one that starts with a bond past it) */
-    int breaking = w.locate && (pending >= 0.0 || w.g_c >= 0.0);
-    if (pending >= 0.0)
-      next = pending;
-    /* buckling: a bond's buckling point, predicted by the secant through the margins of
-     * the last two converged states, is approached from below (stopping 1 % short, so
-     * the gap shrinks a hundredfold an increment while the margin stays smooth) until it
-     * lies within RELAX_INCREMENT of a row spacing; the increment that then crosses it
-     * goes that far past it and no further, so the curve snaps where the bond reaches
-     * its buckling point, and relaxes at once where Newton finds no equilibrium near (a
-     * snap), instead of cutting back down to a sliver */
-    int crossing = 0;
-    if (post > 0.0 && pending < 0.0) {
-      /* past a buckling point: slivers growing tenfold while the bond's drop holds,
-       * relaxed at the first that finds no equilibrium (the snap) */
-      next = fmin(next, a + post);
-      crossing = 1;
-    } else if (w.buckles && !breaking && gb_have && a > a_prev) {
-      /* a run whose beginning is kept notes the choice, for others to check theirs */
-      if (w.log && !prefix_choose(keep, w.log->n - 1, a, a_prev, next))
-        w.log = NULL;
-      double at = w.gb_c < 0.0 && w.gb_c > gb_prev ? a + -w.gb_c / (w.gb_c - gb_prev) * (a - a_prev) : next;
-      if (at < next) {
-        w.log = NULL; /* the increment approaches the buckling point: no more states kept */
-        if (at - a > RELAX_INCREMENT * spacing) {
-          next = a + ONSET_APPROACH * (at - a);
-        } else {
-          next = fmin(next, at + RELAX_INCREMENT * spacing);
-          crossing = 1;
-        }
+/* The path length the next increment goes to, from where the walk stands; *breaking: it
+ * takes the located first bond past its limit, with breaks on (or it starts with a bond
+ * past it); *crossing: it crosses a buckling point, or is a sliver past one. */
+static double next_arc(path_walk *k, int *breaking, int *crossing)
+{
+  workspace *w = k->w;
+  path_cursor *c = &k->at;
+  double row = row_arc(k);
+  int leg = 0;
+  fl_path_position(&k->p, c->a + 0.5 * fmin(c->du, row - c->a), &leg);
+  if (leg > 0 && c->friction)
+    c->du = fmin(c->du, LEG_INCREMENT * k->spacing);
+  double next = c->a + c->du;
+  if (k->p.arc[leg + 1] > c->a + 1e-12 * k->total && next > k->p.arc[leg + 1])
+    next = k->p.arc[leg + 1]; /* never across a turning point */
+  if (next >= row - 0.2 * c->du)
+    next = row; /* no sliver of an increment before a row */
+  *breaking = w->locate && (c->pending >= 0.0 || w->g_c >= 0.0);
+  if (c->pending >= 0.0)
+    next = c->pending;
+  /* buckling: a bond's buckling point, predicted by the secant through the margins of
+   * the last two converged states, is approached from below (stopping 1 % short, so
+   * the gap shrinks a hundredfold an increment while the margin stays smooth) until it
+   * lies within RELAX_INCREMENT of a row spacing; the increment that then crosses it
+   * goes that far past it and no further, so the curve snaps where the bond reaches
+   * its buckling point, and relaxes at once where Newton finds no equilibrium near (a
+   * snap), instead of cutting back down to a sliver */
+  *crossing = 0;
+  if (c->post > 0.0 && c->pending < 0.0) {
+    /* past a buckling point: slivers growing tenfold while the bond's drop holds,
+     * relaxed at the first that finds no equilibrium (the snap) */
+    next = fmin(next, c->a + c->post);
+    *crossing = 1;
+  } else if (w->buckles && !*breaking && c->gb_have && c->a > c->a_prev) {
+    /* a run whose beginning is kept notes the choice, for others to check theirs */
+    if (w->log && !prefix_choose(k->keep, w->log->n - 1, c->a, c->a_prev, next))
+      w->log = NULL;
+    double at = w->gb_c < 0.0 && w->gb_c > c->gb_prev ? c->a + -w->gb_c / (w->gb_c - c->gb_prev) * (c->a - c->a_prev)
+                                                     : next;
+    if (at < next) {
+      w->log = NULL; /* the increment approaches the buckling point: no more states kept */
+      if (at - c->a > RELAX_INCREMENT * k->spacing) {
+        next = c->a + ONSET_APPROACH * (at - c->a);
+      } else {
+        next = fmin(next, at + RELAX_INCREMENT * k->spacing);
+        *crossing = 1;
       }
-    }
-    double u = fl_path_position(&p, next, NULL);
-    breakage(&w, breaking);
-    w.max_newton = crossing ? ONSET_NEWTON : MAX_NEWTON;
-    int ok = increment(&w, u, &it);
-    w.max_newton = MAX_NEWTON;
-
-    /* relaxed: the snap of a break, a failing increment cut back to a sliver (a snap),
-     * or the first one that loads the specimen (contacts at the foot of their Hertz
-     * law, nothing else holding it, where Newton's tangent is no guide) */
-    int relaxed = 0, unrested = 0;
-    if (!ok && w.st.relaxations < MAX_RELAX &&
-        (breaking || crossing || next - a < RELAX_INCREMENT * spacing || (!loaded && next - a < 0.02 * spacing))) {
-      int broken, events;
-      fl_system_count(&one, 0, &broken, &events); /* bonds broken, yielded or buckled */
-      ok = relaxed = relax(&w, u, events ? w.snap_time : w.relax_time, &it);
-      unrested = !ok && events; /* no rest after an event: the specimen falls or runs away */
-    }
-    if (ok && !breaking && w.locate) {
-      double g = break_margin(&w);
-      double s_lo = 0.0, s_hi = 1.0;
-      if (g >= 0.0 && !locate_break(&w, u, g, &s_lo, &s_hi, &it))
-        ok = 0;
-      else if (g >= 0.0) {
-        pending = a + s_hi * (next - a);
-        if (s_lo == 0.0)
-          continue; /* the converged state is as close below the limit as it comes */
-        next = a + s_lo * (next - a);
-        u = w.u;
-      }
-    }
-    if (!ok) {
-      w.st.cutbacks++;
-      du = 0.5 * (next - a);
-      if (unrested || du < MIN_INCREMENT * total || w.st.relaxations >= MAX_RELAX) {
-        /* report the failing state's worst body */
-        apply_position(&w, u);
-        residual(&w, w.r);
-        int body = worst_body(&w, w.r);
-        restore(&w);
-        job->status = FL_EUNSTABLE;
-        const char *unit = w.kind == FL_TEST_TORSION ? "rad" : "m";
-        char how[128];
-        if (unrested)
-          snprintf(how, sizeof how, "the specimen did not come to rest in a relaxation of %.3g s", w.snap_time);
-        else
-          snprintf(how, sizeof how, "cut back to %.3g %s", du, unit);
-        snprintf(job->err, job->errlen,
-                 "static solver: no equilibrium found at path position %.6g %s (increment %ld, %s), load %.6g %s, "
-                 "specimen %d, body %d (largest residual)",
-                 u, unit, w.st.increments + 1, how, fl_run_measured(&one, w.kind, 0),
-                 w.kind == FL_TEST_TORSION ? "N m" : "N", job->s0 + job->s, body);
-        goto done;
-      }
-      continue;
-    }
-    gb_have = !relaxed;
-    a_prev = a;
-    gb_prev = w.gb_c;
-    commit(&w);
-    if (crossing && !relaxed)
-      post = post > 0.0 ? 10.0 * post : RELAX_INCREMENT * spacing;
-    else
-      post = 0.0;
-    if (post >= spacing)
-      post = 0.0;
-    breakage(&w, 0);
-    if (breaking)
-      pending = -1.0;
-    w.st.increments++;
-    double y = fl_run_measured(&one, w.kind, 0);
-    if (fabs(y) > 0.0)
-      loaded = 1;
-    if (fl_test_bends(w.kind) && !touched && w.u > touch)
-      touched = 1;
-    double x = fl_test_bends(w.kind)          ? (touched ? w.u - touch : 0.0)
-               : w.kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(&one, 0)
-                                              : w.u;
-    /* a snap right after the peak: an increment relaxed, or one of the slivers past a
-     * buckling point or a located break, across which the load fell, with the peak
-     * among the states since the last ordinary increment */
-    int event = relaxed || crossing || breaking;
-    int falls = event && y < y_last - 1e-3 * fabs(y_last);
-    if (falls && sr->x_at_peak >= x_calm)
-      sr->snap_at_peak = 1;
-    if (falls && !snapping && sr->nsnaps < FL_MAX_SNAPS) {
-      /* the load fell across an event from the last state: that state is the snap's */
-      sr->snap_x[sr->nsnaps] = x_last;
-      sr->snap_y[sr->nsnaps] = y_last;
-      sr->snap_row[sr->nsnaps++] = job->rows;
-    }
-    snapping = event && (snapping || falls);
-    x_last = x;
-    if (y > sr->peak) {
-      sr->peak = y;
-      sr->x_at_peak = x;
-      sr->snap_at_peak = 0; /* a new peak: whether the path snaps after it is still open */
-    }
-    y_last = y;
-    if (!event)
-      x_calm = x;
-    if (it <= FEW_ITERATIONS)
-      du = fmin(1.5 * du, spacing);
-    a = next;
-    if (a >= row_arc - 1e-12 * total) {
-      int lg = 0;
-      fl_path_position(&p, a - 1e-9 * total, &lg);
-      if (lg > 0 && job->leg_first_end < 0)
-        job->leg_first_end = job->rows;
-      if (rows_at)
-        rows_at[job->rows] = a;
-      record(&w, job, a, x);
-      if (job->hooks && job->hooks->progress && job->s == 0)
-        job->hooks->progress(job->hooks->ctx, a / total);
-      if (job->hooks && job->hooks->options & FL_RUN_UNTIL_EVENT && job->rows > 3 &&
-          job->curve->yielded[(size_t)job->s * job->np + job->rows - 1] > 0)
-        break; /* the rows a first slope reads are all there (fl_run_hooks) */
-    }
-    /* keep the state while no evaluation could have read the envelope and no relaxation
-     * ran (SHARED BEGINNINGS), until an increment approaches the buckling point: near
-     * that point at every increment, before it now and then, and at the path's end */
-    int near = w.gb_c >= -PREFIX_NEAR;
-    if (w.log && (one.envelope_reads > 0 || w.st.relaxations > 0))
-      w.log = NULL;
-    if (w.log && (near || w.st.increments - kept_at >= PREFIX_EVERY || job->rows == job->np)) {
-      path_locals now = {.a = a, .du = du, .pending = pending, .a_prev = a_prev, .gb_prev = gb_prev,
-                         .y_last = y_last, .x_calm = x_calm, .x_last = x_last, .post = post, .touch = touch,
-                         .friction = friction, .touched = touched, .loaded = loaded, .gb_have = gb_have,
-                         .snapping = snapping, .it = it};
-      prefix_keep(keep, &w, &now, job, rows_at, sr, near || job->rows == job->np);
-      kept_at = w.st.increments;
     }
   }
-done:
-  free(rows_at);
+  return next;
+}
+
+/* A failed increment to next (path position u) halves the next one; the walk ends where
+ * it cannot go on (1, with job->status and job->err set), else 0. */
+static int cut_back(path_walk *k, double next, double u, int unrested)
+{
+  workspace *w = k->w;
+  specimen_job *job = k->job;
+  w->st.cutbacks++;
+  k->at.du = 0.5 * (next - k->at.a);
+  if (!(unrested || k->at.du < MIN_INCREMENT * k->total || w->st.relaxations >= MAX_RELAX))
+    return 0;
+  /* report the failing state's worst body */
+  apply_position(w, u);
+  residual(w, w->r);
+  int body = worst_body(w, w->r);
+  restore(w);
+  job->status = FL_EUNSTABLE;
+  const char *unit = w->kind == FL_TEST_TORSION ? "rad" : "m";
+  char how[128];
+  if (unrested)
+    snprintf(how, sizeof how, "the specimen did not come to rest in a relaxation of %.3g s", w->snap_time);
+  else
+    snprintf(how, sizeof how, "cut back to %.3g %s", k->at.du, unit);
+  snprintf(job->err, job->errlen,
+           "static solver: no equilibrium found at path position %.6g %s (increment %ld, %s), load %.6g %s, "
+           "specimen %d, body %d (largest residual)",
+           u, unit, w->st.increments + 1, how, fl_run_measured(w->sys, w->kind, 0),
+           w->kind == FL_TEST_TORSION ? "N m" : "N", job->s0 + job->s, body);
+  return 1;
+}
+
+/* The converged increment to next becomes the walk's state: committed, its load and
+ * abscissa measured, the peak and the snaps noted, the next increment sized.  Returns
+ * the abscissa. */
+static double converge(path_walk *k, double next, int breaking, int crossing, int relaxed)
+{
+  workspace *w = k->w;
+  path_cursor *c = &k->at;
+  fl_specimen_result *sr = k->sr;
+  c->gb_have = !relaxed;
+  c->a_prev = c->a;
+  c->gb_prev = w->gb_c;
+  commit(w);
+  if (crossing && !relaxed)
+    c->post = c->post > 0.0 ? 10.0 * c->post : RELAX_INCREMENT * k->spacing;
+  else
+    c->post = 0.0;
+  if (c->post >= k->spacing)
+    c->post = 0.0;
+  breakage(w, 0);
+  if (breaking)
+    c->pending = -1.0;
+  w->st.increments++;
+  double y = fl_run_measured(w->sys, w->kind, 0);
+  if (fabs(y) > 0.0)
+    c->loaded = 1;
+  if (fl_test_bends(w->kind) && !c->touched && w->u > c->touch)
+    c->touched = 1;
+  double x = fl_test_bends(w->kind)          ? (c->touched ? w->u - c->touch : 0.0)
+             : w->kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(w->sys, 0)
+                                             : w->u;
+  /* a snap right after the peak: an increment relaxed, or one of the slivers past a
+   * buckling point or a located break, across which the load fell, with the peak
+   * among the states since the last ordinary increment */
+  int event = relaxed || crossing || breaking;
+  int falls = event && y < c->y_last - 1e-3 * fabs(c->y_last);
+  if (falls && sr->x_at_peak >= c->x_calm)
+    sr->snap_at_peak = 1;
+  if (falls && !c->snapping && sr->nsnaps < FL_MAX_SNAPS) {
+    /* the load fell across an event from the last state: that state is the snap's */
+    sr->snap_x[sr->nsnaps] = c->x_last;
+    sr->snap_y[sr->nsnaps] = c->y_last;
+    sr->snap_row[sr->nsnaps++] = k->job->rows;
+  }
+  c->snapping = event && (c->snapping || falls);
+  c->x_last = x;
+  if (y > sr->peak) {
+    sr->peak = y;
+    sr->x_at_peak = x;
+    sr->snap_at_peak = 0; /* a new peak: whether the path snaps after it is still open */
+  }
+  c->y_last = y;
+  if (!event)
+    c->x_calm = x;
+  if (c->it <= FEW_ITERATIONS)
+    c->du = fmin(1.5 * c->du, k->spacing);
+  c->a = next;
+  return x;
+}
+
+/* Where the walk has come to the next row, the row at abscissa x.  Returns 1 when the
+ * walk ends there (a start that needs the rows of a first slope alone), else 0. */
+static int reach_row(path_walk *k, double x)
+{
+  specimen_job *job = k->job;
+  double a = k->at.a;
+  if (a < row_arc(k) - 1e-12 * k->total)
+    return 0;
+  int lg = 0;
+  fl_path_position(&k->p, a - 1e-9 * k->total, &lg);
+  if (lg > 0 && job->leg_first_end < 0)
+    job->leg_first_end = job->rows;
+  if (k->rows_at)
+    k->rows_at[job->rows] = a;
+  record(k->w, job, a, x);
+  if (job->hooks && job->hooks->progress && job->s == 0)
+    job->hooks->progress(job->hooks->ctx, a / k->total);
+  /* the rows a first slope reads are all there (FL_RUN_UNTIL_EVENT) */
+  return job->hooks && job->hooks->options & FL_RUN_UNTIL_EVENT && job->rows > 3 &&
+         job->curve->yielded[(size_t)job->s * job->np + job->rows - 1] > 0;
+}
+
+/* Keep the walk's state while no evaluation could have read the envelope and no
+ * relaxation ran (shared beginnings), until an increment approaches the buckling point:
+ * near that point at every increment, before it now and then, and at the path's end. */
+static void keep_state(path_walk *k)
+{
+  workspace *w = k->w;
+  specimen_job *job = k->job;
+  int near = w->gb_c >= -PREFIX_NEAR;
+  if (w->log && (w->sys->envelope_reads > 0 || w->st.relaxations > 0))
+    w->log = NULL;
+  if (w->log && (near || w->st.increments - k->kept_at >= PREFIX_EVERY || job->rows == job->np)) {
+    prefix_keep(k->keep, w, &k->at, job, k->rows_at, k->sr, near || job->rows == job->np);
+    k->kept_at = w->st.increments;
+  }
+}
+
+/* One increment of the walk: 0 to go on, 1 when the walk ends here (job->status says
+ * whether it failed). */
+static int path_step(path_walk *k)
+{
+  workspace *w = k->w;
+  specimen_job *job = k->job;
+  path_cursor *c = &k->at;
+  if (job->hooks && job->hooks->stop && *job->hooks->stop) {
+    job->status = FL_EINTERRUPT;
+    snprintf(job->err, job->errlen, "interrupted at path position %.6g of %.6g", c->a, k->total);
+    return 1;
+  }
+  int breaking, crossing;
+  double next = next_arc(k, &breaking, &crossing);
+  double u = fl_path_position(&k->p, next, NULL);
+  breakage(w, breaking);
+  w->max_newton = crossing ? ONSET_NEWTON : MAX_NEWTON;
+  int ok = increment(w, u, &c->it);
+  w->max_newton = MAX_NEWTON;
+  /* relaxed: the snap of a break, a failing increment cut back to a sliver (a snap),
+   * or the first one that loads the specimen (contacts at the foot of their Hertz
+   * law, nothing else holding it, where Newton's tangent is no guide) */
+  int relaxed = 0, unrested = 0;
+  if (!ok && w->st.relaxations < MAX_RELAX &&
+      (breaking || crossing || next - c->a < RELAX_INCREMENT * k->spacing ||
+       (!c->loaded && next - c->a < 0.02 * k->spacing))) {
+    int broken, events;
+    fl_system_count(w->sys, 0, &broken, &events); /* bonds broken, yielded or buckled */
+    ok = relaxed = relax(w, u, events ? w->snap_time : w->relax_time, &c->it);
+    unrested = !ok && events; /* no rest after an event: the specimen falls or runs away */
+  }
+  if (ok && !breaking && w->locate) {
+    double g = break_margin(w);
+    double s_lo = 0.0, s_hi = 1.0;
+    if (g >= 0.0 && !locate_break(w, u, g, &s_lo, &s_hi, &c->it))
+      ok = 0;
+    else if (g >= 0.0) {
+      c->pending = c->a + s_hi * (next - c->a);
+      if (s_lo == 0.0)
+        return 0; /* the converged state is as close below the limit as it comes */
+      next = c->a + s_lo * (next - c->a);
+      u = w->u;
+    }
+  }
+  if (!ok)
+    return cut_back(k, next, u, unrested);
+  double x = converge(k, next, breaking, crossing, relaxed);
+  if (reach_row(k, x))
+    return 1;
+  keep_state(k);
+  return 0;
+}
+
+/* Specimen job->s of batch along the path, on its own system: from a state another run
+ * kept, or from its beginning (keeping states of its own where it may); its rows,
+ * figures and final state back into the batch, what the solver did into out. */
+static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats *out)
+{
+  fl_system one;
+  workspace w;
+  job->rows = 0;
+  job->leg_first_end = -1;
+  if (!job_workspace(batch, job, &one, &w))
+    return;
+  path_walk k = {.job = job, .w = &w, .sr = &job->res->spec[job->s], .p = *job->path};
+  k.total = k.p.arc[k.p.n];
+  k.spacing = k.total / (job->np - 1);
+  /* shared beginnings: start from the state another run kept, or keep this run's */
+  int state = -1;
+  double gc = 0.0, gp = 0.0;
+  prefix_slot *from = prefix_find(job, &w, &state, &gc, &gp);
+  k.keep = from ? NULL : prefix_claim(job, &w);
+  if ((from || k.keep) && !(k.rows_at = malloc((size_t)job->np * sizeof *k.rows_at)))
+    from = k.keep = NULL;
+  if (k.keep)
+    w.log = &k.keep->log;
+  int going = (from && prefix_start(from, state, &w, job, k.rows_at, k.sr, &k.at, gc, gp)) || path_begin(&k);
+  while (going && job->rows < job->np && !path_step(&k))
+    ;
+  free(k.rows_at);
   put_back(batch, job->s, &w);
   w.st.load_scale = w.st.load_scale > 0.0 ? w.st.load_scale : (w.kind == FL_TEST_TORSION ? w.ts : w.fs);
   *out = w.st;
