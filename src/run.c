@@ -85,57 +85,42 @@ int fl_run(const fl_experiment *exp, int nspec, const fl_run_hooks *hooks, fl_cu
   return rc;
 }
 
-/* fl_run_many for specimens [s0, s0 + nspec) of a batch led by lead (its exps[0]):
- * one block of a batch spread over MPI ranks (s0 0 and lead exps[0]: the whole
- * batch).  critical > 0: the batch's stability bound, for a block that cannot see
- * all of it.  *fail_key orders failures as the serial run meets them (gather_blocks):
- * -1 before the run; the explicit solver's 2 n at the output row of step n, 2 n + 1
- * after step n; the static solver's the batch's number of the failed specimen. */
-static int run_block(const fl_experiment *lead, const fl_experiment *const *exps, int nspec, int s0,
-                     double critical, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err,
-                     size_t errlen, double *fail_key)
+/* Build specimens [s0, s0 + nspec) of the batch led by lead into sys, with the batch's
+ * time step (critical > 0: its stability bound, for a block that cannot see all of
+ * it), their damping over it, and the threads of hooks.  FL_OK, or a status with a
+ * message in err (sys then freed). */
+static int build_block(const fl_experiment *lead, const fl_experiment *const *exps, int nspec, int s0,
+                       double critical, const fl_run_hooks *hooks, fl_system *sys, fl_build_info *info, char *err,
+                       size_t errlen)
 {
-  const fl_experiment *exp = lead;
-  fl_system sys;
-  fl_build_info info;
-  const fl_test_def *t = &exp->test;
-  int rc = fl_build_block(lead, exps, nspec, s0, &sys, &info);
-  memset(curve, 0, sizeof *curve);
-  memset(res, 0, sizeof *res);
-  *fail_key = -1.0;
+  int rc = fl_build_block(lead, exps, nspec, s0, sys, info);
   if (rc) {
     snprintf(err, errlen, "cannot build the specimens: %s", fl_strerror(rc));
     return rc;
   }
   if (critical > 0.0)
-    info.critical_step = critical;
-  double dt = exp->sim.time_step > 0.0 ? exp->sim.time_step : exp->sim.safety * info.critical_step;
-  if (exp->sim.time_step > 0.0 && dt > info.critical_step && !exp->sim.force_time_step) {
+    info->critical_step = critical;
+  const fl_sim_def *sim = &lead->sim;
+  double dt = sim->time_step > 0.0 ? sim->time_step : sim->safety * info->critical_step;
+  if (sim->time_step > 0.0 && dt > info->critical_step && !sim->force_time_step) {
     snprintf(err, errlen,
              "simulation.time_step: %g s is above the stability bound %.4g s; allowed: a step up to %.4g s, auto "
              "(%.4g s with safety %g), or force_time_step: true",
-             dt, info.critical_step, info.critical_step, exp->sim.safety * info.critical_step, exp->sim.safety);
-    fl_system_free(&sys);
+             dt, info->critical_step, info->critical_step, sim->safety * info->critical_step, sim->safety);
+    fl_system_free(sys);
     return FL_ETIMESTEP;
   }
-  fl_system_set_step(&sys, dt);
+  fl_system_set_step(sys, dt);
   for (int s = 0; s < nspec; s++)
-    fl_system_set_damping(&sys, s, exps[s]->bond.damping, exps[s]->bond.damping_stabilization);
-  sys.threads = (hooks && hooks->threads > 1) ? hooks->threads : 1;
-  int gpu = hooks && hooks->gpu;
-  enum fl_solver solver = fl_solver_resolve(exp, gpu);
-  const fl_solver_type *type = fl_solver_type_of(solver, gpu);
+    fl_system_set_damping(sys, s, exps[s]->bond.damping, exps[s]->bond.damping_stabilization);
+  sys->threads = (hooks && hooks->threads > 1) ? hooks->threads : 1;
+  return FL_OK;
+}
 
-  double target = fl_test_target(t);
-  /* Quasi-static rule: loading at a constant rate from 0 to the maximum would take 20
-   * periods of the test's lowest elastic mode; each leg starts and ends with a cosine
-   * ramp of one period. */
-  double first = (t->ncycles > 0 && t->cycles[0] > 0.0) ? t->cycles[0] : target;
-  double speed = t->speed > 0.0 ? t->speed : target / (20.0 * info.first_period);
-  fl_path_schedule p;
-  fl_path_schedule_make(&p, t, speed, info.first_period);
-  int np = exp->sim.output_points;
-
+/* The curve's columns for np rows of nspec specimens, zeroed, and res->spec.  FL_OK, or
+ * FL_ENOMEM with a message in err (what was allocated stays for fl_curve_free). */
+static int curve_alloc(fl_curve *curve, fl_result *res, int nspec, int np, char *err, size_t errlen)
+{
   size_t nrow = (size_t)nspec * np;
   curve->nspec = nspec;
   curve->npoints = np;
@@ -149,30 +134,108 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   curve->broken = calloc(nrow, sizeof(int));
   curve->yielded = calloc(nrow, sizeof(int));
   res->spec = calloc((size_t)nspec, sizeof *res->spec);
-  int point = 0; /* output rows recorded */
-  void *work = NULL;
   if (!curve->time || !curve->x || !curve->y || !curve->support || !curve->midspan || !curve->kinetic || !curve->strain ||
       !curve->broken || !curve->yielded || !res->spec) {
-    rc = FL_ENOMEM;
     snprintf(err, errlen, "out of memory for %zu curve rows", nrow);
-    goto out;
+    return FL_ENOMEM;
   }
+  return FL_OK;
+}
 
-  res->kind = t->kind;
+/* What the result says of the run before it runs: the test, the specimens as built,
+ * the time step and speed, the buckling envelope, the solver. */
+static void result_head(fl_result *res, const fl_experiment *exp, int nspec, const fl_system *sys,
+                        const fl_build_info *info, double speed, enum fl_solver solver)
+{
+  res->kind = exp->test.kind;
   res->specimens = nspec;
-  res->segments = sys.nbody;
-  res->time_step = dt;
-  res->critical_step = info.critical_step;
-  res->length = fl_test_bends(t->kind) ? info.span : info.gauge;
+  res->segments = sys->nbody;
+  res->time_step = sys->dt;
+  res->critical_step = info->critical_step;
+  res->length = fl_test_bends(exp->test.kind) ? info->span : info->gauge;
   res->speed = speed;
-  res->centre_is_segment = info.centre_is_segment;
-  res->overlap_ref = info.contact_overlap_ref;
+  res->centre_is_segment = info->centre_is_segment;
+  res->overlap_ref = info->contact_overlap_ref;
   res->buckling = (int)exp->bond.buckling.type;
   res->bk_fmax = exp->bond.buckling.max_force;
   res->bk_fmin = exp->bond.buckling.min_force;
   res->bk_umin = exp->bond.buckling.displacement_at_min_force;
   res->bk_slope = exp->bond.buckling.slope_after_min_force;
   res->solver = solver;
+}
+
+/* Each specimen's figures from its np rows (the first leg ending before row
+ * leg_first_end; first: the first leg's end, m or rad) and the bonds of sys, and the
+ * batch's sums and largest kinetic over strain energy. */
+static void result_figures(fl_result *res, const fl_curve *curve, const fl_system *sys, int np, int leg_first_end,
+                           double first)
+{
+  for (int s = 0; s < curve->nspec; s++) {
+    const double *x = curve->x + (size_t)s * np, *y = curve->y + (size_t)s * np;
+    fl_specimen_result *sr = &res->spec[s];
+    sr->failure_row = -1;
+    for (int i = 0; i < np && sr->failure_row < 0; i++)
+      if (curve->yielded[(size_t)s * np + i] > 0)
+        sr->failure_row = i;
+    /* the initial stiffness comes from the elastic part of the first leg */
+    int elastic_end = sr->failure_row > 2 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
+    fl_measure_figures(x, y, np, elastic_end, sr);
+    fl_system_count(sys, s, &sr->broken, &sr->yielded);
+    for (int b = 0; b < sys->nbond; b++)
+      sr->buckled += sys->bstate[(size_t)s * sys->nbond + b].buckled;
+    res->bonds_broken += sr->broken;
+    res->bonds_yielded += sr->yielded;
+    if (res->vibration)
+      continue; /* rows in free vibration: no quasi-static figure */
+    int quasi_end = sr->failure_row >= 0 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
+    for (int i = 0; i < quasi_end; i++) {
+      size_t r = (size_t)s * np + i;
+      if (fabs(curve->x[r]) >= 0.1 * fabs(first) && curve->strain[r] > 0.0) {
+        double q = curve->kinetic[r] / curve->strain[r];
+        if (q > res->ke_ratio)
+          res->ke_ratio = q;
+      }
+    }
+  }
+}
+
+/* fl_run_many for specimens [s0, s0 + nspec) of a batch led by lead (its exps[0]):
+ * one block of a batch spread over MPI ranks (s0 0 and lead exps[0]: the whole
+ * batch).  critical > 0: the batch's stability bound, for a block that cannot see
+ * all of it.  *fail_key orders failures as the serial run meets them (gather_blocks):
+ * -1 before the run; the explicit solver's 2 n at the output row of step n, 2 n + 1
+ * after step n; the static solver's the batch's number of the failed specimen. */
+static int run_block(const fl_experiment *lead, const fl_experiment *const *exps, int nspec, int s0,
+                     double critical, const fl_run_hooks *hooks, fl_curve *curve, fl_result *res, char *err,
+                     size_t errlen, double *fail_key)
+{
+  const fl_experiment *exp = lead;
+  const fl_test_def *t = &exp->test;
+  fl_system sys;
+  fl_build_info info;
+  memset(curve, 0, sizeof *curve);
+  memset(res, 0, sizeof *res);
+  *fail_key = -1.0;
+  int rc = build_block(lead, exps, nspec, s0, critical, hooks, &sys, &info, err, errlen);
+  if (rc)
+    return rc;
+  int gpu = hooks && hooks->gpu;
+  enum fl_solver solver = fl_solver_resolve(exp, gpu);
+  const fl_solver_type *type = fl_solver_type_of(solver, gpu);
+
+  double target = fl_test_target(t);
+  /* Quasi-static rule: loading at a constant rate from 0 to the maximum would take 20
+   * periods of the test's lowest elastic mode; each leg starts and ends with a cosine
+   * ramp of one period. */
+  double first = (t->ncycles > 0 && t->cycles[0] > 0.0) ? t->cycles[0] : target;
+  double speed = t->speed > 0.0 ? t->speed : target / (20.0 * info.first_period);
+  fl_path_schedule p;
+  fl_path_schedule_make(&p, t, speed, info.first_period);
+  int point = 0; /* output rows recorded */
+  void *work = NULL;
+  if ((rc = curve_alloc(curve, res, nspec, exp->sim.output_points, err, errlen)))
+    goto out;
+  result_head(res, exp, nspec, &sys, &info, speed, solver);
 
   /* the output rows: the solver advances from one to the next */
   fl_solver_setup setup = {exps, nspec, s0, &sys, &info, hooks, &p, first, curve, res, fl_system_step};
@@ -203,42 +266,13 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
       goto out;
     leg_first_end = point;
   }
-  np = point;
   compact_rows(curve, exp->sim.output_points);
   res->steps = sys.step;
   for (int s = 0; s < nspec; s++)
     if (sys.overlap[s] > res->max_overlap)
       res->max_overlap = sys.overlap[s];
   res->wall_time = now() - t0;
-  if (leg_first_end < 0)
-    leg_first_end = np;
-  for (int s = 0; s < nspec; s++) {
-    const double *x = curve->x + (size_t)s * np, *y = curve->y + (size_t)s * np;
-    fl_specimen_result *sr = &res->spec[s];
-    sr->failure_row = -1;
-    for (int i = 0; i < np && sr->failure_row < 0; i++)
-      if (curve->yielded[(size_t)s * np + i] > 0)
-        sr->failure_row = i;
-    /* the initial stiffness comes from the elastic part of the first leg */
-    int elastic_end = sr->failure_row > 2 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
-    fl_measure_figures(x, y, np, elastic_end, sr);
-    fl_system_count(&sys, s, &sr->broken, &sr->yielded);
-    for (int b = 0; b < sys.nbond; b++)
-      sr->buckled += sys.bstate[(size_t)s * sys.nbond + b].buckled;
-    res->bonds_broken += sr->broken;
-    res->bonds_yielded += sr->yielded;
-    if (res->vibration)
-      continue; /* rows in free vibration: no quasi-static figure */
-    int quasi_end = sr->failure_row >= 0 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;
-    for (int i = 0; i < quasi_end; i++) {
-      size_t r = (size_t)s * np + i;
-      if (fabs(curve->x[r]) >= 0.1 * fabs(first) && curve->strain[r] > 0.0) {
-        double q = curve->kinetic[r] / curve->strain[r];
-        if (q > res->ke_ratio)
-          res->ke_ratio = q;
-      }
-    }
-  }
+  result_figures(res, curve, &sys, point, leg_first_end < 0 ? point : leg_first_end, first);
 out:
   /* An unstable or interrupted run keeps the rows it recorded, for a partial curve. */
   if ((rc == FL_EUNSTABLE || rc == FL_EINTERRUPT) && curve->time) {

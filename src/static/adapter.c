@@ -70,7 +70,7 @@ static int static_advance(void *state, fl_solver_status *status, char *err, size
   return rc;
 }
 
-/* The specimens' states are in setup->sys already (solve_specimen puts them back). */
+/* The specimens' states are in setup->sys already (the driver puts them back). */
 static int static_read(void *state)
 {
   (void)state;
@@ -83,5 +83,5 @@ static void static_free(void **state)
   *state = NULL;
 }
 
-const fl_solver_type fl_solver_static = {"static",    static_create, static_advance,
-                                         static_read, static_free,   fl_static_ringdown};
+const fl_solver_type fl_solver_static = {"static",    static_create, static_advance, static_read, static_free,
+                                         fl_static_ringdown};

@@ -1,7 +1,10 @@
 /* band.c: the tangent's linear algebra (fiberlab-model(7), THE STATIC SOLVER, Tangent):
  * GSL's band LU factors with a diagonal spring where a rigid mode leaves a zero pivot,
  * a solve with them in GSL's order of operations, and Broyden's updates of the kept
- * tangent. */
+ * tangent.  With a body's unknowns side by side the tangent is block tridiagonal,
+ * banded with 2 nu - 1 sub- and super-diagonals for nu unknowns a body (11, or 5 in a
+ * planar problem: there the band and its LU hold only the unknowns solved for, a
+ * quarter of the solve's and a tenth of the factorisation's work of 6-unknown blocks). */
 #include <config.h>
 
 #include <math.h>
@@ -47,16 +50,15 @@ int fl_static_factorise(workspace *w)
  * with the diagonal at column 2 hb of the row and the rows above it before, L's
  * multipliers after it, piv[j] the row swapped with j at step j.  The operations are
  * those of gsl_linalg_LU_band_solve and its reference CBLAS dtbsv, in their order, so
- * the result is theirs to the bit (newton_step compares the two on a workspace's first
- * SOLVE_CHECKS solves and keeps GSL's if they differ): GSL's takes a vector view and a
- * BLAS call for every column, which cost a tenth of a planar fit's time (the maize
- * brace root: 11 % of the profile in the solve's CBLAS and views).  The one difference:
- * a row of U stops at its last nonzero factor (ulast), where dtbsv goes on to 2 hb
- * columns; each product left out is an exact zero, whose subtraction leaves the sum as
- * it is (but for the sign of a sum that is itself zero), and the back substitution is a
- * chain of dependent subtractions, so the ones left out were its time (a row swap in
- * the factorisation fills U's band only that far: on the buckling fit 6 of the 10
- * columns on average). */
+ * the result is theirs to the bit (fl_static_tangent_solve compares the two on a
+ * workspace's first solves and keeps GSL's if they differ): GSL's takes a vector view
+ * and a BLAS call for every column, which in a planar problem's narrow band cost more
+ * than the products themselves.  The one difference: a row of U stops at its last
+ * nonzero factor (ulast), where dtbsv goes on to 2 hb columns; each product left out is
+ * an exact zero, whose subtraction leaves the sum as it is (but for the sign of a sum
+ * that is itself zero), and the back substitution is a chain of dependent subtractions,
+ * so the ones left out were its time (a row swap in the factorisation fills U's band
+ * only as far as it reaches). */
 static void band_solve(const workspace *w, double *x)
 {
   const int n = w->m, hb = w->hb, diag = 2 * w->hb;

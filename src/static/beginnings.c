@@ -9,9 +9,7 @@
 
 #include "internal.h"
 
-#define PREFIX_BYTES                                                                                                   \
-  8e6 /* room for a run's kept states, and for its commit log (SHARED BEGINNINGS;                                      \
-       * a state: about 6 kB a body) */
+#define PREFIX_BYTES 8e6 /* room for a run's kept states (about 6 kB a body each), and for its commit log */
 
 /* A fit's difference run often changes a number of the buckling envelope alone
  * (max_force, min_force, displacement_at_min_force, slope_after_min_force).  Its run is
@@ -31,16 +29,15 @@
 
 #define PREFIX_SLOTS 4   /* runs whose beginnings are kept: a fit's base and its last trials */
 #define PREFIX_STATES 16 /* states kept of one run, at most, and as many as take PREFIX_BYTES */
-#define PREFIX_NEAR                                                                                                    \
-  0.1                   /* a state is kept at every increment once a bond is this close to its                         \
-                         * buckling point (the last replacing the one before), */
-#define PREFIX_EVERY 32 /* and at every so many increments before */
-#define PREFIX_COLS 6   /* the curve's columns kept per row: x, y, support, midspan, kinetic, strain */
+#define PREFIX_NEAR 0.1  /* a state is kept at every increment once a bond is this close to its
+                          * buckling point (the last replacing the one before), */
+#define PREFIX_EVERY 32  /* and at every so many increments before */
+#define PREFIX_COLS 6    /* the curve's columns kept per row: x, y, support, midspan, kinetic, strain */
 
 /* One state of a run: the workspace on its own system, the walk's cursor, and how far
  * the run's rows, commits and choices had come. */
 typedef struct {
-  int have; /* w and sys allocated */
+  int have;             /* w and sys allocated */
   fl_system sys;
   workspace w;
   path_cursor at;
@@ -48,7 +45,7 @@ typedef struct {
   fl_specimen_result sr;
 } prefix_state;
 
-/* A choice of increment the buckling margin could have made (solve_specimen): the
+/* A choice of increment the buckling margin could have made (driver.c): the
  * margins of commit c and the one before were compared, the path at a after a_prev,
  * the increment to next. */
 typedef struct {
@@ -58,24 +55,24 @@ typedef struct {
 
 /* One run's beginning (prefix_slot in internal.h). */
 struct prefix_slot {
-  int ready;  /* 1: states are kept */
-  long order; /* when its run began: the oldest slot is taken next */
+  int ready;            /* 1: states are kept */
+  long order;           /* when its run began: the oldest slot is taken next */
   int ntag;
   double tag[FL_PREFIX_TAG_MAX]; /* the run's tag (fl_prefix_cache_tags) */
   fl_path path;
   int np;
   int nbody, nbond, ntool, m; /* sizes the states are allocated for */
-  fl_system built;            /* the run's specimen as its workspace began (same_build) */
+  fl_system built;      /* the run's specimen as its workspace began (same_build) */
   int have_built;
   prefix_state st[PREFIX_STATES];
   int nst;
-  commit_log log; /* the run's commits */
+  commit_log log;       /* the run's commits */
   prefix_choice *choice;
   int nchoice, capchoice;
-  double *arc; /* rows: path length (the time column follows from it) */
-  double *col; /* and the columns, PREFIX_COLS a row */
-  int *flag;   /* broken and yielded bonds, 2 a row */
-  int cap;     /* rows allocated */
+  double *arc;          /* rows: path length (the time column follows from it) */
+  double *col;          /* and the columns, PREFIX_COLS a row */
+  int *flag;            /* broken and yielded bonds, 2 a row */
+  int cap;              /* rows allocated */
 };
 
 /* What the static solver keeps in a caller's fl_prefix_cache (its kept). */
@@ -235,7 +232,7 @@ static int reachable_state(const prefix_slot *sl, const fl_bond_limits *lim, dou
     const prefix_choice *ch = &sl->choice[i];
     double gc = ch->c < 0 ? g0 : margins[ch->c], gp = ch->c < 1 ? g0 : margins[ch->c - 1];
     if (gc < 0.0 && gc > gp) {
-      double at = ch->a + -gc / (gc - gp) * (ch->a - ch->a_prev); /* as the path loop predicts it */
+      double at = ch->a + -gc / (gc - gp) * (ch->a - ch->a_prev); /* as the walk predicts it */
       if (at < ch->next) { /* this specimen would have cut that increment short */
         while (last >= 0 && sl->st[last].nchoice > i)
           last--;

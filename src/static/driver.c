@@ -1,7 +1,15 @@
 /* driver.c: the path driver: each specimen of a batch walks the test's path increment
  * by increment (fiberlab-model(7), THE STATIC SOLVER, Increments; Events) from its rest
  * at the start or from a kept state, a cursor carrying where it stands, and records the
- * rows; the specimens run on threads, each on its own system. */
+ * rows; the specimens run on threads, each on its own system.
+ *
+ * Increments adapt: halved when Newton fails, grown by 1.5 (up to the row spacing) when
+ * it converged quickly.  After a turning point of a 3-point cycle with friction they stay
+ * below a tenth of the row spacing: there the contacts' friction reverses from slip
+ * through stick, and the history an increment adds (the slip of its end velocities over
+ * the pseudo step) follows that path only to first order in the increment.  Where no
+ * equilibrium lies near the last one (a snap after a break or a buckle), the specimen
+ * relaxes (relax.c). */
 #include <config.h>
 
 #include <math.h>
@@ -18,11 +26,10 @@
 #define LEG_INCREMENT 0.1    /* of the row spacing: the largest increment after a turning point */
 #define MAX_RELAX 40         /* relaxations of one specimen before the run gives up */
 #define ONSET_APPROACH 0.99  /* an increment towards a predicted buckling point stops short by 1 % */
-#define ONSET_NEWTON                                                                                                   \
-  2 /* Newton's iterations for the increment that crosses it and the slivers after:                                    \
-     * one that needs more finds no equilibrium near (a snap) or relaxes a sliver                                      \
-     * earlier to the same state (8, each with a fresh tangent, took 7.6 % of the                                      \
-     * buckling fit's instructions) */
+#define ONSET_NEWTON 2       /* Newton's iterations for the increment that crosses it and the slivers after:
+                              * one that needs more finds no equilibrium near (a snap) or relaxes a sliver
+                              * earlier to the same state, and its iterations, each with a fresh tangent,
+                              * are a buckling fit's dearest */
 
 /* bend3pt: the nose position at first touch of the resting specimen, by bisection on
  * the contact force of the engine's own evaluation. */
@@ -43,6 +50,8 @@ static double touch_position(workspace *w)
   return lo;
 }
 
+/* Row job->rows at path length a and abscissa x: the curve's columns, the residual's
+ * largest force and torque, the load scale, and the sample hook of a run of one. */
 static void record(workspace *w, specimen_job *job, double a, double x)
 {
   fl_system *sys = w->sys;
@@ -62,7 +71,7 @@ static void record(workspace *w, specimen_job *job, double a, double x)
   job->rows++;
 }
 
-/* One specimen's walk along the path (solve_specimen): its job and workspace, where it
+/* One specimen's walk along the path: its job and workspace, where it
  * stands, and what it keeps for later runs. */
 typedef struct {
   specimen_job *job;
@@ -390,8 +399,8 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
   if (k.keep)
     w.log = fl_static_prefix_log(k.keep);
   int going = (from && fl_static_prefix_start(from, state, &w, job, k.rows_at, k.sr, &k.at, gc, gp)) || path_begin(&k);
-  while (going && job->rows < job->np && !path_step(&k))
-    ;
+  while (going && job->rows < job->np)
+    going = !path_step(&k);
   free(k.rows_at);
   fl_static_put_back(batch, job->s, &w);
   w.st.load_scale = w.st.load_scale > 0.0 ? w.st.load_scale : (w.kind == FL_TEST_TORSION ? w.ts : w.fs);

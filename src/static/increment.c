@@ -10,9 +10,8 @@
 #define PREDICT_REACH 2.0     /* a quadratic first guess no further ahead than this many times its states' span, */
 #define PREDICT_BEND 0.25     /* where the rates of motion changed by less than this of their size ... */
 #define PREDICT_STRAIGHT 1e-5 /* ... and by more than this */
-#define PREDICT_CUBIC                                                                                                  \
-  0.01 /* the cubic only where the rates changed by less than this over both                                           \
-        * increments before (a smooth path, not a contact settling in) */
+#define PREDICT_CUBIC 0.01    /* the cubic only where the rates changed by less than this over both
+                               * increments before (a smooth path, not a contact settling in) */
 
 /* The first guess of the free bodies' state at path position u: the polynomial in u
  * through the last converged state and up to NHIST before it on the same leg
@@ -21,10 +20,9 @@
  * order k + 1 in the increment.  Along a bent beam the free ends move in x with the
  * square of the deflection, and the stiff axial bonds (and a cantilever's tip spring,
  * a thousand times the beam's stiffness) turn a small error of position into a large
- * residual: a line's error puts the first residual of every increment of the maize
- * brace root at 2e-5 of the load scale, three Newton iterations with a kept tangent;
- * on the tapered straw cantilever a line leaves 4e-2 and a parabola 5e-5 (the path's
- * third differences), a cubic 3e-7.  The state before the last enters only where the
+ * residual: from a line every increment of a bent beam starts a few Newton iterations
+ * away, from a parabola or a cubic orders of magnitude nearer (the path's third or
+ * fourth differences).  The state before the last enters only where the
  * bodies' rates of motion over the last two increments differ by less than
  * PREDICT_BEND of their size (a turn of the path, a contact lost or made, a body that
  * has come to rest: there a polynomial flings the bodies on where a line stops them)

@@ -85,7 +85,7 @@ typedef struct {
   fl_bond_state *bpre, *bt; /* a trial's history: before it (restored), and the one it moved on to */
   double *buckle_phi, *buckle_m; /* the system's: the bonds' bending angles and moments of an
                                   * advancing evaluation (fl_static_buckle_margin) */
-  commit_log *log;        /* NULL, or where fl_static_commit() logs them */
+  commit_log *log;        /* NULL, or where fl_static_commit logs them (beginnings.c) */
   fl_vec3 *xipre, *xit;   /* the same, contact histories, m */
   double overlap_t;       /* sys->overlap of the trial's history, m */
   int nbroken_t;          /* sys->nbroken of it */
@@ -129,7 +129,7 @@ typedef struct {
   fl_vec3 *ft, *tt;          /* the same of the last evaluation */
   fl_vec3 *fp, *tp;          /* and of the converged step before, hp before it (0: none) */
   double hp;
-  double tol;                /* Newton's tolerance on the scaled residual: TOL, or RING_TOL in time */
+  double tol;                /* Newton's tolerance on the scaled residual (TOL; RING_TOL in time) */
   fl_static_stats st;
 } workspace;
 
@@ -190,7 +190,7 @@ typedef struct prefix_slot prefix_slot;
 /* ---- workspace.c: the workspace of one specimen ---- */
 void fl_static_workspace_free(workspace *w);
 int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *exp, const fl_build_info *info,
-                          const fl_run_hooks *hooks);
+                             const fl_run_hooks *hooks);
 int fl_static_workspace_copy(workspace *dst, const workspace *src);
 int fl_static_job_workspace(fl_system *batch, specimen_job *job, fl_system *one, workspace *w);
 void fl_static_put_back(fl_system *batch, int s, workspace *w);
@@ -211,7 +211,7 @@ void fl_static_restore(workspace *w);
 
 /* ---- residual.c: the residual, and the velocities it reads ---- */
 void fl_static_trapezoid_rates(const workspace *w, int i, fl_vec3 x, fl_quat q, fl_vec3 x0, fl_quat q0, fl_vec3 *v,
-                            fl_vec3 *o);
+                               fl_vec3 *o);
 void fl_static_increment_velocities(workspace *w);
 fl_vec3 fl_static_momentum(const fl_system *sys, int i, fl_quat q, fl_vec3 o);
 void fl_static_residual_norms(const workspace *w, double *rf, double *rt);
@@ -245,11 +245,11 @@ int fl_static_prefix_choose(prefix_slot *sl, int c, double a, double a_prev, dou
 void fl_static_prefix_note(prefix_slot *sl, workspace *w, const path_cursor *at, const specimen_job *job,
                            const double *rows_at, const fl_specimen_result *sr, long *kept_at);
 int fl_static_prefix_start(const prefix_slot *sl, int k, workspace *w, specimen_job *job, double *rows_at,
-                        fl_specimen_result *sr, path_cursor *at, double gc, double gp);
+                           fl_specimen_result *sr, path_cursor *at, double gc, double gp);
 
 /* ---- driver.c: the path's walk, and the batch's ---- */
-void fl_static_run_jobs(fl_system *sys, specimen_job *jobs, fl_static_stats *stats, int nspec, const fl_run_hooks *hooks,
-                     void (*fn)(fl_system *, specimen_job *, fl_static_stats *));
+void fl_static_run_jobs(fl_system *sys, specimen_job *jobs, fl_static_stats *stats, int nspec,
+                        const fl_run_hooks *hooks, void (*fn)(fl_system *, specimen_job *, fl_static_stats *));
 /* Run the test on the specimens of setup (su->sys, built by fl_build_many from su->exps)
  * along its path (the legs of exps[0]'s test, the same the explicit engines follow in
  * time): rows at output_points path positions evenly spread over the path, into

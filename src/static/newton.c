@@ -1,8 +1,13 @@
 /* newton.c: Newton's method for the equilibrium at the position applied
- * (fiberlab-model(7), THE STATIC SOLVER, Tangent): the tangent by forward differences of
- * the loads, bodies three apart perturbed together, a step limited in length and
- * backtracked while the residual grows, the tangent kept over iterations and
- * increments while it serves. */
+ * (fiberlab-model(7), THE STATIC SOLVER, Tangent): the free bodies' unknowns (a
+ * displacement and a rotation vector each, applied to the orientation as
+ * q <- exp(theta) q) stepped until every free body's force and torque vanish.  The
+ * tangent is a forward-difference Jacobian of the loads; a body's loads depend only on
+ * its own and its two neighbours' positions (the tools act on one body alone), so
+ * bodies j, j + 3, j + 6 ... are perturbed together: 18 evaluations whatever the length,
+ * 9 in a planar problem (3 unknowns a body: x, y and the turn about z).  The tangent is
+ * kept over iterations and increments while it serves, corrected by Broyden's updates
+ * (band.c); a step is limited in length and backtracked while the residual grows. */
 #include <config.h>
 
 #include <math.h>
@@ -11,7 +16,7 @@
 #include "internal.h"
 
 #define NCOLOUR 3         /* bodies perturbed together are 3 apart */
-#define REG_MAX 1e-4      /* ... and the stiffest it is made where Newton stalls */
+#define REG_MAX 1e-4      /* the stiffest diagonal spring (REG_MIN's) where Newton stalls */
 #define TOL_STALL 5e-9    /* accepted as converged when Newton stalls below it (rounding) */
 #define BROYDEN_FLOOR 1e3 /* no update from a step that ends below this many times the residual's floor */
 
@@ -88,11 +93,55 @@ static int newton_step(workspace *w)
   return 1;
 }
 
+/* The fraction of the step dx to take: a body's step at most `reach` and 0.1 rad (far
+ * steps leave the tangent behind). */
+static double step_fraction(const workspace *w)
+{
+  double big_x = 0.0, big_r = 0.0;
+  for (int j = 0; j < w->nf; j++)
+    for (int a = 0; a < w->nu; a++) {
+      int k = w->dof[a];
+      if (k < 3)
+        big_x = larger(big_x, fabs(w->dx[NDOF * j + k]));
+      else
+        big_r = larger(big_r, fabs(w->dx[NDOF * j + k]));
+    }
+  double a = 1.0;
+  if (big_x > w->reach)
+    a = w->reach / big_x;
+  if (big_r * a > 0.1)
+    a = 0.1 / big_r;
+  return a;
+}
+
+/* The step *a dx from the present state (residual nrm, norm n2), halved while the
+ * residual's norm does not fall, six tries: 1 when it fell, the state moved and its
+ * residual in w->rp (*next its largest component, *next2 its norm).  Else 0, the state
+ * back where it was, but far from balance (nrm above 1e-6: a contact at the start of its
+ * Hertz law, where the tangent is no guide), where the shortest step is taken. */
+static int backtrack(workspace *w, double *a, double nrm, double n2, double *next, double *next2)
+{
+  fl_static_save_state(w, w->xs, w->qs);
+  for (int ls = 0; ls < 6; ls++) {
+    for (int j = 0; j < w->nf; j++)
+      move_body(w, w->first + j, w->dx + NDOF * j, *a);
+    *next = fl_static_trial_residual(w, w->rp);
+    *next2 = fl_static_norm2(w->rp, w->n);
+    if (*next2 < n2)
+      return 1;
+    if (ls == 5 && nrm > 1e-6)
+      break; /* far from balance: take the shortest step and go on */
+    fl_static_load_state(w, w->xs, w->qs);
+    *a *= 0.5;
+  }
+  return 0;
+}
+
 /* Newton's method at the position applied, from the free bodies' present state.  The
  * tangent of an earlier iteration or increment is kept, with a Broyden update after
- * each step (fl_static_broyden_update), while each step cuts the residual threefold, and built
- * afresh when one does not or after MAX_UPDATES updates.  Returns 1 when converged
- * (w->r holds the residual there). */
+ * each step (fl_static_broyden_update), while each step cuts the residual threefold,
+ * and built afresh when one does not or after MAX_UPDATES updates.  Returns 1 when
+ * converged (w->r holds the residual there). */
 int fl_static_newton(workspace *w, int *iterations)
 {
   double nrm = fl_static_trial_residual(w, w->r), first = nrm, n2 = fl_static_norm2(w->r, w->n);
@@ -125,40 +174,8 @@ int fl_static_newton(workspace *w, int *iterations)
     }
     w->st.newton++;
     (*iterations)++;
-    /* A body's step at most `reach` and 0.1 rad: far steps leave the tangent behind. */
-    double big_x = 0.0, big_r = 0.0;
-    for (int j = 0; j < w->nf; j++)
-      for (int a = 0; a < w->nu; a++) {
-        int k = w->dof[a];
-        if (k < 3)
-          big_x = larger(big_x, fabs(w->dx[NDOF * j + k]));
-        else
-          big_r = larger(big_r, fabs(w->dx[NDOF * j + k]));
-      }
-    double a = 1.0;
-    if (big_x > w->reach)
-      a = w->reach / big_x;
-    if (big_r * a > 0.1)
-      a = 0.1 / big_r;
-    /* Backtrack while the residual grows. */
-    fl_static_save_state(w, w->xs, w->qs);
-    double next = HUGE_VAL, next2 = HUGE_VAL;
-    int descent = 0;
-    for (int ls = 0; ls < 6; ls++) {
-      for (int j = 0; j < w->nf; j++)
-        move_body(w, w->first + j, w->dx + NDOF * j, a);
-      next = fl_static_trial_residual(w, w->rp);
-      next2 = fl_static_norm2(w->rp, w->n);
-      if (next2 < n2) {
-        descent = 1;
-        break;
-      }
-      if (ls == 5 && nrm > 1e-6)
-        break; /* far from balance (a contact at the start of its Hertz law, where the
-                * tangent is no guide): take the shortest step and go on */
-      fl_static_load_state(w, w->xs, w->qs);
-      a *= 0.5;
-    }
+    double a = step_fraction(w), next = HUGE_VAL, next2 = HUGE_VAL;
+    int descent = backtrack(w, &a, nrm, n2, &next, &next2);
     if (!descent && nrm <= 1e-6) {
       /* near balance and no descent along the step: a fresh tangent, or as near as the
        * loads' rounding and the differences let Newton come */

@@ -1,8 +1,19 @@
 /* residual.c: the static solver's residual (fiberlab-model(7), THE STATIC SOLVER,
- * Equilibrium; History): the free bodies' force and torque balance from the loads of
- * the engine's own evaluation of the specimen (loads.c, never a copy of the physics),
- * with the velocities that evaluation reads, and a Newton iterate's trial, which works
- * out the history it would move on to and puts the old one back. */
+ * Equilibrium; History): every free body's force, gravity included, and torque, from the
+ * loads of the engine's own evaluation of the specimen (loads.c), never from a copy of
+ * the physics, evaluated
+ * - without moving the history while Newton iterates: every bond and contact is
+ *   evaluated from the state of the last converged increment, so a bond that yields,
+ *   buckles or breaks in a trial gives its post-event loads by the return mapping from
+ *   that state; once converged, the history moves on as an evaluation with advance 1
+ *   there moves it.  Newton's iterates are evaluated with advance 1 (the same loads)
+ *   and the history put back after each, the moved-on one kept aside
+ *   (fl_static_trial_residual): the converged iterate's is committed without
+ *   evaluating it again;
+ * - with bond damping off (a_damp 0) and contact damping off (beta 0) (state.c);
+ * - with each free body's velocity set to its displacement (and rotation vector) since
+ *   the last converged state over a pseudo time step of DT_PSEUDO, and sys->dt set to
+ *   it, so the tangential contact history takes exactly the slip of the increment. */
 #include <config.h>
 
 #include <math.h>
@@ -38,9 +49,9 @@ static int reads_rotation_rate(const fl_system *sys, int i)
 
 /* The free bodies' velocities: their displacement since the last converged state over
  * the pseudo step (zero when still); in a ring-down, the trapezoidal rule's
- * (fl_static_trapezoid_rates).  Out of the ring-down the bonds are undamped, and only contacts
- * read a velocity: a body that none can touch (reads_rotation_rate) is given no
- * angular velocity, which spares the rotation's logarithm (an arc tangent) on the
+ * (fl_static_trapezoid_rates).  Out of the ring-down the bonds are undamped, and only
+ * contacts read a velocity: a body that none can touch (reads_rotation_rate) is given
+ * no angular velocity, which spares the rotation's logarithm (an arc tangent) on the
  * bodies away from the tools. */
 void fl_static_increment_velocities(workspace *w)
 {
@@ -111,12 +122,17 @@ void fl_static_residual_norms(const workspace *w, double *rf, double *rt)
   }
 }
 
-double fl_static_residual(workspace *w, double *r) { return residual_advance(w, r, 0); }
+/* The residual of the present state into r, by an evaluation that leaves the history as
+ * it is (advance 0); the largest |component|. */
+double fl_static_residual(workspace *w, double *r)
+{
+  return residual_advance(w, r, 0);
+}
 
-/* The residual of a Newton iterate, as fl_static_residual() does, by an evaluation that moves the
- * history on (advance 1) and gives the same loads: the history it moved on to is kept
- * and the one before put back, so that fl_static_commit() takes the kept one in place of
- * evaluating the converged state once more (an evaluation an increment). */
+/* The residual of a Newton iterate, as fl_static_residual does, by an evaluation that
+ * moves the history on (advance 1) and gives the same loads: the history it moved on to
+ * is kept and the one before put back, so that fl_static_commit takes the kept one in
+ * place of evaluating the converged state once more (an evaluation an increment). */
 double fl_static_trial_residual(workspace *w, double *r)
 {
   fl_system *sys = w->sys;
@@ -152,6 +168,7 @@ int fl_static_trial_is_current(const workspace *w)
          memcmp(w->qt, sys->q + w->first, (size_t)w->nf * sizeof *w->qt) == 0;
 }
 
+/* The Euclidean norm of r[0 .. n). */
 double fl_static_norm2(const double *r, int n)
 {
   double s = 0.0;

@@ -12,9 +12,9 @@
 #include "track.h"
 #include "internal.h"
 
-#define RING_STEPS 200 /* a ring-down's time steps per period of the first mode (THE RING-DOWN) */
+#define RING_STEPS 200 /* a ring-down's time steps per period of the first mode */
 #define RING_CUTS 8    /* and the halvings of one where Newton fails */
-#define RING_TOL 1e-6  /* Newton's tolerance there, of the load scale (THE RING-DOWN) */
+#define RING_TOL 1e-6  /* Newton's tolerance there, of the load scale */
 
 /* The first guess of a step: the free bodies carried on by their velocities, the
  * accelerations of the last converged loads and the rate those changed at over the
@@ -22,8 +22,7 @@
  * rotation, with the symmetric body's I^-1 t as its angular acceleration).  Inertia
  * makes the step's tangent 4 m / h^2: a guess off by dx leaves a residual of
  * 2 m dx / h^2, (omega h)^(k-2) of the elastic load for an error of order k in h, so
- * the third-order term saves an iteration a step (wheat straw, 200 steps a period:
- * the first residual 3e-2 of the load scale without it, ... with). */
+ * the third-order term saves an iteration a step. */
 static void ring_predict(workspace *w)
 {
   fl_system *sys = w->sys;
@@ -172,10 +171,10 @@ int fl_static_ringdown(const fl_experiment *const *exps, int nspec, int s0, fl_s
 {
   const fl_experiment *exp = exps[0];
   int np = exp->sim.output_points;
-  /* steps a row: RING_STEPS a first period at least, from the periods a row (the
-   * period itself cancels: with it, 12 periods in 600 rows came to 4 steps a row or 5
-   * as the rounding of 4.000... fell, a jump of 3e-5 in the frequency between two
-   * neighbouring stiffnesses) */
+  /* steps a row: RING_STEPS a first period at least, from the periods a row, without
+   * the period itself (with it, the rounding of a whole number of steps a row could
+   * fall either way between two neighbouring stiffnesses: a jump in the frequency a
+   * fit's differences would read) */
   double spacing = exp->test.ring_periods * info->first_period / (np - 1);
   int per_row = (int)ceil(exp->test.ring_periods * RING_STEPS / (np - 1) * (1.0 - 1e-12));
   per_row = per_row < 1 ? 1 : per_row;

@@ -10,12 +10,14 @@
 #include "integrate.h"
 #include "internal.h"
 
+/* Every body's position and orientation into x, q. */
 void fl_static_save_state(workspace *w, fl_vec3 *x, fl_quat *q)
 {
   memcpy(x, w->sys->x, (size_t)w->sys->nbody * sizeof *x);
   memcpy(q, w->sys->q, (size_t)w->sys->nbody * sizeof *q);
 }
 
+/* The free bodies' positions and orientations from x, q. */
 void fl_static_load_state(workspace *w, const fl_vec3 *x, const fl_quat *q)
 {
   for (int j = 0; j < w->nf; j++) {
@@ -76,6 +78,7 @@ void fl_static_mode_explicit(workspace *w)
     sys->law[k].beta = w->beta[k];
 }
 
+/* The free bodies at rest. */
 void fl_static_still(workspace *w)
 {
   fl_system *sys = w->sys;
@@ -85,8 +88,8 @@ void fl_static_still(workspace *w)
 }
 
 /* Breaks on or off.  Off, a bond past its limit keeps its elastic loads: an increment
- * then never meets the jump of a break, and fl_static_locate_break finds where the first bond
- * reaches its limit. */
+ * then never meets the jump of a break, and fl_static_locate_break finds where the
+ * first bond reaches its limit. */
 void fl_static_breakage(workspace *w, int on)
 {
   if (w->locate)

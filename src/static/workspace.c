@@ -70,13 +70,12 @@ static int planar_problem(const fl_system *one, enum fl_test_kind kind)
 
 /* Every array of a workspace and its length, from nb (bodies), nbd (bonds + 1), nxi
  * (bodies times tools + 1), nf (free bodies), n and m in scope, the NHIST histories
- * xh and qh apart: one list for fl_static_workspace_init, fl_static_workspace_free and fl_static_workspace_copy. */
-#define WORKSPACE_ARRAYS(X)                                                                                            \
-  X(xc, nb)                                                                                                            \
-  X(xs, nb) X(qc, nb) X(qs, nb) X(rot, NHIST *nf + 1) X(bc, nbd) X(bpre, nbd) X(bt, nbd) X(buckle_phi, nbd)            \
-      X(buckle_m, nbd) X(xic, nxi) X(xipre, nxi) X(xit, nxi) X(xt, nf + 1) X(qt, nf + 1) X(r, n + 1) X(rp, n + 1)      \
-          X(dx, n + 1) X(vc, nb) X(oc, nb) X(fc, nb) X(tc, nb) X(ft, nb) X(tt, nb) X(fp, nb) X(tp, nb) X(ys, 2 * m)    \
-              X(ulast, m) X(upd_s, MAX_UPDATES *m) X(upd_a, MAX_UPDATES *m)
+ * xh and qh apart: one list for allocating, freeing and copying a workspace. */
+#define WORKSPACE_ARRAYS(X)                                                                                   \
+  X(xc, nb) X(xs, nb) X(qc, nb) X(qs, nb) X(rot, NHIST * nf + 1) X(bc, nbd) X(bpre, nbd) X(bt, nbd)           \
+  X(buckle_phi, nbd) X(buckle_m, nbd) X(xic, nxi) X(xipre, nxi) X(xit, nxi) X(xt, nf + 1) X(qt, nf + 1)       \
+  X(r, n + 1) X(rp, n + 1) X(dx, n + 1) X(vc, nb) X(oc, nb) X(fc, nb) X(tc, nb) X(ft, nb) X(tt, nb) X(fp, nb) \
+  X(tp, nb) X(ys, 2 * m) X(ulast, m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m)
 
 void fl_static_workspace_free(workspace *w)
 {
@@ -98,6 +97,32 @@ void fl_static_workspace_free(workspace *w)
   fl_system_free(w->sys);
 }
 
+/* The workspace's arrays and GSL's band storage, for its sizes (nf, n, m, hb) on its
+ * system.  FL_OK, or FL_ENOMEM (what was allocated stays for fl_static_workspace_free). */
+static int workspace_alloc(workspace *w)
+{
+  const fl_system *one = w->sys;
+  size_t snb = (size_t)one->nbody, nbd = (size_t)one->nbond + 1, nxi = snb * (size_t)one->ntool + 1,
+         nf = (size_t)w->nf, n = (size_t)w->n, m = (size_t)w->m, nb = snb;
+  int ok = 1;
+#define X(field, count) FL_ARRAY_ALLOC(w->field, count, ok);
+  WORKSPACE_ARRAYS(X)
+#undef X
+  for (int k = 0; k < NHIST; k++) {
+    FL_ARRAY_ALLOC(w->xh[k], snb, ok);
+    FL_ARRAY_ALLOC(w->qh[k], snb, ok);
+  }
+  if (w->m > 2 * w->hb) {
+    w->ab = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
+    w->piv = gsl_vector_uint_alloc((size_t)w->m);
+    w->bv = gsl_vector_alloc((size_t)w->m);
+    w->xv = gsl_vector_alloc((size_t)w->m);
+  }
+  return ok && w->ab && w->piv && w->bv && w->xv ? FL_OK : FL_ENOMEM;
+}
+
+/* A workspace for the specimen in one (of definition exp, as built: info), at rest in
+ * its present state, breaks off.  FL_OK, or FL_ENOMEM (free it all the same). */
 int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *exp, const fl_build_info *info,
                              const fl_run_hooks *hooks)
 {
@@ -155,27 +180,8 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->dt_explicit = one->dt;
   w->relax_time = RELAX_PERIODS * info->first_period;
   w->snap_time = SNAP_PERIODS * info->first_period;
-  size_t snb = (size_t)nb;
-  {
-    size_t nbd = (size_t)one->nbond + 1, nxi = snb * (size_t)one->ntool + 1, nf = (size_t)w->nf, n = (size_t)w->n,
-           m = (size_t)w->m;
-    int ok = 1;
-#define X(field, count) FL_ARRAY_ALLOC(w->field, count, ok);
-    WORKSPACE_ARRAYS(X)
-#undef X
-    for (int k = 0; k < NHIST; k++) {
-      FL_ARRAY_ALLOC(w->xh[k], snb, ok);
-      FL_ARRAY_ALLOC(w->qh[k], snb, ok);
-    }
-    if (w->m > 2 * w->hb) {
-      w->ab = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
-      w->piv = gsl_vector_uint_alloc((size_t)w->m);
-      w->bv = gsl_vector_alloc((size_t)w->m);
-      w->xv = gsl_vector_alloc((size_t)w->m);
-    }
-    if (!ok || !w->ab || !w->piv || !w->bv || !w->xv)
-      return FL_ENOMEM;
-  }
+  if (workspace_alloc(w))
+    return FL_ENOMEM;
   w->trial_eval = -1;
   w->own_solve = 1;
   w->solve_checks = SOLVE_CHECKS;
@@ -187,7 +193,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   fl_static_still(w);
   fl_static_save_state(w, w->xc, w->qc);
   fl_system_states_get(one, 0, w->bc);
-  memcpy(w->xic, one->xi, snb * one->ntool * sizeof *w->xic);
+  memcpy(w->xic, one->xi, (size_t)nb * one->ntool * sizeof *w->xic);
   w->overlap_c = one->overlap[0];
   w->nbroken_c = one->nbroken[0];
   w->g_c = w->locate ? fl_static_break_margin(w) : -1.0;
