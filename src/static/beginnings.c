@@ -9,8 +9,6 @@
 
 #include "internal.h"
 
-#define PREFIX_BYTES 8e6 /* room for a run's kept states (about 6 kB a body each), and for its commit log */
-
 /* A fit's difference run often changes a number of the buckling envelope alone
  * (max_force, min_force, displacement_at_min_force, slope_after_min_force).  Its run is
  * the base run's, to the bit, as long as
@@ -80,33 +78,6 @@ typedef struct {
   prefix_slot slot[PREFIX_SLOTS];
   long order;
 } prefix_store;
-
-/* Append a commit's bending angles phi and moments m to lg; past PREFIX_BYTES, or
- * when memory runs out, the log goes bad (its run keeps no more states). */
-void fl_static_log_commit(commit_log *lg, const double *phi, const double *m)
-{
-  size_t nb = (size_t)lg->nbond;
-  if (!lg->bad && (double)(lg->n + 1) * (double)nb * 2.0 * sizeof *lg->phi > PREFIX_BYTES)
-    lg->bad = 1;
-  if (!lg->bad && lg->n == lg->cap) {
-    int cap = lg->cap ? 2 * lg->cap : 256;
-    double *p = realloc(lg->phi, (size_t)cap * nb * sizeof *p);
-    if (p)
-      lg->phi = p;
-    double *q = realloc(lg->m, (size_t)cap * nb * sizeof *q);
-    if (q)
-      lg->m = q;
-    if (p && q)
-      lg->cap = cap;
-    else
-      lg->bad = 1;
-  }
-  if (lg->bad)
-    return;
-  memcpy(lg->phi + (size_t)lg->n * nb, phi, nb * sizeof *phi);
-  memcpy(lg->m + (size_t)lg->n * nb, m, nb * sizeof *m);
-  lg->n++;
-}
 
 static void slot_free_states(prefix_slot *sl)
 {

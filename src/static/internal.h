@@ -30,6 +30,7 @@
 #define REG_MIN 1e-10   /* the tangent's diagonal spring, of its largest diagonal (newton.c) */
 #define MAX_UPDATES 16  /* Broyden updates of a tangent before a fresh one is built (band.c) */
 #define DT_PSEUDO 1.0   /* s: turns an increment's displacement into a velocity */
+#define PREFIX_BYTES 8e6 /* room for a run's kept states (about 6 kB a body each), and for its commit log */
 
 /* What the static solver did, per specimen. */
 typedef struct {
@@ -205,6 +206,7 @@ void fl_static_still(workspace *w);
 void fl_static_breakage(workspace *w, int on);
 double fl_static_break_margin(workspace *w);
 double fl_static_buckle_margin(workspace *w, int fresh);
+void fl_static_log_commit(commit_log *lg, const double *phi, const double *m);
 void fl_static_commit(workspace *w);
 void fl_static_restore_state(workspace *w);
 void fl_static_restore(workspace *w);
@@ -237,7 +239,6 @@ int fl_static_locate_break(workspace *w, double u, double g1, double *s_lo, doub
 int fl_static_relax(workspace *w, double u, double time, int *iterations);
 
 /* ---- beginnings.c: shared beginnings ---- */
-void fl_static_log_commit(commit_log *lg, const double *phi, const double *m);
 prefix_slot *fl_static_prefix_find(const specimen_job *job, const workspace *w, int *state, double *gc, double *gp);
 prefix_slot *fl_static_prefix_claim(const specimen_job *job, const workspace *w);
 commit_log *fl_static_prefix_log(prefix_slot *sl);

@@ -1,9 +1,11 @@
 /* state.c: the specimen's state as the static solver moves it: its free bodies saved
  * and restored, the tools at a path position, the loads' mode (static or explicit),
- * breaks on or off, the limits' margins, and the converged state committed. */
+ * breaks on or off, the limits' margins, and the converged state committed (and logged,
+ * for a run that keeps its beginning). */
 #include <config.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cantilever.h"
@@ -138,6 +140,33 @@ double fl_static_buckle_margin(workspace *w, int fresh)
 {
   const fl_system *sys = w->sys;
   return margin(w, &sys->limits[0], fl_bond_buckling_utilisation, fresh ? sys->buckle_phi : NULL, sys->buckle_m);
+}
+
+/* Append a commit's bending angles phi and moments m to lg; past PREFIX_BYTES, or
+ * when memory runs out, the log goes bad (its run keeps no more states). */
+void fl_static_log_commit(commit_log *lg, const double *phi, const double *m)
+{
+  size_t nb = (size_t)lg->nbond;
+  if (!lg->bad && (double)(lg->n + 1) * (double)nb * 2.0 * sizeof *lg->phi > PREFIX_BYTES)
+    lg->bad = 1;
+  if (!lg->bad && lg->n == lg->cap) {
+    int cap = lg->cap ? 2 * lg->cap : 256;
+    double *p = realloc(lg->phi, (size_t)cap * nb * sizeof *p);
+    if (p)
+      lg->phi = p;
+    double *q = realloc(lg->m, (size_t)cap * nb * sizeof *q);
+    if (q)
+      lg->m = q;
+    if (p && q)
+      lg->cap = cap;
+    else
+      lg->bad = 1;
+  }
+  if (lg->bad)
+    return;
+  memcpy(lg->phi + (size_t)lg->n * nb, phi, nb * sizeof *phi);
+  memcpy(lg->m + (size_t)lg->n * nb, m, nb * sizeof *m);
+  lg->n++;
 }
 
 /* Make the present state the converged one: one evaluation with advance 1 moves the
