@@ -31,7 +31,7 @@
 #include "fl_defs.h"
 #include "output.h" /* gnuplot and atomic-output helpers */
 #include "run.h"
-#include "static.h" /* fl_solver_resolve */
+#include "solver.h" /* fl_solver_resolve */
 #include "system.h" /* fl_section_hollow */
 #include "yaml_emit.h"
 
@@ -1253,7 +1253,7 @@ static int run_one(cal_state *st, int d, const double *theta, int failure_off, f
   fl_curve c;
   fl_result r;
   fl_run_hooks h = hooks_of(st);
-  h.until_event = failure_off; /* the stiffness start: its first slope alone */
+  h.options = failure_off ? FL_RUN_UNTIL_EVENT : 0; /* the stiffness start: its first slope alone */
   char msg[1536];
   rc = fl_run(&e, 1, &h, &c, &r, msg, sizeof msg);
   st->simulations++;

@@ -2,7 +2,7 @@
  * load on the nose or grip and the reaction at the other end, the displacement column,
  * a 4-point test's midspan deflection, each specimen's figures, and the rows a slow lab
  * machine would record.  The same for every solver: the explicit engine and the static
- * solver (static.c) read a specimen through these. */
+ * solver (static/) read a specimen through these. */
 #include <config.h>
 
 #include <math.h>

@@ -1,9 +1,8 @@
-/* mpi_batch.c: MPI's start and end, and a batch's specimens spread over the ranks
- * (mpi_batch.h).  Compiled only in a build with --with-mpi. */
+/* mpi_batch.c: MPI's start and end, and a batch's specimens spread over the ranks and
+ * gathered back (mpi_batch.h).  Compiled only in a build with --with-mpi. */
 #include <config.h>
 
 #include <float.h>
-#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,125 +55,97 @@ int fl_mpi_batch_block(int nspec, int *first, int *count)
   return ranks;
 }
 
+/* The displacements of every rank's block in an array of nspec items of per_spec
+ * elements: counts[r], displs[r] (2 ranks ints, freed by the caller). */
+static int *blocks_of(int nspec, int per_spec)
+{
+  int *counts = malloc((size_t)ranks * 2 * sizeof *counts);
+  if (!counts)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  for (int r = 0; r < ranks; r++) {
+    int f, c;
+    block_of(nspec, ranks, r, &f, &c);
+    counts[r] = c * per_spec;
+    counts[ranks + r] = f * per_spec;
+  }
+  return counts;
+}
+
 /* A column of cnt specimens with npl rows each, cut to their first np rows (np <= npl:
  * a rank that ran past the batch's first failure), gathered over the ranks into a new
- * array of nspec * np in specimen order; NULL when out of memory. */
-static void *gather_column(void *col, size_t size, MPI_Datatype type, int cnt, int npl, int np, const int *counts,
-                           const int *displs, size_t total)
+ * array of nspec * np in specimen order; col freed.  Out of memory: abort. */
+static void *gather_column(void *col, size_t size, MPI_Datatype type, int nspec, int cnt, int npl, int np)
 {
   char *src = col, *cut = NULL;
   if (npl != np && cnt > 0) {
     if (!(cut = malloc((size_t)cnt * np * size)))
-      return NULL;
+      MPI_Abort(MPI_COMM_WORLD, 1);
     for (int s = 0; s < cnt; s++)
       memcpy(cut + (size_t)s * np * size, src + (size_t)s * npl * size, (size_t)np * size);
     src = cut;
   }
+  size_t total = (size_t)nspec * np;
+  int *counts = blocks_of(nspec, np);
   void *all = malloc(total ? total * size : 1);
-  if (all && MPI_Allgatherv(src, cnt * np, type, all, counts, displs, type, MPI_COMM_WORLD) != MPI_SUCCESS) {
-    free(all);
-    all = NULL;
-  }
+  if (!all || MPI_Allgatherv(src, cnt * np, type, all, counts, counts + ranks, type, MPI_COMM_WORLD) != MPI_SUCCESS)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  free(counts);
   free(cut);
+  free(col);
   return all;
 }
 
-int fl_mpi_batch_gather(int nspec, int count, int rc, double fail_key, fl_curve *curve, fl_result *res, char *err,
-                        size_t errlen)
+double *fl_mpi_batch_doubles(double *col, int nspec, int count, int npl, int np)
 {
-  /* the earliest failure, if any: the serial run stops there */
+  return gather_column(col, sizeof(double), MPI_DOUBLE, nspec, count, npl, np);
+}
+
+int *fl_mpi_batch_ints(int *col, int nspec, int count, int npl, int np)
+{
+  return gather_column(col, sizeof(int), MPI_INT, nspec, count, npl, np);
+}
+
+void *fl_mpi_batch_records(void *rec, size_t size, int nspec, int count)
+{
+  int bytes = (int)size;
+  int *counts = blocks_of(nspec, bytes);
+  void *all = malloc((size_t)nspec * size);
+  if (!all ||
+      MPI_Allgatherv(rec, count * bytes, MPI_BYTE, all, counts, counts + ranks, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  free(counts);
+  free(rec);
+  return all;
+}
+
+int fl_mpi_batch_failure(int rc, double fail_key, int has_rows, char *err, size_t errlen, int *rows)
+{
   struct {
     double key;
     int rank;
   } mine = {rc ? fail_key : DBL_MAX, rank}, worst;
   MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD);
-  int status = FL_OK, np;
-  if (worst.key < DBL_MAX) {
-    int head[2] = {rc, curve->time != NULL};
-    MPI_Bcast(head, 2, MPI_INT, worst.rank, MPI_COMM_WORLD);
-    MPI_Bcast(err, (int)errlen, MPI_CHAR, worst.rank, MPI_COMM_WORLD);
-    status = head[0];
-    if (!head[1]) { /* it failed before its rows existed: no rows, no figures */
-      fl_curve_free(curve);
-      fl_result_free(res);
-      return status;
-    }
-  }
-  /* the rows every specimen recorded: all of them, or up to the earliest failure (the
-   * explicit solver's blocks stop together in the serial run; the static solver's
-   * specimens each as far as they got) */
-  int mine_np = count > 0 && curve->time ? curve->npoints : INT_MAX;
-  MPI_Allreduce(&mine_np, &np, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-
-  int *counts = malloc((size_t)ranks * 2 * sizeof *counts), *displs = counts + ranks;
-  int *scounts = malloc((size_t)ranks * 2 * sizeof *scounts), *sdispls = scounts + ranks;
-  if (!counts || !scounts)
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  int bytes = (int)sizeof(fl_specimen_result);
-  for (int r = 0; r < ranks; r++) {
-    int f, c;
-    block_of(nspec, ranks, r, &f, &c);
-    counts[r] = c * np;
-    displs[r] = f * np;
-    scounts[r] = c * bytes;
-    sdispls[r] = f * bytes;
-  }
-  size_t total = (size_t)nspec * np;
-  double **dcols[] = {&curve->time, &curve->x, &curve->y, &curve->support, &curve->midspan, &curve->kinetic,
-                      &curve->strain};
-  int **icols[] = {&curve->broken, &curve->yielded};
-  int npl = curve->npoints;
-  for (size_t k = 0; k < sizeof dcols / sizeof *dcols; k++) {
-    double *all = gather_column(*dcols[k], sizeof(double), MPI_DOUBLE, count, npl, np, counts, displs, total);
-    if (!all)
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    free(*dcols[k]);
-    *dcols[k] = all;
-  }
-  for (size_t k = 0; k < sizeof icols / sizeof *icols; k++) {
-    int *all = gather_column(*icols[k], sizeof(int), MPI_INT, count, npl, np, counts, displs, total);
-    if (!all)
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    free(*icols[k]);
-    *icols[k] = all;
-  }
-  curve->nspec = nspec;
-  curve->npoints = np;
-
-  fl_specimen_result *spec = malloc((size_t)nspec * sizeof *spec);
-  if (!spec || MPI_Allgatherv(res->spec, count * bytes, MPI_BYTE, spec, scounts, sdispls, MPI_BYTE,
-                              MPI_COMM_WORLD) != MPI_SUCCESS)
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  /* sums and extremes over the batch (integers and maxima: exact in any order) */
-  int *isum[] = {&res->bonds_broken, &res->bonds_yielded, &res->events};
-  long *lsum[] = {&res->increments, &res->newton_iterations, &res->tangents, &res->cutbacks, &res->relaxations};
-  double *dmax[] = {&res->max_overlap, &res->ke_ratio, &res->wall_time, &res->residual_force, &res->residual_torque};
-  int iv[3];
-  long lv[5];
-  double dv[5];
-  for (int k = 0; k < 5; k++) {
-    if (k < 3)
-      iv[k] = *isum[k];
-    lv[k] = *lsum[k];
-    dv[k] = *dmax[k];
-  }
-  MPI_Allreduce(MPI_IN_PLACE, iv, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, lv, 5, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, dv, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  /* the fields every block shares (rank 0 always has specimens) */
-  fl_result head = *res;
-  MPI_Bcast(&head, (int)sizeof head, MPI_BYTE, 0, MPI_COMM_WORLD);
-  free(res->spec);
-  *res = head;
-  res->spec = spec;
-  res->specimens = nspec;
-  for (int k = 0; k < 5; k++) {
-    if (k < 3)
-      *isum[k] = iv[k];
-    *lsum[k] = lv[k];
-    *dmax[k] = dv[k];
-  }
-  free(counts);
-  free(scounts);
-  return status;
+  *rows = 1;
+  if (worst.key == DBL_MAX)
+    return FL_OK;
+  int head[2] = {rc, has_rows};
+  MPI_Bcast(head, 2, MPI_INT, worst.rank, MPI_COMM_WORLD);
+  MPI_Bcast(err, (int)errlen, MPI_CHAR, worst.rank, MPI_COMM_WORLD);
+  *rows = head[1];
+  return head[0];
 }
+
+int fl_mpi_batch_rows(int npoints)
+{
+  int np;
+  MPI_Allreduce(&npoints, &np, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return np;
+}
+
+void fl_mpi_batch_sum_ints(int *v, int n) { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD); }
+void fl_mpi_batch_sum_longs(long *v, int n) { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD); }
+void fl_mpi_batch_max_doubles(double *v, int n)
+{
+  MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+void fl_mpi_batch_from_first(void *p, size_t bytes) { MPI_Bcast(p, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD); }

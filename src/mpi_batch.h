@@ -14,8 +14,6 @@
 
 #include <stddef.h>
 
-#include "run.h"
-
 #ifdef HAVE_MPI
 /* Start MPI when the program runs under mpirun (Open MPI's or PMI's environment);
  * otherwise nothing.  Batches are spread from then on. */
@@ -35,17 +33,32 @@ void fl_mpi_batch_spread(int on);
  * specimens, one more for r < nspec % ranks; ranks beyond nspec get none. */
 int fl_mpi_batch_block(int nspec, int *first, int *count);
 
-/* Gather the blocks into the whole batch on every rank.  curve and res hold this
- * rank's block (its count specimens of fl_mpi_batch_block; zero when none), rc and err
- * its status and message, fail_key where the serial run would meet its failure
- * (run.c: earlier failures have smaller keys).  On return curve and res hold all nspec specimens:
- * rows and per-specimen figures in specimen order, the sums and extremes over the
- * batch, and rank 0's other fields (the same on every rank).  The status is the
- * earliest failure's (smallest key, then lowest rank), with its message, and every
- * specimen keeps the rows all of them recorded (the fewest of any block), as in the
- * serial run, which stops there. */
-int fl_mpi_batch_gather(int nspec, int count, int rc, double fail_key, fl_curve *curve, fl_result *res, char *err,
-                        size_t errlen);
+/* Gathering the blocks into the whole batch on every rank, part by part (run.c knows
+ * what a curve and a result are made of; these know only numbers and bytes).  count:
+ * this rank's specimens (fl_mpi_batch_block), zero when none. */
+/* The earliest failure over the ranks (the smallest fail_key, then the lowest rank; rc
+ * FL_OK: none here), as the serial run, which stops there, meets it: its status is
+ * returned and its message left in err on every rank, and *rows says whether it had
+ * recorded rows (has_rows, its curve allocated).  FL_OK and *rows 1 when no rank
+ * failed. */
+int fl_mpi_batch_failure(int rc, double fail_key, int has_rows, char *err, size_t errlen, int *rows);
+/* The fewest rows over the ranks (npoints: this rank's, or INT_MAX when it has none to
+ * give). */
+int fl_mpi_batch_rows(int npoints);
+/* A column of the block's rows, count specimens of npl rows each, cut to their first np
+ * (np <= npl: a rank that ran past the batch's first failure), gathered in specimen
+ * order into a new array of nspec * np; col is freed. */
+double *fl_mpi_batch_doubles(double *col, int nspec, int count, int npl, int np);
+int *fl_mpi_batch_ints(int *col, int nspec, int count, int npl, int np);
+/* The block's records of size bytes, one a specimen, gathered in specimen order into a
+ * new array of nspec; rec is freed. */
+void *fl_mpi_batch_records(void *rec, size_t size, int nspec, int count);
+/* Every rank's n values summed (integers: exact in any order), or their largest. */
+void fl_mpi_batch_sum_ints(int *v, int n);
+void fl_mpi_batch_sum_longs(long *v, int n);
+void fl_mpi_batch_max_doubles(double *v, int n);
+/* bytes at p as rank 0 has them, on every rank. */
+void fl_mpi_batch_from_first(void *p, size_t bytes);
 #else
 static inline void fl_mpi_start(int *argc, char ***argv)
 {

@@ -121,6 +121,37 @@ typedef struct {
 
 void fl_result_free(fl_result *r);
 
+/* Shared beginnings (fiberlab-model(7), THE STATIC SOLVER, Shared beginnings): a fit's
+ * difference run that changes only numbers of the buckling envelope (max_force,
+ * min_force, displacement_at_min_force, slope_after_min_force) is the base run's, bit
+ * for bit, until a bond nears its buckling point.  Given a cache in fl_run_hooks.prefix,
+ * each static run of a batch of one specimen keeps copies of its state along its path
+ * (the most recent runs, a few), and a specimen of the same tag and the same build
+ * starts from the furthest copy it would have reached itself: the same results to the
+ * bit, without the shared part's cost (tests/check_buckling.c compares runs with a
+ * cache and without).  Runs on several threads only read the cache; the explicit
+ * engines neither keep nor take copies. */
+typedef struct fl_prefix_cache fl_prefix_cache;
+fl_prefix_cache *fl_prefix_cache_new(void);
+void fl_prefix_cache_free(fl_prefix_cache *c);
+/* The tags of the next batch's specimens, ntag numbers each (at most FL_PREFIX_TAG_MAX;
+ * tags NULL: none, nothing shared): specimens of equal tags must differ at most in those
+ * four numbers (a fit tags a run by its item and its parameters with them zeroed).  tags
+ * must stay valid until the batch has run; clear them then. */
+#define FL_PREFIX_TAG_MAX 64
+void fl_prefix_cache_tags(fl_prefix_cache *c, int nspec, int ntag, const double *tags);
+/* Specimens that started from a kept copy, and the increments they skipped. */
+void fl_prefix_cache_counts(const fl_prefix_cache *c, long *starts, long *skipped);
+
+/* What a caller asks of a run beyond its experiment (fl_run_hooks.options, or-ed). */
+/* The static solver ends the path at the first row that counts a bond at its limit or
+ * buckled, past the third (a start that needs only the first slope, whose rows end
+ * there); the explicit engine runs it all. */
+#define FL_RUN_UNTIL_EVENT 1
+/* A check for the test suite alone: the static solver solves all six unknowns of every
+ * body even where the problem is planar (tests/static-planar.sh compares the two). */
+#define FL_RUN_CHECK_ALL_UNKNOWNS 2
+
 /* Called every output point (optional): the system after the step. */
 typedef struct {
   void (*progress)(void *ctx, double fraction);
@@ -129,15 +160,8 @@ typedef struct {
   volatile sig_atomic_t *stop; /* set asynchronously to interrupt */
   int threads;                 /* threads over specimens (0 or 1: serial) */
   int gpu;                     /* 1: step on the CUDA engine (a build with CUDA and a device) */
-  struct fl_prefix_cache *prefix; /* NULL, or the static solver's shared beginnings
-                                   * (fl_prefix_cache_new in static.h): a run of one
-                                   * specimen leaves copies of its state there, and a
-                                   * specimen that differs from it only in numbers of the
-                                   * buckling envelope starts from one */
-  int until_event;             /* 1: the static solver ends the path at the first row that
-                                * counts a bond at its limit or buckled, past the third
-                                * (a start that needs only the first slope, whose rows
-                                * end there); the explicit engine runs it all */
+  fl_prefix_cache *prefix;     /* NULL, or the shared beginnings of a caller's runs (above) */
+  int options;                 /* FL_RUN_* or-ed: what the caller asks beyond the experiment */
 } fl_run_hooks;
 
 /* Run the virtual test; err gets a message for FL_EUNSTABLE, FL_ETIMESTEP, ... */

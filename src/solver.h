@@ -1,9 +1,9 @@
 /* solver.h: the seam between a test's driver (run.c: the build, the output rows, the
  * figures) and the solvers that advance its specimens: the explicit engine on the CPU
  * (explicit.c, stepping engine.c), the same on a CUDA device (explicit.c, stepping
- * gpu/engine.cu) and the static solver (static.c).  A solver is a const table of
- * functions, chosen by simulation.solver and --device; what every solver shares (the
- * specimens, the loading path, the measurements) lives outside it. */
+ * gpu/engine.cu) and the static solver (static/).  A solver is a const table of
+ * functions, chosen by simulation.solver and --device (solver.c); what every solver
+ * shares (the specimens, the loading path, the measurements) lives outside it. */
 #ifndef FL_SOLVER_H
 #define FL_SOLVER_H
 
@@ -26,6 +26,9 @@ typedef struct {
   double first;                     /* the first leg's end, m or rad */
   fl_curve *curve;                  /* rows: allocated for npoints per specimen */
   fl_result *res;                   /* res->spec: one per specimen */
+  /* the explicit engine's step (fl_system_step), for a solver that lets a specimen move
+   * in time between its rows: the static solver's relaxation after a snap */
+  int (*step)(fl_system *sys, int *bad_spec, int *bad_bond);
 } fl_solver_setup;
 
 /* Where a run stands after an advance. */
@@ -68,7 +71,40 @@ extern const fl_solver_type fl_solver_explicit_cpu;
 /* The explicit engine on a CUDA device (gpu/engine.cu); in a build without CUDA its
  * create says so. */
 extern const fl_solver_type fl_solver_explicit_cuda;
-/* The static solver (static.c). */
+/* The static solver (static/). */
 extern const fl_solver_type fl_solver_static;
+
+/* The solver a test runs on, simulation.solver's policy in one place:
+ * - explicit and static are taken as asked (static refuses the GPU: its create says so);
+ * - auto takes the static solver for a test at the automatic speed (test.speed or
+ *   test.angular_speed auto: a quasi-static test) on the CPU, except where it has no
+ *   path of equilibria to follow or may not settle: a 3-point test whose bonds break
+ *   (total_breakage), a 3-point test of a weightless fiber on frictionless rollers, a
+ *   3-point test of a specimen whose weight need not be symmetric about its middle (a
+ *   taper, a section table, nodes, a scanned polyline), and 4-point bending; the
+ *   explicit engine for these, for a speed given (the rate's inertia and damping) and on
+ *   the GPU;
+ * - where auto's static run finds no equilibrium (FL_EUNSTABLE: a specimen whose buckled
+ *   or broken bonds leave a mechanism that falls off its supports, or none on the
+ *   supports under its weight), the explicit engine runs the whole batch again and the
+ *   result says why (fl_result.static_fallback; fl_run_many does it). */
+/* auto's choice for exp (FL_SOLVER_EXPLICIT or FL_SOLVER_STATIC), whatever
+ * simulation.solver says; gpu: the run steps on a CUDA device. */
+enum fl_solver fl_solver_auto(const fl_experiment *exp, int gpu);
+/* The solver simulation.solver asks for, with auto resolved. */
+enum fl_solver fl_solver_resolve(const fl_experiment *exp, int gpu);
+/* The table of a resolved solver (FL_SOLVER_EXPLICIT or FL_SOLVER_STATIC). */
+const fl_solver_type *fl_solver_type_of(enum fl_solver solver, int gpu);
+
+/* Shared beginnings (fl_prefix_cache, run.h) as a solver sees them: the caller's tags
+ * of the batch that runs, and what the solver keeps for later runs.  A solver that
+ * keeps nothing leaves them alone. */
+struct fl_prefix_cache {
+  const double *tags;            /* the batch's tags, ntag numbers a specimen, nspec of them (NULL: none) */
+  int ntag, nspec;
+  long starts, skipped;          /* specimens that started from a kept state, and the increments they skipped */
+  void *kept;                    /* the solver's kept states, NULL before it keeps any */
+  void (*kept_free)(void *kept); /* and how fl_prefix_cache_free frees them */
+};
 
 #endif

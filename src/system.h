@@ -181,7 +181,7 @@ typedef struct {
   long envelope_reads;    /* the static solver's own system (inline_static): bonds with a
                            * buckling envelope evaluated through fl_bond_eval, which may read
                            * the envelope past its buckling point; the vectorised law reads
-                           * only its phi_b and kb (static.c, SHARED BEGINNINGS) */
+                           * only its phi_b and kb (static/beginnings.c) */
 
   /* the point load (fl_point_load; body -1 when the test has none), the same for every
    * specimen, and what it did in each */
@@ -264,7 +264,7 @@ void fl_system_loads_specimen(fl_system *sys, int s, int advance);
  * specimen's bonds, limits, contact laws and state.  FL_ENOMEM on failure. */
 int fl_system_extract(const fl_system *src, int s, fl_system *dst);
 
-/* Bodies for the X-macros of an array list (system.c's FL_SYSTEM_ARRAYS, static.c's
+/* Bodies for the X-macros of an array list (system.c's FL_SYSTEM_ARRAYS, static/workspace.c's
  * WORKSPACE_ARRAYS): FL_ARRAY_ALLOC points p at n zeroed elements and clears ok where
  * that fails; FL_ARRAY_COPY points dst at own, n elements of its own, and copies src's
  * n elements there. */

@@ -9,7 +9,6 @@
 
 #include "bond.h"
 #include "run.h"
-#include "static.h"
 #include "check_limits.h"
 
 #define PI 3.14159265358979323846

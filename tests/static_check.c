@@ -34,7 +34,7 @@
 
 #include "fl_defs.h"
 #include "run.h"
-#include "static.h"
+#include "solver.h"
 
 static int n_checks = 0, n_failed = 0;
 static const char *todo = NULL; /* the next check is a known shortfall: reported, not counted */
@@ -182,7 +182,7 @@ static void compare(const char *name, const fl_experiment *e, double slow)
     fl_result_free(&rs);
     /* the known limit (issue #12): a 3-point specimen whose weight is not symmetric,
      * which auto leaves to the explicit engine (fiberlab-experiment(5)) */
-    if (!fl_static_auto(e, 0) && strstr(last_err, "no equilibrium on the supports under its weight"))
+    if (fl_solver_auto(e, 0) != FL_SOLVER_STATIC && strstr(last_err, "no equilibrium on the supports under its weight"))
       todo = "the static solver finds no equilibrium on the supports under this specimen's weight; auto takes "
              "explicit";
     check(0, "%s: the static solver runs", name);
