@@ -12,7 +12,6 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -261,32 +260,6 @@ static void ck_free_records(fl_checkpoint *ck)
   ck->nrec = ck->cap = 0;
 }
 
-/* The test hook FL_CALIBRATE_PAUSE (man 1 fiber-calibrate, ENVIRONMENT): "checkpoint:K"
- * stops the process with SIGSTOP once the K-th checkpoint of the process is open and its
- * header written, "record:N" once it has appended its N-th record.  A test waits for the
- * stopped state, sends its signal and continues the process, so what the signal meets does
- * not depend on how fast the machine is.  Any other value, or none, never pauses. */
-static void ck_pause(int is_record)
-{
-  static int parsed = 0, kind = -1;
-  static long at = 0, opens = 0, records = 0;
-  if (!parsed) {
-    parsed = 1;
-    const char *v = getenv("FL_CALIBRATE_PAUSE");
-    char *end = NULL;
-    if (v && !strncmp(v, "checkpoint:", 11)) {
-      at = strtol(v + 11, &end, 10);
-      kind = end && !*end && at > 0 ? 0 : -1;
-    } else if (v && !strncmp(v, "record:", 7)) {
-      at = strtol(v + 7, &end, 10);
-      kind = end && !*end && at > 0 ? 1 : -1;
-    }
-  }
-  long count = is_record ? ++records : ++opens;
-  if (kind == is_record && count == at)
-    raise(SIGSTOP);
-}
-
 static int ck_write_all(fl_checkpoint *ck, const void *data, size_t len)
 {
   if (!ck->f || fwrite(data, 1, len, ck->f) != len || fflush(ck->f) || fsync(fileno(ck->f)))
@@ -453,7 +426,6 @@ done:
     return rc;
   }
   *out = ck;
-  ck_pause(0);
   return FL_OK;
 }
 
@@ -518,8 +490,6 @@ static void ck_append(fl_checkpoint *ck, FILE *log, const char *prog, uint32_t t
               prog ? prog : "fiber-calibrate", ck->path, ok ? strerror(errno) : "out of memory");
     fclose(ck->f);
     ck->f = NULL;
-  } else {
-    ck_pause(1);
   }
   free(b.b);
 }
