@@ -2,7 +2,7 @@
  * region): bounded parameters by a smooth transform, residuals of simulated against
  * measured curves, a finite-difference Jacobian whose perturbed runs go through the
  * engine as one batch, starting values from beam theory, the evaluations the global
- * stage asks for (fit_global.h), and the report (calibrated experiment, curves CSV,
+ * stage asks for (fit/global.h), and the report (calibrated experiment, curves CSV,
  * gnuplot overlay, YAML summary). */
 #include <config.h>
 
@@ -26,7 +26,7 @@
 #include "files.h"
 #include "fit.h"
 #include "cantilever.h"
-#include "fit_global.h"
+#include "fit/global.h"
 #include "fl_defs.h"
 #include "output.h" /* gnuplot and atomic-output helpers */
 #include "run.h"
@@ -533,7 +533,7 @@ typedef struct {
   int drop_jb[4];      /* the free buckling numbers, indices into fit->free (-1: fixed) */
   int drop_js;         /* free max_stress of bonds that yield before they buckle (-1: none) */
   double drop_want[5]; /* its measured features (fl_drop_features) */
-  /* the global stage (fit_global.h) */
+  /* the global stage (fit/global.h) */
   int ndesign;         /* points whose residuals it keeps, so a refinement starts without a run */
   double *design_u;    /* ndesign rows of p */
   double *design_f;    /* ndesign rows of n; a row of HUGE_VAL for a point that did not run */
@@ -1798,7 +1798,7 @@ out:
 }
 
 
-/* ---- the global stage's evaluations (fit_global.h) ------------------------------------ */
+/* ---- the global stage's evaluations (fit/global.h) ------------------------------------ */
 
 /* Residuals of the points rows of theta that the checkpoint does not hold, into rows of
  * f (n each); ok[k] 0 for a point that did not run.  Per curve item the points whose

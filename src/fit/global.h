@@ -1,4 +1,4 @@
-/* fit_global.h: the global stage of a calibration (fiber-calibrate(1), GLOBAL STAGE).
+/* fit/global.h: the global stage of a calibration (fiber-calibrate(1), GLOBAL STAGE).
  *
  * Before the trust region, the stage spreads a Sobol design of starting points over
  * the bounds, in the transformed parameters u of the fit (u = logit of the fraction of
