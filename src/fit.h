@@ -2,11 +2,11 @@
  *
  * A fit definition (fl_fit) is read from a Fit YAML by fl_fit_load (yaml_fit.c), which
  * also loads every experiment and measured table it names, so that all input errors
- * come out before any simulation.  fl_calibrate (calibrate.c) then runs a bounded
- * nonlinear least-squares fit with GSL's gsl_multifit_nlinear (trust region), after a
- * global stage over the bounds where the fit asks for one (fit/global.h), and
- * fl_calibration_write / fl_calibration_summary report it.  See fiberlab-fit(5) and
- * fiber-calibrate(1). */
+ * come out before any simulation.  fl_calibrate (fit/calibrate.c, its pieces beside it
+ * in src/fit/) then runs a bounded nonlinear least-squares fit with GSL's
+ * gsl_multifit_nlinear (trust region), after a global stage over the bounds where the
+ * fit asks for one (fit/global.h), and fl_calibration_write / fl_calibration_summary
+ * (fit/report.c) report it.  See fiberlab-fit(5) and fiber-calibrate(1). */
 #ifndef FL_FIT_H
 #define FL_FIT_H
 
