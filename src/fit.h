@@ -2,11 +2,11 @@
  *
  * A fit definition (fl_fit) is read from a Fit YAML by fl_fit_load (yaml_fit.c), which
  * also loads every experiment and measured table it names, so that all input errors
- * come out before any simulation.  fl_calibrate (calibrate.c) then runs a bounded
- * nonlinear least-squares fit with GSL's gsl_multifit_nlinear (trust region), after a
- * global stage over the bounds where the fit asks for one (fit_global.h), and
- * fl_calibration_write / fl_calibration_summary report it.  See fiberlab-fit(5) and
- * fiber-calibrate(1). */
+ * come out before any simulation.  fl_calibrate (fit/calibrate.c, its pieces beside it
+ * in src/fit/) then runs a bounded nonlinear least-squares fit with GSL's
+ * gsl_multifit_nlinear (trust region), after a global stage over the bounds where the
+ * fit asks for one (fit/global.h), and fl_calibration_write / fl_calibration_summary
+ * (fit/report.c) report it.  See fiberlab-fit(5) and fiber-calibrate(1). */
 #ifndef FL_FIT_H
 #define FL_FIT_H
 
@@ -100,7 +100,7 @@ enum fl_fit_scale {
   FL_SCALE_MARQUARDT = 2  /* D from the present column norms of J */
 };
 
-/* solver.global: when the global stage runs (fit_global.h). */
+/* solver.global: when the global stage runs (fit/global.h). */
 enum fl_global_mode {
   FL_GLOBAL_AUTO = 0, /* when a bond.buckling key is free */
   FL_GLOBAL_ON = 1,
@@ -201,7 +201,7 @@ typedef struct {
   double r_squared;  /* 1 - SS_res / SS_tot of the rows */
 } fl_calibration_curve;
 
-/* The global stage as it ran (fit_global.h), values in YAML units. */
+/* The global stage as it ran (fit/global.h), values in YAML units. */
 typedef struct {
   int used;                 /* 1: the stage ran */
   int points;               /* costed: the design and the start */

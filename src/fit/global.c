@@ -1,4 +1,4 @@
-/* fit_global.c: the global stage of a calibration (fit_global.h): a Sobol design over
+/* fit/global.c: the global stage of a calibration (global.h): a Sobol design over
  * the bounds, its costs in one batch, and short refinements of the best points. */
 #include <config.h>
 
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit_global.h"
+#include "global.h"
 #include "fl_defs.h"
 
 int fl_global_wanted(const fl_fit *fit)

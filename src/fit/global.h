@@ -1,14 +1,15 @@
-/* fit_global.h: the global stage of a calibration (fiber-calibrate(1), GLOBAL STAGE).
+/* fit/global.h: the global stage of a calibration (fiber-calibrate(1), GLOBAL STAGE).
  *
  * Before the trust region, the stage spreads a Sobol design of starting points over
  * the bounds, in the transformed parameters u of the fit (u = logit of the fraction of
- * each range, on a log scale for a positive range; calibrate.c), takes the cost of
+ * each range, on a log scale for a positive range; param.h), takes the cost of
  * each with the start of the fit as one more point, refines the best few with a few
  * trust-region iterations each, and hands the refined point of lowest cost to the local
  * fit.  The design has no random scrambling: the same fit gives the same points, so a
  * resumed calibration replays every evaluation from its checkpoint.  The stage knows
  * nothing of simulations: the fit lends it a batch cost and a refinement
- * (fl_global_ops), which go through the same evaluations as the trust region. */
+ * (fl_global_ops, global_ops.h), which go through the same evaluations as the trust
+ * region. */
 #ifndef FL_FIT_GLOBAL_H
 #define FL_FIT_GLOBAL_H
 

@@ -1,0 +1,199 @@
+/* fit/calibrate.c: fl_calibrate, the driver of a calibration (fit.h): the model set up,
+ * the starting values, the global stage or the start, GSL's trust-region iterations
+ * under the rules of trust.h, the verdict and the report's rows. */
+#include <config.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "evaluate.h"
+#include "fl_defs.h"
+#include "global.h"
+#include "global_ops.h"
+#include "model.h"
+#include "param.h"
+#include "result.h"
+#include "starts.h"
+#include "trust.h"
+
+/* Whether the fit stops after iteration iter, asked to by a signal or --stop-after: 1
+ * with cal's status and message saying so. */
+static int stopped_after(const fl_cal_state *st, fl_calibration *cal, int iter)
+{
+  if (!fl_cal_stopped(st) && !(st->opts->stop_after > 0 && iter >= st->opts->stop_after))
+    return 0;
+  cal->status = FL_CAL_FAILED;
+  cal->interrupted = 1;
+  snprintf(cal->message, sizeof cal->message, "interrupted after iteration %d%s", iter,
+           fl_cal_stopped(st) ? "" : " (--stop-after)");
+  return 1;
+}
+
+/* The trust region's parameters (solver.method, solver.scale) and its functions, the
+ * model's residuals and Jacobian (fl_cal_fdf). */
+static void solver_setup(fl_cal_state *st, gsl_multifit_nlinear_parameters *params, gsl_multifit_nlinear_fdf *fdf)
+{
+  const fl_fit_solver *s = &st->fit->solver;
+  *params = gsl_multifit_nlinear_default_parameters();
+  params->trs = *fl_fit_methods[s->method].trs;
+  params->scale = s->scale == FL_SCALE_LEVENBERG   ? gsl_multifit_nlinear_scale_levenberg
+                  : s->scale == FL_SCALE_MARQUARDT ? gsl_multifit_nlinear_scale_marquardt
+                                                   : gsl_multifit_nlinear_scale_more;
+  fl_cal_fdf(st, fdf);
+}
+
+/* The local fit's first point without the global stage: the start u0 evaluated in a
+ * trust region of its own, *w. */
+static int first_point(fl_cal_state *st, const gsl_multifit_nlinear_parameters *params,
+                       gsl_multifit_nlinear_fdf *fdf, const gsl_vector *u0, gsl_multifit_nlinear_workspace **w,
+                       char *err, size_t errlen)
+{
+  *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, params, (size_t)st->n, (size_t)st->p);
+  if (!*w) {
+    snprintf(err, errlen, "out of memory for the solver (%d residuals, %d parameters)", st->n, st->p);
+    return FL_ENOMEM;
+  }
+  st->iterating = 0;
+  int status = gsl_multifit_nlinear_init(u0, fdf, *w);
+  st->iterating = 1;
+  if (status) {
+    snprintf(err, errlen, "%s", st->rc ? st->err : gsl_strerror(status));
+    return st->rc ? st->rc : FL_EUNSTABLE;
+  }
+  return FL_OK;
+}
+
+/* The trust region's iterations from *w's point, until a convergence test passes, a run
+ * fails, the fit is stopped, no trial step lowers the cost (*enoprog) or
+ * solver.max_iterations is reached.  After a crawl along a valley a leap may start a
+ * fresh trust region (FL_TRUST_MAX_LEAPS a fit, counted in *leaps): returns 1 then,
+ * else 0; *rc an error that ends the calibration (err set). */
+static int iterate(fl_cal_state *st, const gsl_multifit_nlinear_parameters *params, gsl_multifit_nlinear_fdf *fdf,
+                   gsl_multifit_nlinear_workspace **w, fl_calibration *cal, int *enoprog, int *leaps, int *rc,
+                   char *err, size_t errlen)
+{
+  int max = st->fit->solver.max_iterations;
+  fl_crawl_track track;
+  fl_crawl_start(&track, *w, st->p);
+  for (int iter = cal->iterations + 1; iter <= max && cal->status == FL_CAL_MAX_ITERATIONS && !*enoprog; iter++) {
+    st->rc = 0;
+    int status = gsl_multifit_nlinear_iterate(*w);
+    if (status == GSL_ENOPROG) {
+      *enoprog = 1; /* no trial step lowered the cost: fl_trust_after_stall, fl_trust_verdict */
+      break;
+    }
+    if (status) {
+      cal->status = FL_CAL_FAILED;
+      snprintf(cal->message, sizeof cal->message, "%.2000s", st->rc ? st->err : gsl_strerror(status));
+      break;
+    }
+    cal->iterations = iter;
+    if (st->opts->progress && st->opts->log)
+      fl_cal_progress(st, iter, gsl_multifit_nlinear_position(*w), gsl_multifit_nlinear_residual(*w));
+    if (fl_trust_converged(st->fit, *w)) {
+      cal->status = FL_CAL_CONVERGED;
+      break;
+    }
+    if (stopped_after(st, cal, iter))
+      break;
+    if (fl_crawl_push(&track, *w, st->p) && *leaps < FL_TRUST_MAX_LEAPS && iter < max) {
+      (*leaps)++;
+      int again = fl_trust_leap(st, params, fdf, w, &track, cal, rc, err, errlen);
+      if (*rc || again)
+        return !*rc;
+      if (cal->status != FL_CAL_MAX_ITERATIONS)
+        break;
+      fl_crawl_start(&track, *w, st->p); /* no leap: the next judged over as many steps again */
+    }
+  }
+  return 0;
+}
+
+int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen)
+{
+  static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
+  fl_cal_state st;
+  int p = fit->nfree, rc = FL_OK;
+  double t0 = fl_cal_now(), start[FL_FIT_MAX_FREE];
+  gsl_multifit_nlinear_workspace *w = NULL;
+  memset(cal, 0, sizeof *cal);
+  fl_cal_features_measured(fit, &cal->features);
+  int init = fl_cal_state_init(&st, fit, opts ? opts : &quiet, t0);
+  cal->nfree = p;
+  gsl_vector *u0 = gsl_vector_alloc((size_t)p);
+  if (init || !u0) {
+    snprintf(err, errlen, "out of memory");
+    rc = FL_ENOMEM;
+    goto out;
+  }
+  if ((rc = fl_cal_model_init(&st, err, errlen)))
+    goto out;
+  if ((rc = fl_cal_starts(&st, start, err, errlen)))
+    goto out;
+  for (int j = 0; j < p; j++) {
+    fit->free[j].start = start[j];
+    cal->start[j] = start[j];
+    gsl_vector_set(u0, (size_t)j, fl_param_to_u(&fit->free[j], start[j]));
+  }
+  if ((rc = fl_cal_batchable(&st, start, u0, err, errlen)))
+    goto out;
+  /* the global stage, whose winner's solver goes on as the local fit, or the start */
+  gsl_multifit_nlinear_parameters params;
+  gsl_multifit_nlinear_fdf fdf;
+  solver_setup(&st, &params, &fdf);
+  int enoprog = 0, restarts = 0, at_resolution = 0, leaps = 0;
+  st.iterating = 1;
+  cal->status = FL_CAL_MAX_ITERATIONS;
+  rc = fl_global_wanted(fit) ? fl_cal_global(&st, &params, &fdf, u0, cal, &w, &enoprog, err, errlen)
+                             : first_point(&st, &params, &fdf, u0, &w, err, errlen);
+  if (rc)
+    goto out;
+  st.t_iter0 = fl_cal_now();
+  st.iter0 = cal->iterations;
+  if (st.opts->progress && st.opts->log)
+    fl_cal_progress(&st, st.iter0, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
+  if (st.iter0 > 0)
+    stopped_after(&st, cal, st.iter0);
+  /* the trust region's iterations; after a stall, a fresh trust region from a cheaper
+   * difference point around it, up to FL_TRUST_MAX_RESTARTS times */
+  for (;;) {
+    int again = iterate(&st, &params, &fdf, &w, cal, &enoprog, &leaps, &rc, err, errlen);
+    if (rc)
+      goto out;
+    if (again)
+      continue;
+    if (!enoprog || cal->status != FL_CAL_MAX_ITERATIONS || restarts >= FL_TRUST_MAX_RESTARTS ||
+        cal->iterations >= fit->solver.max_iterations)
+      break;
+    again = fl_trust_after_stall(&st, &params, &fdf, &w, cal, &at_resolution, &rc, err, errlen);
+    if (rc)
+      goto out;
+    if (!again)
+      break;
+    restarts++;
+    enoprog = 0;
+  }
+  fl_trust_verdict(&st, w, cal, enoprog, at_resolution);
+  cal->calibrated = fit->exp;
+  if ((rc = fl_fit_apply(fit, cal->value, &cal->calibrated, fit->exp_path, err, errlen)))
+    goto out;
+  gsl_vector *u = gsl_multifit_nlinear_position(w), *f = gsl_multifit_nlinear_residual(w);
+  fl_cal_features_at(&st, f, &cal->features, 1);
+  st.rc = 0;
+  if ((rc = fl_cal_curves(&st, u, f, cal)))
+    snprintf(err, errlen, "%s", rc == FL_ENOMEM ? "out of memory" : st.err);
+out: /* the counts, also of a calibration that failed */
+  cal->simulations = st.simulations;
+  cal->batches = st.batches;
+  cal->wall_time = fl_cal_now() - t0;
+  if (rc)
+    fl_calibration_free(cal);
+  if (w)
+    gsl_multifit_nlinear_free(w);
+  if (u0)
+    gsl_vector_free(u0);
+  fl_cal_state_free(&st);
+  return rc;
+}

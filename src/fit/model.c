@@ -1,0 +1,494 @@
+/* fit/model.c: the model of a calibration (model.h): each data item's experiment at the
+ * parameter values, its runs on the engines (curves as one batch), what a curve, a
+ * ring-down and a set of peaks read off them, and the residual rows. */
+#include <config.h>
+
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fl_defs.h"
+#include "model.h"
+#include "param.h"
+#include "solver.h" /* fl_solver_resolve */
+
+#define X_MARGIN 1.05 /* simulated maximum over the largest measured abscissa */
+
+/* A batch that simulation.solver auto ran on the explicit engine after the static
+ * solver found no equilibrium: said once, since the fit then mixes the two engines'
+ * curves, which differ a little. */
+static void note_fallback(fl_cal_state *st, const fl_result *r)
+{
+  if (!r->static_fallback[0] || st->fallbacks++ > 0)
+    return;
+  fl_cal_note(st, "note: a run found no static equilibrium (%s); simulation.solver auto ran its batch on the explicit "
+              "engine, whose curves differ a little from the static solver's, so the fit mixes the two (set "
+              "simulation.solver or --solver to fit on one throughout)",
+              r->static_fallback);
+}
+
+/* Item d's experiment at parameter values theta, its maximum covering the curve. */
+int fl_cal_experiment(fl_cal_state *st, int d, const double *theta, fl_experiment *e)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  *e = it->exp;
+  int rc = fl_fit_apply(st->fit, theta, e, it->exp_path, st->err, sizeof st->err);
+  if (rc)
+    return rc;
+  if (it->kind == FL_FIT_CURVE) {
+    double target = X_MARGIN * it->x_max;
+    if (fl_test_bends(it->test))
+      e->test.max_displacement_m = target;
+    else if (it->test == FL_TEST_TENSION)
+      e->test.max_elongation_m = target;
+    else if (it->test == FL_TEST_COMPRESSION)
+      e->test.max_shortening_m = target;
+    else if (it->test == FL_TEST_CANTILEVER) {
+      /* under displacement control the tip follows the spring's far end closely; under
+       * load control the experiment's own max_tip_load stays */
+      if (e->test.tip_control == FL_TIP_DISPLACEMENT)
+        e->test.max_tip_displacement_m = target;
+    } else
+      e->test.max_twist_rad = target;
+  }
+  return FL_OK;
+}
+
+/* The hooks of the fit's runs: its stop flag, threads and device, and the static
+ * solver's shared beginnings (fiberlab-model(7), Shared beginnings). */
+static fl_run_hooks hooks_of(const fl_cal_state *st)
+{
+  fl_run_hooks h;
+  memset(&h, 0, sizeof h);
+  h.stop = st->opts->stop;
+  h.threads = st->opts->threads;
+  h.gpu = st->opts->gpu;
+  h.prefix = st->prefix;
+  return h;
+}
+
+/* Linear interpolation of the nondecreasing rows (xs, ys) at x; 0 beyond them. */
+static int interpolate(const double *xs, const double *ys, int n, double x, double *y)
+{
+  double tol = 1e-9 * fabs(xs[n - 1]);
+  if (n < 2 || x < xs[0] - tol || x > xs[n - 1] + tol)
+    return 0;
+  int lo = 0, hi = n - 1;
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (xs[mid] <= x)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  double dx = xs[hi] - xs[lo];
+  *y = dx > 0.0 ? ys[lo] + (ys[hi] - ys[lo]) * (x - xs[lo]) / dx : ys[lo];
+  if (x >= xs[n - 1])
+    *y = ys[n - 1];
+  return 1;
+}
+
+/* Whether item d's experiment admits the values theta (fl_fit_apply's checks: a
+ * buckling envelope's min_force at most its max_force, ...). */
+int fl_cal_admissible(fl_cal_state *st, int d, const double *theta)
+{
+  fl_experiment e;
+  char keep[sizeof st->err];
+  memcpy(keep, st->err, sizeof keep);
+  int ok = fl_cal_experiment(st, d, theta, &e) == FL_OK;
+  memcpy(st->err, keep, sizeof keep);
+  return ok;
+}
+
+/* The kink of a simulated quasi-static curve (qx, qy, nq rows) as item it's kink
+ * residual reads it: the peak before its deepest fall within the measured range, from
+ * the simulated rows themselves (the static solver's located buckling point, which
+ * moves smoothly with the parameters, not the nearest measured abscissa); where it
+ * has no drop there, its highest row in the range (where a drop would have to come). */
+static double simulated_kink(const fl_fit_data *it, const double *qx, const double *qy, int nq)
+{
+  double out[5], lo = it->data.x[0], hi = it->data.x[it->data.n - 1];
+  int i0 = 0, i1 = nq;
+  while (i0 < nq && qx[i0] < lo)
+    i0++;
+  while (i1 > i0 && qx[i1 - 1] > hi)
+    i1--;
+  if (i1 - i0 < 3)
+    return hi;
+  if (fl_drop_features(qx + i0, qy + i0, i1 - i0, 1, out))
+    return out[4];
+  int top = i0;
+  for (int i = i0 + 1; i < i1; i++)
+    if (qy[i] > qy[top])
+      top = i;
+  return qx[top];
+}
+
+/* Run curve item d once for each of nset parameter vectors, as one batch; y gets the
+ * simulated loads at the measured abscissae, row k * npoints + i, and kink (NULL: not
+ * wanted) each run's simulated kink (simulated_kink), where the item has a kink
+ * residual. */
+int fl_cal_run_curve(fl_cal_state *st, int d, int nset, const double *const *theta, double *y, double *kink)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  fl_experiment *exps = malloc((size_t)nset * sizeof *exps);
+  const fl_experiment **ptr = malloc((size_t)nset * sizeof *ptr);
+  double *qx = NULL, *qy = NULL;
+  int rc = FL_ENOMEM;
+  fl_curve c;
+  fl_result r;
+  memset(&c, 0, sizeof c);
+  memset(&r, 0, sizeof r);
+  if (!exps || !ptr) {
+    snprintf(st->err, sizeof st->err, "out of memory");
+    goto out;
+  }
+  for (int k = 0; k < nset; k++) {
+    if ((rc = fl_cal_experiment(st, d, theta[k], &exps[k])))
+      goto out;
+    ptr[k] = &exps[k];
+  }
+  fl_run_hooks h = hooks_of(st);
+  char msg[1536];
+  /* each run's tag for the shared beginnings: the item and the parameters, the buckling
+   * envelope's zeroed */
+  double *tags = st->prefix ? malloc((size_t)nset * (size_t)(st->p + 1) * sizeof *tags) : NULL;
+  for (int k = 0; tags && k < nset; k++) {
+    double *tg = tags + (size_t)k * (size_t)(st->p + 1);
+    tg[0] = d;
+    for (int j = 0; j < st->p; j++)
+      tg[1 + j] = st->envelope[j] ? 0.0 : theta[k][j];
+  }
+  if (tags)
+    fl_prefix_cache_tags(st->prefix, nset, st->p + 1, tags);
+  rc = fl_run_many(ptr, nset, &h, &c, &r, msg, sizeof msg);
+  if (tags)
+    fl_prefix_cache_tags(st->prefix, 0, 0, NULL);
+  free(tags);
+  st->simulations += nset;
+  st->batches++;
+  note_fallback(st, &r);
+  if (rc) {
+    snprintf(st->err, sizeof st->err, "%s: %s", it->exp_path, msg);
+    goto out;
+  }
+  qx = malloc((size_t)(c.npoints + 2 * (FL_MAX_SNAPS + 1)) * sizeof *qx);
+  qy = malloc((size_t)(c.npoints + 2 * (FL_MAX_SNAPS + 1)) * sizeof *qy);
+  if (!qx || !qy) {
+    snprintf(st->err, sizeof st->err, "out of memory");
+    rc = FL_ENOMEM;
+    goto out;
+  }
+  for (int k = 0; k < nset; k++) {
+    int nq = fl_curve_quasi_static(&c, &r.spec[k], it->test, k, qx, qy);
+    const double *xs = qx, *ys = qy;
+    if (kink && st->item[d].kink)
+      kink[k] = simulated_kink(it, qx, qy, nq);
+    for (int i = 0; i < it->data.n; i++)
+      if (!interpolate(xs, ys, nq, it->data.x[i], &y[(size_t)k * it->data.n + i])) {
+        snprintf(st->err, sizeof st->err,
+                 "%.2000s: the simulated curve of data[%d] ends at x = %.6g, before the measured x = %.6g "
+                 "(%.2000s line %d)",
+                 it->exp_path, d + 1, nq ? xs[nq - 1] : 0.0, it->data.x[i], it->file, it->data.line[i]);
+        rc = FL_EUNSTABLE;
+        goto out;
+      }
+  }
+out:
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  free(exps);
+  free(ptr);
+  free(qx);
+  free(qy);
+  return rc;
+}
+
+/* Run item d at theta, nspec specimens (counted), with a message naming the experiment
+ * on failure; c and r are to be freed whatever it returns.  A ring-down runs long
+ * enough for the measured record: ring_periods counts Euler-Bernoulli's periods, a
+ * little shorter than the chain's, and a record the experiment falls short of gets a
+ * longer ring-down (at fewer rows a period).  failure_off: the failure criterion off
+ * and the static path ended at its first event (the stiffness start: its first slope
+ * alone). */
+static int run_item(fl_cal_state *st, int d, const double *theta, int nspec, int failure_off, fl_curve *c,
+                    fl_result *r)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  fl_experiment e;
+  memset(c, 0, sizeof *c);
+  memset(r, 0, sizeof *r);
+  int rc = fl_cal_experiment(st, d, theta, &e);
+  if (rc)
+    return rc;
+  if (it->kind == FL_FIT_RINGDOWN) {
+    double tmax = it->data.x[it->data.n - 1];
+    if (tmax * it->ring_frequency * 1.05 > e.test.ring_periods)
+      e.test.ring_periods = tmax * it->ring_frequency * 1.05;
+  }
+  if (failure_off)
+    e.bond.failure.criterion = FL_CRIT_NONE;
+  fl_run_hooks h = hooks_of(st);
+  h.options = failure_off ? FL_RUN_UNTIL_EVENT : 0; /* the stiffness start: its first slope alone */
+  char msg[1536];
+  rc = fl_run(&e, nspec, &h, c, r, msg, sizeof msg);
+  st->simulations += nspec;
+  st->batches++;
+  note_fallback(st, r);
+  if (rc)
+    snprintf(st->err, sizeof st->err, "%s: %s", it->exp_path, msg);
+  return rc;
+}
+
+/* Run ring-down item d at theta: the simulated first frequency (Hz) and logarithmic
+ * decrement, and, when ytip is not NULL, the simulated tip displacement at the
+ * measured times (beyond the simulated ones: the last). */
+int fl_cal_run_ringdown(fl_cal_state *st, int d, const double *theta, double *freq, double *dec, double *ytip)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  double tmax = it->data.x[it->data.n - 1];
+  fl_curve c;
+  fl_result r;
+  int rc = run_item(st, d, theta, 1, 0, &c, &r);
+  if (rc == FL_OK) {
+    /* the simulated tip displacement read as the measured one is (the same rows per
+     * period, the same estimator), not the summary's first-mode figures */
+    double *te = malloc((size_t)c.npoints * sizeof *te), *xe = malloc((size_t)c.npoints * sizeof *xe);
+    fl_ringdown rd;
+    memset(&rd, 0, sizeof rd);
+    int nw = 0; /* the rows over the measured record's time */
+    while (nw < c.npoints && c.time[nw] <= tmax * (1.0 + 1e-9))
+      nw++;
+    if (te && xe) {
+      int ne = fl_ringdown_extremes(c.time, c.x, nw, te, xe);
+      fl_ringdown_fit(te, xe, ne, &rd);
+    }
+    free(te);
+    free(xe);
+    *freq = rd.frequency;
+    *dec = rd.log_decrement;
+    for (int i = 0; ytip && i < it->data.n; i++)
+      if (!interpolate(c.time, c.x, c.npoints, it->data.x[i], &ytip[i]))
+        ytip[i] = c.x[c.npoints - 1];
+    if (!(*freq > 0.0)) {
+      snprintf(st->err, sizeof st->err, "%s: the simulated ring-down has no first frequency", it->exp_path);
+      rc = FL_EUNSTABLE;
+    }
+  }
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+void fl_cal_sort(double *v, int n)
+{
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+}
+
+/* Run peaks item d at theta: mean and standard deviation of the simulated peaks, and
+ * the peaks sorted into sorted (NULL: not wanted). */
+int fl_cal_run_peaks(fl_cal_state *st, int d, const double *theta, double *mean, double *sd, double *sorted)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  fl_curve c;
+  fl_result r;
+  int rc = run_item(st, d, theta, it->specimens, 0, &c, &r);
+  if (rc == FL_OK) {
+    double s = 0, s2 = 0;
+    int n = it->specimens;
+    for (int k = 0; k < n; k++)
+      s += r.spec[k].peak;
+    *mean = s / n;
+    for (int k = 0; k < n; k++)
+      s2 += (r.spec[k].peak - *mean) * (r.spec[k].peak - *mean);
+    *sd = sqrt(s2 / (n - 1));
+    if (sorted) {
+      for (int k = 0; k < n; k++)
+        sorted[k] = r.spec[k].peak;
+      fl_cal_sort(sorted, n);
+    }
+  }
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  return rc;
+}
+
+/* Row i's weight by its region (fiberlab-fit(5), weights). */
+double fl_cal_row_weight(const fl_fit_data *it, int i)
+{
+  return it->row_weight ? it->row_weight[i] : 1.0;
+}
+
+/* A curve item's residual rows from its simulated y at the measured abscissae: each
+ * row's misfit, weighted, and with kink_weight the simulated kink's misfit (kink, from
+ * fl_cal_run_curve) over the fitted range's length (fiberlab-fit(5), kink_weight). */
+void fl_cal_curve_residuals(const fl_cal_state *st, int d, const double *y, double kink, double *f)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  const fl_cal_item *ii = &st->item[d];
+  for (int i = 0; i < it->data.n; i++)
+    f[i] = ii->norm * fl_cal_row_weight(it, i) * (y[i] - it->data.y[i]);
+  if (ii->kink)
+    f[it->data.n] = ii->kink_norm * (kink - ii->kink_x);
+}
+
+/* The misfit of a positive figure r = simulated / measured: log r, which the bonds'
+ * parameters move nearly linearly on their log scale (a frequency as the square root of
+ * a stiffness, a decrement as the damping), so Gauss-Newton steps land near the answer
+ * from a start several times off; the same as r - 1 to first order near the fit.  Below
+ * r = 0.1 (a simulated decrement of zero or less) the line tangent at 0.1 continues it. */
+static double log_ratio(double r)
+{
+  return r >= 0.1 ? log(r) : log(0.1) + (r - 0.1) / 0.1;
+}
+
+int fl_cal_item_residuals(fl_cal_state *st, int d, const double *theta, double *f)
+{
+  const fl_fit_data *it = &st->fit->data[d];
+  const fl_cal_item *ii = &st->item[d];
+  if (it->kind == FL_FIT_PEAKS) {
+    double m, s;
+    int rc = fl_cal_run_peaks(st, d, theta, &m, &s, NULL);
+    if (rc)
+      return rc;
+    f[0] = it->weight * (m - ii->mean) / ii->se_mean;
+    f[1] = it->weight * (s / m - ii->sd / ii->mean) / ii->se_cv;
+    return FL_OK;
+  }
+  if (it->kind == FL_FIT_RINGDOWN) {
+    /* relative misfits of the frequency and the decrement */
+    double fr, dec;
+    int rc = fl_cal_run_ringdown(st, d, theta, &fr, &dec, NULL);
+    if (rc)
+      return rc;
+    f[0] = it->weight * log_ratio(fr / it->ring_frequency);
+    f[1] = it->weight * log_ratio(dec / it->ring_decrement);
+    return FL_OK;
+  }
+  const double *t[1] = {theta};
+  double kink = 0.0;
+  int rc = fl_cal_run_curve(st, d, 1, t, st->ybuf, &kink);
+  if (rc)
+    return rc;
+  fl_cal_curve_residuals(st, d, st->ybuf, kink, f);
+  return FL_OK;
+}
+
+/* Whether curve item d at theta runs on the static solver (fl_solver_resolve: the
+ * experiment's solver, auto resolved, the explicit engine on the GPU). */
+int fl_cal_on_static(fl_cal_state *st, int d, const double *theta)
+{
+  fl_experiment e;
+  return fl_cal_experiment(st, d, theta, &e) == FL_OK && fl_solver_resolve(&e, st->opts->gpu) == FL_SOLVER_STATIC;
+}
+
+/* Run item d alone at theta: specimen 0's figures. */
+int fl_cal_run_one(fl_cal_state *st, int d, const double *theta, int failure_off, fl_specimen_result *sr)
+{
+  fl_curve c;
+  fl_result r;
+  int rc = run_item(st, d, theta, 1, failure_off, &c, &r);
+  if (rc == FL_OK)
+    *sr = r.spec[0];
+  fl_curve_free(&c);
+  fl_result_free(&r);
+  return rc;
+}
+
+int fl_cal_model_init(fl_cal_state *st, char *err, size_t errlen)
+{
+  const fl_fit *fit = st->fit;
+  int row = 0, maxrows = 0;
+  for (int d = 0; d < fit->ndata; d++) {
+    const fl_fit_data *it = &fit->data[d];
+    fl_cal_item *ii = &st->item[d];
+    const fl_measured *m = &it->data;
+    ii->row0 = row;
+    if (it->kind == FL_FIT_RINGDOWN) {
+      row += 2;
+    } else if (it->kind == FL_FIT_CURVE) {
+      for (int i = 0; i < m->n; i++)
+        if (fabs(m->y[i]) > ii->ymax)
+          ii->ymax = fabs(m->y[i]);
+      ii->norm = it->weight / (ii->ymax * sqrt((double)m->n));
+      row += m->n;
+      double feat[5]; /* a kink row where the loader counted one (fl_fit_has_kink) */
+      if (it->kink_weight > 0.0 && fl_drop_features(m->x, m->y, m->n, 0, feat)) {
+        ii->kink = 1;
+        ii->kink_x = feat[4];
+        ii->kink_norm = it->kink_weight / (m->x[m->n - 1] - m->x[0]);
+        row++;
+      }
+      if (m->n > maxrows)
+        maxrows = m->n;
+    } else {
+      double s = 0, s2 = 0;
+      for (int i = 0; i < m->n; i++)
+        s += m->y[i];
+      ii->mean = s / m->n;
+      for (int i = 0; i < m->n; i++)
+        s2 += (m->y[i] - ii->mean) * (m->y[i] - ii->mean);
+      ii->sd = sqrt(s2 / (m->n - 1));
+      /* sampling errors of the measured and of the simulated moments (normal
+       * samples: var(mean) = sd^2 / n, var(cv) = cv^2 (1 / (2 (n - 1)) + cv^2 / n)) */
+      double cv = ii->sd / ii->mean;
+      int ns = it->specimens;
+      ii->se_mean = ii->sd * sqrt(1.0 / m->n + 1.0 / ns);
+      ii->se_cv = cv * sqrt(1.0 / (2.0 * (m->n - 1)) + cv * cv / m->n + 1.0 / (2.0 * (ns - 1)) + cv * cv / ns);
+      row += 2;
+    }
+  }
+  st->ybuf = malloc((size_t)(2 * st->p + 1) * (size_t)(maxrows > 0 ? maxrows : 1) * sizeof *st->ybuf);
+  st->fbuf = malloc(2 * (size_t)(maxrows + 1) * sizeof *st->fbuf);
+  if (row != st->n) {
+    snprintf(err, errlen, "%s: %d residual rows where the loader counted %d", fit->file, row, st->n);
+    return FL_EINPUT;
+  }
+  if (!st->ybuf || !st->fbuf) {
+    snprintf(err, errlen, "out of memory");
+    return FL_ENOMEM;
+  }
+  return FL_OK;
+}
+
+int fl_cal_batchable(fl_cal_state *st, const double *start, const gsl_vector *u0, char *err, size_t errlen)
+{
+  const fl_fit *fit = st->fit;
+  int rc;
+  for (int d = 0; d < fit->ndata; d++) {
+    fl_experiment e0, e1;
+    double th[FL_FIT_MAX_FREE];
+    memcpy(th, start, sizeof th);
+    if ((rc = fl_cal_experiment(st, d, th, &e0))) {
+      snprintf(err, errlen, "%s", st->err);
+      return rc;
+    }
+    for (int j = 0; j < st->p; j++) {
+      memcpy(th, start, sizeof th);
+      double uj = gsl_vector_get(u0, (size_t)j);
+      th[j] = fl_param_from_u(&fit->free[j], uj + 1e-3 * fmax(fabs(uj), 1e-2), NULL); /* a Jacobian step */
+      if (!fl_cal_admissible(st, d, th)) /* refused there: the step the other way, as the Jacobian takes it */
+        th[j] = fl_param_from_u(&fit->free[j], uj - 1e-3 * fmax(fabs(uj), 1e-2), NULL);
+      if ((rc = fl_cal_experiment(st, d, th, &e1))) {
+        snprintf(err, errlen, "%s", st->err);
+        return rc;
+      }
+      st->item[d].batchable[j] = fl_experiment_batchable(&e0, &e1);
+      if (st->opts->separate_runs) {
+        st->item[d].batchable[j] = 0;
+      } else if (!st->item[d].batchable[j] && fit->data[d].kind == FL_FIT_CURVE && !st->noted[j]) {
+        fl_cal_note(st, "note: %s changes what the specimens of a batch share (geometry, density, test or simulation): "
+                    "its Jacobian column comes from separate runs", fit->free[j].path);
+        st->noted[j] = 1;
+      }
+    }
+  }
+  return FL_OK;
+}
