@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "dem_sheet.h"
+#include "fit_sheet.h"
 #include "files.h"
 #include "fit.h"
 #include "cantilever.h"
@@ -2971,7 +2972,7 @@ int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_
     } else {
       memcpy(name[k], s.file[k].final, strlen(s.file[k].final) + 1);
     }
-  fl_dem_sheet_make(&cal->calibrated, &sheet);
+  fl_calibration_sheet(fit, cal, &sheet);
   report r = {fit, cal, o, p, &sheet};
   if ((rc = write_one(&s, CAL_YAML, put_calibrated, &r, err, errlen)) ||
       (rc = write_one(&s, CAL_CSV, put_csv, &r, err, errlen)) || (rc = write_one(&s, CAL_GP, put_gp, &r, err, errlen)) ||
