@@ -177,6 +177,8 @@ static int load_map(reader *R, const fl_table *t, const char *table_shown, yaml_
       q = FL_Q_FORCE;
     else if (strcmp(yunit, "N m") == 0)
       q = FL_Q_TORQUE;
+    else if (strcmp(yunit, "Pa") == 0)
+      q = FL_Q_STRESS;
     else
       has_q = 0;
     unit = scalar_of(vu);

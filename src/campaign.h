@@ -6,12 +6,15 @@
  * curve, each mapped value against its key's range, the whole fit built for it) before
  * anything runs; fl_campaign_run fits the specimens in table order, each with a memo
  * checkpoint of its own so that a killed campaign resumes bit for bit;
- * fl_campaign_population and fl_campaign_write (campaign_report.c) report them. */
+ * fl_campaign_population and fl_population_check_run (population.c) make and check
+ * the population, fl_campaign_write (campaign_report.c) reports them. */
 #ifndef FL_CAMPAIGN_H
 #define FL_CAMPAIGN_H
 
+#include <signal.h>
 #include <stdio.h>
 
+#include "dem_sheet.h"
 #include "fit.h"
 
 #define FL_CAMPAIGN_MAX_MAP 32     /* mapped columns */
@@ -125,13 +128,63 @@ int fl_campaign_gather(const fl_campaign *c, const fl_campaign_opts *o, fl_campa
 void fl_campaign_checkpoints_remove(const char *prefix, int nspec);
 void fl_campaign_results_free(fl_campaign_result *res, int n);
 
-/* ---- the population (campaign_report.c) ------------------------------------------ */
+/* ---- the population (population.c) ---------------------------------------------- */
 
 /* Statistics of one quantity over the specimens used. */
 typedef struct {
   double mean, sd, cv;                /* sd with n - 1; cv = sd / |mean| */
   double min, q25, median, q75, max;  /* quantiles by linear interpolation between order statistics */
+  double p05, p95;                    /* the 5th and 95th percentiles, the same way */
+  double centre;                      /* the median of the logarithms taken back (the median where a
+                                       * value is not positive): the population's robust centre */
 } fl_population_stat;
+
+/* What the check compares, read off every curve as the fit reads it. */
+enum { FL_CHECK_STIFFNESS = 0, FL_CHECK_PEAK = 1, FL_CHECK_KINK = 2, FL_CHECK_QUANTITIES = 3 };
+#define FL_CHECK_QUANTILES 5 /* 5, 25, 50, 75 and 95 % */
+#define FL_POPULATION_CLASSES 3
+
+/* One quantity of the check: the lab's distribution against the population's. */
+typedef struct {
+  int n_lab, n_pop;                   /* curves that have it */
+  double lab[FL_CHECK_QUANTILES];     /* quantiles at 5, 25, 50, 75, 95 % */
+  double pop[FL_CHECK_QUANTILES];
+  double ks;                          /* two-sample Kolmogorov-Smirnov distance */
+  double ks_5pct;                     /* the distance a test at the 5 % level rejects from */
+} fl_check_quantity;
+
+/* A class of the population by particle radius: what a DEM package that takes several
+ * materials and particle sizes is given. */
+typedef struct {
+  int count;                          /* converged specimens in it */
+  double share;                       /* of the population */
+  double radius_lo, radius_hi;        /* its particle radii R, m */
+  double mapped[FL_CAMPAIGN_MAX_MAP]; /* the centre of its mapped values */
+  double centre[FL_FIT_MAX_FREE];     /* the centre of its fitted values */
+  double strength_sigma, strength_cv; /* its bond strength and variation (its spread of strengths) */
+  fl_experiment experiment;           /* the template with those values */
+} fl_population_class;
+
+/* The check that the population reproduces the lab (fiberlab-campaign(5)). */
+typedef struct {
+  int run;                            /* 1: it ran */
+  char why_not[256];                  /* why it did not */
+  unsigned long seed;                 /* of the draws (simulation.seed, --seed) */
+  double bandwidth;                   /* h of the jitter */
+  int ndraws;                         /* specimens drawn */
+  int failed;                         /* of them, draws that did not run */
+  double *value;                      /* ndraws x nfree: each draw's fitted values (YAML units) */
+  int *parent;                        /* each draw's row (index into the results) */
+  int nlab;
+  double *lab;                        /* nlab x 3: the measured figures of every row fitted (NAN: none) */
+  double *pop;                        /* ndraws x 3: the draws' (NAN: none, or a failed draw) */
+  fl_check_quantity q[FL_CHECK_QUANTITIES];
+  int passed;                         /* the peak force's median within 10 %, 5th and 95th percentiles within 20 % */
+  double peak_err[3];                 /* the population's 5 %, 50 %, 95 % peak over the lab's, less 1 */
+  double correlation[FL_FIT_MAX_FREE * FL_FIT_MAX_FREE]; /* of the drawn fitted values (Pearson) */
+  int nclass;
+  fl_population_class cls[FL_POPULATION_CLASSES];
+} fl_population_check;
 
 typedef struct {
   int nused;                          /* converged specimens */
@@ -141,16 +194,44 @@ typedef struct {
   fl_population_stat mapped[FL_CAMPAIGN_MAX_MAP];        /* the mapped keys over the same specimens */
   int strength;                       /* index of the free bond.failure.max_stress, or -1 */
   long strength_bonds;                /* equally loaded bonds of the test the strengths come from */
-  double strength_sigma;              /* bond max_stress that gives the specimens' mean and spread, Pa */
+  double strength_sigma;              /* bond max_stress that gives the specimens' centre and spread, Pa */
   double strength_cv;                 /* its bond.failure.strength_variation */
-  fl_experiment experiment;           /* the population experiment */
+  fl_experiment experiment;           /* the population experiment: the centres, one material */
+  fl_population_check check;          /* fl_population_check_run's */
 } fl_population;
 
+/* Statistics of v[0..n-1] (n >= 2); v is sorted in place.  The centre is the median of
+ * the logarithms taken back (the median itself for an odd n; for an even one the
+ * geometric mean of the middle two), or the median where a value is not positive. */
+fl_population_stat fl_population_stat_of(double *v, int n);
 /* The population of the converged specimens.  FL_EINPUT when fewer than 2 converged or
- * the means do not make a valid experiment (err says why). */
+ * the centres do not make a valid experiment (err says why). */
 int fl_campaign_population(const fl_campaign *c, const fl_campaign_result *res, fl_population *p, char *err,
                            size_t errlen);
+/* The check of p (after fl_campaign_population): the classes by particle radius, at
+ * least 200 specimens drawn from the converged rows' fitted values and measured
+ * dimensions and run in one batch per row (threads over each batch's specimens, as a
+ * fit's batches), and their figures against the measured curves'.  FL_OK with p->check.run 0 and why_not set when the
+ * campaign's curves do not allow it; FL_EINTERRUPT when stop was set; FL_ENOMEM. */
+int fl_population_check_run(const fl_campaign *c, const fl_campaign_result *res, fl_population *p, int threads,
+                            volatile sig_atomic_t *stop, char *err, size_t errlen);
 void fl_population_free(fl_population *p);
+
+/* ---- what is reported of it (population_report.c) ------------------------------------ */
+
+struct fl_yaml_out;
+/* The population's parameter sheet for the DEM package (dem_sheet.h): the population
+ * experiment's values, each with the spread of the converged specimens' own, the
+ * status ("9 of 12 specimens converged; population check passed: ...") as its first
+ * line, the check's quantiles beside the lab's, and the classes. */
+int fl_population_sheet(const fl_campaign *c, const fl_campaign_result *res, const fl_population *p,
+                        fl_dem_sheet *sh);
+/* The check as YAML (PREFIX-population-check.yaml) and every curve's figures as CSV
+ * (PREFIX-population-check.csv: the lab's rows, then the draws with their values). */
+int fl_population_check_yaml(FILE *f, const fl_campaign *c, const fl_campaign_result *res, const fl_population *p);
+int fl_population_check_csv(FILE *f, const fl_campaign *c, const fl_campaign_result *res, const fl_population *p);
+/* The summary's check: block. */
+void fl_population_check_summary(struct fl_yaml_out *y, const fl_campaign_result *res, const fl_population *p);
 
 /* What fl_campaign_write writes. */
 typedef struct {
@@ -160,7 +241,7 @@ typedef struct {
   int plot_required;
 } fl_campaign_output;
 
-#define FL_CAMPAIGN_FILES 10
+#define FL_CAMPAIGN_FILES 13
 typedef struct {
   char path[FL_CAMPAIGN_FILES][FL_FIT_PATH + 64]; /* the files written ("" : not written) */
   const char *what[FL_CAMPAIGN_FILES];            /* each one's key in the summary */

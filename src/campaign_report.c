@@ -1,7 +1,7 @@
-/* campaign_report.c: a campaign's population (statistics of the fitted values, the
- * population experiment) and its reports: the specimens' table, the population YAML,
- * the population experiment, the curves on one page and the parameters'
- * distributions (campaign.h, fiberlab-campaign(5)). */
+/* campaign_report.c: a campaign's reports: the specimens' table, the population YAML,
+ * the population experiment and its sheet, the population check's files and plot, the
+ * curves on one page, the parameters' distributions, and the summary (campaign.h,
+ * fiberlab-campaign(5)). */
 #include <config.h>
 
 #include <errno.h>
@@ -17,134 +17,12 @@
 #include "files.h"
 #include "fl_defs.h"
 #include "output.h"
-#include "strength.h"
 #include "yaml_emit.h"
 
 static int cmp_double(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
-}
-
-/* Statistics of v[0..n-1] (n >= 2); v is sorted in place. */
-static fl_population_stat stat_of(double *v, int n)
-{
-  fl_population_stat s;
-  double sum = 0, ss = 0;
-  for (int i = 0; i < n; i++)
-    sum += v[i];
-  s.mean = sum / n;
-  for (int i = 0; i < n; i++)
-    ss += (v[i] - s.mean) * (v[i] - s.mean);
-  s.sd = sqrt(ss / (n - 1));
-  s.cv = s.mean != 0.0 ? s.sd / fabs(s.mean) : NAN;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  /* the quantile at probability q: linear between the order statistics at (n - 1) q
-   * (Hyndman and Fan's definition 7, the default of R and NumPy) */
-  double q[3] = {0.25, 0.5, 0.75}, out[3];
-  for (int k = 0; k < 3; k++) {
-    double h = (n - 1) * q[k];
-    int lo = (int)floor(h);
-    out[k] = lo + 1 < n ? v[lo] + (h - lo) * (v[lo + 1] - v[lo]) : v[lo];
-  }
-  s.min = v[0];
-  s.q25 = out[0];
-  s.median = out[1];
-  s.q75 = out[2];
-  s.max = v[n - 1];
-  return s;
-}
-
-void fl_population_free(fl_population *p)
-{
-  free(p->used);
-  p->used = NULL;
-}
-
-int fl_campaign_population(const fl_campaign *c, const fl_campaign_result *res, fl_population *p, char *err,
-                           size_t errlen)
-{
-  memset(p, 0, sizeof *p);
-  p->strength = -1;
-  if (!(p->used = malloc((size_t)c->nspec * sizeof *p->used)) ) {
-    snprintf(err, errlen, "out of memory");
-    return FL_ENOMEM;
-  }
-  for (int i = 0; i < c->nspec; i++)
-    if (res[i].done && res[i].status == FL_CAL_CONVERGED)
-      p->used[p->nused++] = i;
-  int n = p->nused, np = c->nfree;
-  if (n < 2) {
-    snprintf(err, errlen, "%d of the %d specimens converged; a population needs at least 2", n, c->nspec);
-    return FL_EINPUT;
-  }
-  double *v = malloc((size_t)n * sizeof *v);
-  if (!v) {
-    snprintf(err, errlen, "out of memory");
-    return FL_ENOMEM;
-  }
-  for (int j = 0; j < np; j++) {
-    for (int k = 0; k < n; k++)
-      v[k] = res[p->used[k]].value[j];
-    p->param[j] = stat_of(v, n);
-  }
-  for (int j = 0; j < c->nmap; j++) {
-    for (int k = 0; k < n; k++)
-      v[k] = c->spec[p->used[k]].value[j];
-    p->mapped[j] = stat_of(v, n);
-  }
-  free(v);
-  for (int a = 0; a < np; a++)
-    for (int b = 0; b < np; b++) {
-      double sab = 0, saa = 0, sbb = 0;
-      for (int k = 0; k < n; k++) {
-        double da = res[p->used[k]].value[a] - p->param[a].mean, db = res[p->used[k]].value[b] - p->param[b].mean;
-        sab += da * db;
-        saa += da * da;
-        sbb += db * db;
-      }
-      p->correlation[a * np + b] = saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
-    }
-  /* the population experiment: the template's, at the means */
-  fl_experiment e = c->exp;
-  char assignment[FL_FIT_KEY + 40];
-  int rc = FL_OK;
-  for (int j = 0; j < c->nmap && !rc; j++) {
-    if (!fl_experiment_key_unit(c->map[j].key))
-      continue; /* data.x_min, data.x_max: the fit's, not the experiment's */
-    snprintf(assignment, sizeof assignment, "%s=%.17g", c->map[j].key, p->mapped[j].mean);
-    rc = fl_experiment_set(&e, assignment, err, errlen);
-  }
-  for (int j = 0; j < np && !rc; j++) {
-    if (strcmp(c->free[j].path, "bond.failure.max_stress") == 0)
-      p->strength = j;
-    snprintf(assignment, sizeof assignment, "%s=%.17g", c->free[j].path, p->param[j].mean);
-    rc = fl_experiment_set(&e, assignment, err, errlen);
-  }
-  if (!rc && p->strength >= 0) {
-    /* Each fitted strength is a specimen's, at which its most loaded bonds give way;
-     * the bond strength and variation that give specimens the fitted mean and spread on
-     * the test's equally loaded bonds are the rule of strength.h carried from one bond
-     * (sigma = mean, cv = sd / mean) to those n. */
-    const fl_population_stat *s = &p->param[p->strength];
-    p->strength_bonds = res[p->used[0]].equally_loaded_bonds;
-    if (fl_strength_carry(s->mean, s->sd / s->mean, 1, p->strength_bonds, &p->strength_sigma, &p->strength_cv)) {
-      snprintf(err, errlen, "the fitted strengths (mean %g Pa, sd %g Pa) have no bond strength and variation that "
-               "gives them on %ld equally loaded bonds", s->mean, s->sd, p->strength_bonds);
-      return FL_EINPUT;
-    }
-    snprintf(assignment, sizeof assignment, "bond.failure.max_stress=%.17g", p->strength_sigma);
-    rc = fl_experiment_set(&e, assignment, err, errlen);
-    snprintf(assignment, sizeof assignment, "bond.failure.strength_variation=%.17g", p->strength_cv);
-    if (!rc)
-      rc = fl_experiment_set(&e, assignment, err, errlen);
-  }
-  if (!rc)
-    rc = fl_experiment_finish(&e, c->exp_path, err, errlen);
-  if (rc)
-    return rc;
-  p->experiment = e;
-  return FL_OK;
 }
 
 /* ---- the files ----------------------------------------------------------------------- */
@@ -197,13 +75,16 @@ static void stat_block(fl_yaml_out *y, const char *key, const fl_population_stat
 {
   fl_yaml_str(y, key);
   fl_yaml_map_begin(y, 1);
+  fl_yaml_key_num(y, "centre", "%.8g", s->centre);
   fl_yaml_key_num(y, "mean", "%.8g", s->mean);
   fl_yaml_key_num(y, "sd", "%.6g", s->sd);
   fl_yaml_key_num(y, "cv", "%.6g", s->cv);
   fl_yaml_key_num(y, "min", "%.8g", s->min);
+  fl_yaml_key_num(y, "p05", "%.8g", s->p05);
   fl_yaml_key_num(y, "q25", "%.8g", s->q25);
   fl_yaml_key_num(y, "median", "%.8g", s->median);
   fl_yaml_key_num(y, "q75", "%.8g", s->q75);
+  fl_yaml_key_num(y, "p95", "%.8g", s->p95);
   fl_yaml_key_num(y, "max", "%.8g", s->max);
   fl_yaml_map_end(y);
 }
@@ -232,7 +113,8 @@ static int write_population(FILE *f, const fl_campaign *c, const fl_campaign_res
   fl_yaml_out *y = fl_yaml_out_open(f);
   fl_yaml_comment(y, "Population of the campaign %s (fiberlab %s): the fitted values of the converged specimens.",
                   c->file, PACKAGE_VERSION);
-  fl_yaml_comment(y, "sd with n - 1; cv = sd / |mean|; quantiles linear between order statistics.");
+  fl_yaml_comment(y, "centre: the median of the logarithms taken back; sd with n - 1; cv = sd / |mean|; quantiles "
+                  "linear between order statistics.");
   fl_yaml_map_begin(y, 0);
   fl_yaml_key_str(y, "campaign", c->file);
   fl_yaml_key_int(y, "specimens", c->nspec);
@@ -276,17 +158,20 @@ static int write_population_experiment(FILE *f, const fl_campaign *c, const fl_p
   fl_yaml_out *y = fl_yaml_out_open(f);
   fl_yaml_comment(y, "Population experiment of the campaign %s (fiberlab %s): %d converged specimens of %d.", c->file,
                   PACKAGE_VERSION, p->nused, c->nspec);
-  fl_yaml_comment(y, "The experiment %s with the means of the specimens' values and fitted values:", c->exp_path);
+  fl_yaml_comment(y, "The experiment %s at the centres (medians of the logarithms) of the specimens' values and "
+                  "fitted values, one material:", c->exp_path);
   for (int j = 0; j < c->nmap; j++)
-    fl_yaml_comment(y, "%s: mean %.8g, sd %.4g (column %s)", c->map[j].key, p->mapped[j].mean, p->mapped[j].sd,
+    fl_yaml_comment(y, "%s: centre %.8g, sd %.4g (column %s)", c->map[j].key, p->mapped[j].centre, p->mapped[j].sd,
                     c->map[j].column);
   for (int j = 0; j < c->nfree; j++)
-    fl_yaml_comment(y, "%s: mean %.8g, sd %.4g, cv %.4g", c->free[j].path, p->param[j].mean, p->param[j].sd,
-                    p->param[j].cv);
+    fl_yaml_comment(y, "%s: centre %.8g, sd %.4g, mean %.8g", c->free[j].path, p->param[j].centre, p->param[j].sd,
+                    p->param[j].mean);
   if (p->strength >= 0)
-    fl_yaml_comment(y, "bond.failure: max_stress %.8g Pa and strength_variation %.6g give specimens the fitted mean "
-                    "and sd on %ld equally loaded bond%s (fiberlab-campaign(5))", p->strength_sigma, p->strength_cv,
-                    p->strength_bonds, p->strength_bonds == 1 ? "" : "s");
+    fl_yaml_comment(y, "bond.failure: max_stress %.8g Pa and strength_variation %.6g give specimens the fitted "
+                    "strengths' centre and sd on %ld equally loaded bond%s (fiberlab-campaign(5))", p->strength_sigma,
+                    p->strength_cv, p->strength_bonds, p->strength_bonds == 1 ? "" : "s");
+  fl_yaml_comment(y, "One section cannot carry the specimens' spread of sections: see the classes and the check in "
+                  "the population's sheet and its -population-check.yaml.");
   fl_experiment_emit(y, &p->experiment);
   return fl_yaml_out_close(&y);
 }
@@ -399,30 +284,70 @@ static int write_distribution_gp(FILE *f, const fl_campaign *c, const fl_populat
   return ferror(f) ? FL_EIO : FL_OK;
 }
 
+/* The check's plot: for each figure the lab's specimens and the drawn ones, each at its
+ * plotting position (k - 0.5) / n among its own: two empirical distributions. */
+static int write_check_gp(FILE *f, const fl_campaign_result *res, const fl_population *p, enum fl_plot plot,
+                          const char *gp, const char *csv, const char *out)
+{
+  static const char *const label[3] = {"Initial stiffness", "Peak force", "Kink displacement"};
+  int torsion = res[p->used[0]].test == FL_TEST_TORSION;
+  const char *unit[3] = {torsion ? "N m/rad" : "N/mm", torsion ? "N m" : "N", torsion ? "deg" : "mm"};
+  const char *scale[3] = {torsion ? "1" : "1e-3", "1", torsion ? "180.0/pi" : "1e3"};
+  const fl_population_check *k = &p->check;
+  gp_head(f, gp, csv, out);
+  terminal(f, plot, 3, 1, 480, 400);
+  fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key bottom right\n");
+  fprintf(f, "set ylabel 'Cumulative probability'\nset yrange [0:1]\n");
+  fprintf(f, "set multiplot layout 1,3 title ");
+  char title[512];
+  snprintf(title, sizeof title, "The population (%d drawn) against the lab (%d measured): %s", k->ndraws, k->nlab,
+           k->passed ? "passed" : "failed");
+  fl_gnuplot_quote(f, title);
+  fprintf(f, " noenhanced\n");
+  for (int q = 0; q < 3; q++) {
+    snprintf(title, sizeof title, "%s (%s)", label[q], unit[q]);
+    fprintf(f, "set xlabel ");
+    fl_gnuplot_quote(f, title);
+    fprintf(f, " noenhanced\nset title 'KS distance %.3f' noenhanced\n", k->q[q].ks);
+    int c = 5 + 2 * q;
+    fprintf(f, "plot fl_csv using (strcol(1) eq 'population' ? column(%d)*%s : NaN):%d with points pt 7 ps 0.4 "
+               "lc rgb '#c00000' title 'population', \\\n     fl_csv using (strcol(1) eq 'lab' ? column(%d)*%s : NaN):%d "
+               "with points pt 6 ps 1.2 lw 2 lc rgb '#202020' title 'lab'\n",
+            c, scale[q], c + 1, c, scale[q], c + 1);
+  }
+  fprintf(f, "unset multiplot\n");
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
 /* ---- writing them all ---------------------------------------------------------------- */
 
-enum { F_SPEC, F_POP, F_EXP, F_SHEET_TXT, F_SHEET_CSV, F_CURVES, F_CURVES_GP, F_DIST, F_DIST_GP, F_PLOTS };
-/* the two plots' places in the output set, after the files above */
-enum { F_CURVES_PLOT = F_PLOTS, F_DIST_PLOT };
+enum { F_SPEC, F_POP, F_EXP, F_SHEET_TXT, F_SHEET_CSV, F_CHECK, F_CHECK_CSV, F_CHECK_GP, F_CURVES, F_CURVES_GP, F_DIST,
+       F_DIST_GP, F_PLOTS };
+/* the plots' places in the output set, after the files above */
+enum { F_CURVES_PLOT = F_PLOTS, F_DIST_PLOT, F_CHECK_PLOT, F_ALL };
 
 /* Every report file for prefix, in the order of the enums above. */
 static int report_files(const char *prefix, enum fl_plot plot, fl_outset *s)
 {
   static const char *const suffix[] = {"-specimens.csv", "-population.yaml", "-population-experiment.yaml",
                                        "-population-experiment-dem.txt", "-population-experiment-dem.csv",
+                                       "-population-check.yaml", "-population-check.csv", "-population-check.gp",
                                        "-curves.csv", "-curves.gp", "-parameters.csv", "-parameters.gp"};
   static const char *const what[] = {"specimens", "population", "experiment", "dem_sheet", "dem_sheet_csv",
-                                     "curves_csv", "curves_gp", "parameters_csv", "parameters_gp"};
+                                     "check_yaml", "check_csv", "check_gp", "curves_csv", "curves_gp", "parameters_csv",
+                                     "parameters_gp"};
+  static const char *const plots[] = {"-curves", "-parameters", "-population-check"};
   const char *ext = plot == FL_PLOT_SVG ? ".svg" : ".png";
-  char c_plot[32], d_plot[32];
-  snprintf(c_plot, sizeof c_plot, "-curves%s", ext);
-  snprintf(d_plot, sizeof d_plot, "-parameters%s", ext);
+  char name[48];
   fl_outset_init(s, prefix);
   for (int k = 0; k < F_PLOTS; k++)
     if (fl_outset_add(s, suffix[k], what[k]) < 0)
       goto nomem;
-  if (fl_outset_add(s, c_plot, "plots") < 0 || fl_outset_add(s, d_plot, "plots") < 0)
-    goto nomem;
+  for (int g = 0; g < F_ALL - F_PLOTS; g++) {
+    snprintf(name, sizeof name, "%s%s", plots[g], ext);
+    if (fl_outset_add(s, name, "plots") < 0)
+      goto nomem;
+  }
   return FL_OK;
 nomem:
   fl_outset_free(s);
@@ -457,12 +382,19 @@ static int write_report(FILE *f, int k, const fl_campaign *c, const fl_campaign_
     return write_population_experiment(f, c, p);
   case F_SHEET_TXT:
   case F_SHEET_CSV: {
-    fl_dem_sheet sh;
-    int rc = fl_dem_sheet_make(&p->experiment, &sh);
+    fl_dem_sheet *sh = malloc(sizeof *sh);
+    int rc = sh ? fl_population_sheet(c, res, p, sh) : FL_ENOMEM;
     if (!rc)
-      rc = k == F_SHEET_TXT ? fl_dem_sheet_write_text(f, &sh, s->file[F_EXP].final) : fl_dem_sheet_write_csv(f, &sh);
+      rc = k == F_SHEET_TXT ? fl_dem_sheet_write_text(f, sh, s->file[F_EXP].final) : fl_dem_sheet_write_csv(f, sh);
+    free(sh);
     return rc;
   }
+  case F_CHECK:
+    return fl_population_check_yaml(f, c, res, p);
+  case F_CHECK_CSV:
+    return fl_population_check_csv(f, c, res, p);
+  case F_CHECK_GP:
+    return write_check_gp(f, res, p, o->plot, s->file[k].final, s->file[F_CHECK_CSV].final, s->file[F_CHECK_PLOT].final);
   case F_CURVES:
     return write_curves(f, c, res);
   case F_CURVES_GP:
@@ -487,7 +419,10 @@ int fl_campaign_write(const fl_campaign *c, const fl_campaign_result *res, const
     goto done;
   for (int k = 0; k < F_PLOTS; k++) {
     paths->what[k] = s.file[k].what;
-    if (!p && (k == F_POP || k == F_EXP || k == F_SHEET_TXT || k == F_SHEET_CSV || k == F_DIST || k == F_DIST_GP))
+    if (!p && (k == F_POP || k == F_EXP || k == F_SHEET_TXT || k == F_SHEET_CSV || k == F_CHECK || k == F_DIST ||
+               k == F_DIST_GP))
+      continue;
+    if ((!p || !p->check.run) && (k == F_CHECK_CSV || k == F_CHECK_GP))
       continue;
     FILE *f = fl_outset_open(&s, k);
     if (!f) {
@@ -502,8 +437,9 @@ int fl_campaign_write(const fl_campaign *c, const fl_campaign_result *res, const
       goto done;
     }
   }
-  for (int g = 0; do_plot && g < 2; g++) {
-    int gp = g ? F_DIST_GP : F_CURVES_GP, csv = g ? F_DIST : F_CURVES;
+  for (int g = 0; do_plot && g < F_ALL - F_PLOTS; g++) {
+    static const int gps[] = {F_CURVES_GP, F_DIST_GP, F_CHECK_GP}, csvs[] = {F_CURVES, F_DIST, F_CHECK_CSV};
+    int gp = gps[g], csv = csvs[g];
     if (!s.file[gp].tmp)
       continue;
     const char *tplot = fl_outset_reserve(&s, F_PLOTS + g);
@@ -518,7 +454,7 @@ int fl_campaign_write(const fl_campaign *c, const fl_campaign_result *res, const
   /* the names of what will be renamed, for the summary (the prefix's length was
    * checked by fl_campaign_prepare, so none is cut) */
   size_t used = 0;
-  for (int k = 0; k < F_PLOTS + 2; k++) {
+  for (int k = 0; k < F_ALL; k++) {
     if (!s.file[k].tmp)
       continue;
     if (k < F_PLOTS)
@@ -560,9 +496,11 @@ int fl_campaign_summary(FILE *out, const fl_campaign *c, const fl_campaign_resul
       fl_yaml_map_begin(y, 1);
       fl_yaml_key_num(y, "mean", "%.8g", p->param[j].mean);
       fl_yaml_key_num(y, "sd", "%.4g", p->param[j].sd);
+      fl_yaml_key_num(y, "centre", "%.8g", p->param[j].centre);
       fl_yaml_map_end(y);
     }
     fl_yaml_map_end(y);
+    fl_population_check_summary(y, res, p);
   }
   for (int k = 0; k < FL_CAMPAIGN_FILES; k++)
     if (paths->what[k])

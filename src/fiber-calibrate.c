@@ -215,6 +215,14 @@ static int campaign_main(const cli_args *a)
   if (fl_campaign_population(&c, res, &pop, err, sizeof err)) {
     fprintf(stderr, "%s: %s: no population: %s\n", prog, a->file, err);
     pp = NULL;
+  } else if ((rc = fl_population_check_run(&c, res, &pop, o.cal.threads, &stop_flag, err, sizeof err))) {
+    if (rc == FL_EINTERRUPT) {
+      fprintf(stderr, "%s: interrupted: no report written; the checkpoints in %s.checkpoint.d are kept; rerun with "
+              "--resume to continue\n", prog, prefix);
+      fl_population_free(&pop);
+      goto out;
+    }
+    fprintf(stderr, "%s: %s: the population was not checked: %s\n", prog, a->file, err);
   }
   for (int i = 0; i < c.nspec; i++)
     if (res[i].status != FL_CAL_CONVERGED)

@@ -29,6 +29,8 @@ static const fl_unit units[] = {
     {"deg", FL_Q_ANGLE, DEG},    {"rad", FL_Q_ANGLE, 1.0},   {"N", FL_Q_FORCE, 1.0},
     {"kN", FL_Q_FORCE, 1e3},     {"N mm", FL_Q_TORQUE, 1e-3}, {"N m", FL_Q_TORQUE, 1.0},
     {"in lb", FL_Q_TORQUE, IN_LB}, {"s", FL_Q_TIME, 1.0},     {"ms", FL_Q_TIME, 1e-3},
+    {"Pa", FL_Q_STRESS, 1.0},    {"kPa", FL_Q_STRESS, 1e3},  {"MPa", FL_Q_STRESS, 1e6},
+    {"GPa", FL_Q_STRESS, 1e9},
 };
 #define NUNITS (sizeof units / sizeof units[0])
 

@@ -12,7 +12,8 @@ enum fl_quantity {
   FL_Q_ANGLE = 1,  /* twist, SI rad */
   FL_Q_FORCE = 2,  /* SI N */
   FL_Q_TORQUE = 3, /* SI N m */
-  FL_Q_TIME = 4    /* a ring-down's time, SI s */
+  FL_Q_TIME = 4,   /* a ring-down's time, SI s */
+  FL_Q_STRESS = 5  /* a modulus or a strength, SI Pa (a campaign's mapped column) */
 };
 
 /* One unit a fit file may name. */

@@ -2,7 +2,7 @@
 # fiber-calibrate CAMPAIGN.yaml (fiberlab-campaign(5)): a table row whose curve is
 # missing, a mapped column the table lacks, a value out of range for the key it maps to
 # (after the unit and the scale), a cell that is not a number, a name given twice, a
-# unit of another quantity, a key that is not an experiment key, a file column the
+# unit of another quantity (a length's for a modulus too), a key that is not an experiment key, a file column the
 # table lacks, a fitted range out of range or with x_min not below x_max, a campaign.drop
 # that is not a choice or that keeps no row: each gets its exact message naming the table (or campaign file), its
 # row and column, exit status 2, nothing on stdout and no file written (run from an
@@ -31,6 +31,7 @@ check "fiber-calibrate: bad/out-of-range.csv:3: row 2 (rod-b), column 'diameter_
 check "fiber-calibrate: bad/not-a-number.csv:3: row 2 (rod-b), column 'diameter_mm' (fiber.outer_radius): 'two' is not a number; allowed: a number in every row; nothing written" bad/not-a-number.yaml
 check "fiber-calibrate: bad/same-name.csv:3: row 2, column 'name': 'rod-a' is the name of row 1 too; allowed: a name for each specimen once; nothing written" bad/same-name.yaml
 check "fiber-calibrate: bad/bad-unit.yaml:9:54: campaign.columns.fiber.outer_radius.unit: 'N' is not a unit of fiber.outer_radius (its YAML unit is m); allowed: mm | um | m; nothing written" bad/bad-unit.yaml
+check "fiber-calibrate: bad/modulus-unit.yaml:9:56: campaign.columns.fiber.youngs_modulus.unit: 'mm' is not a unit of fiber.youngs_modulus (its YAML unit is Pa); allowed: Pa | kPa | MPa | GPa; nothing written" bad/modulus-unit.yaml
 check "fiber-calibrate: bad/unknown-key.yaml:9:5: campaign.columns.fiber.outer_diameter: 'fiber.outer_diameter' is not a numeric experiment key; allowed: a dotted path of fiberlab-experiment(5) with a number, such as fiber.outer_radius or test.span; nothing written" bad/unknown-key.yaml
 check "fiber-calibrate: bad/no-file-column.yaml:5:9: campaign.file: 'curve_file' is not a column of bad/good.csv; allowed: name, curve, diameter_mm; nothing written" bad/no-file-column.yaml
 check "fiber-calibrate: bad/out-of-range.csv:3: row 2 (rod-b), column 'diameter_mm': -2.1 mm gives data.x_min = -0.00021 m: out of range; allowed: a number in [0, 10] m; nothing written" bad/xmin-out-of-range.yaml

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dem_sheet.h"
+#include "sheet.h"
 #include "files.h"
 #include "fit.h"
 #include "fl_defs.h"
@@ -262,7 +263,7 @@ int fl_calibration_write(const fl_fit *fit, const fl_calibration *cal, const fl_
     } else {
       memcpy(name[k], s.file[k].final, strlen(s.file[k].final) + 1);
     }
-  fl_dem_sheet_make(&cal->calibrated, &sheet);
+  fl_calibration_sheet(fit, cal, &sheet);
   report r = {fit, cal, o, p, &sheet};
   if ((rc = write_one(&s, CAL_YAML, put_calibrated, &r, err, errlen)) ||
       (rc = write_one(&s, CAL_CSV, put_csv, &r, err, errlen)) ||
