@@ -181,7 +181,7 @@ FL_HD static inline double fl_swing_twist(fl_quat dq, fl_vec3 a, fl_vec3 *bend, 
   if (!(*n > 1e-300)) {
     /* A half turn about an axis across a: all swing, no twist. */
     *vs = v;
-    *bend = fl_scale(v, 3.141592653589793);
+    *bend = fl_scale(v, FL_PI);
     return 0.0;
   }
   *vs = fl_scale(fl_sub(fl_scale(fl_axpy(v, -p, a), dq.w), fl_scale(fl_cross(v, a), p)), 1.0 / *n);

@@ -34,7 +34,6 @@
 #include "system.h" /* fl_section_hollow */
 #include "yaml_emit.h"
 
-#define PI 3.14159265358979323846
 #define X_MARGIN 1.05   /* simulated maximum over the largest measured abscissa */
 #define BOUND_FRAC 1e-3 /* a value this close to a bound (fraction of the range) is at it */
 #define MAX_RESTARTS 10 /* trust regions started again from a cheaper difference point (stall_probe) */

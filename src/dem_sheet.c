@@ -13,8 +13,6 @@
 #include "fl_defs.h"
 #include "output.h"
 
-#define PI 3.14159265358979323846
-
 /* The dialog's names of fiberlab's options, in the order of the experiment's enums. */
 static const char *const criterion_dialog[] = {"None", "Bending-caused stress", "Bending angle",
                                                "Axial stress from force and torque", "Stress from forces",
@@ -58,7 +56,7 @@ int fl_dem_sheet_make(const fl_experiment *exp, fl_dem_sheet *sh)
   sh->particle_radius = R;
   sh->cylinder_length = h;
   sh->density_fiberlab = fb->density;
-  sh->segment_mass = fb->density * PI * R * R * (1.0 - ratio * ratio) * h;
+  sh->segment_mass = fb->density * FL_PI * R * R * (1.0 - ratio * ratio) * h;
   sh->density_dem = fb->density * (1.0 - ratio * ratio) * h / (h + 4.0 * R / 3.0);
   add(sh, "Force Stiffness Scaling Factor", "None", "[0.0 to inf)", "bond.force_stiffness_scale", b->force_stiffness_scale,
       NULL);

@@ -15,7 +15,7 @@
 #include "fl_defs.h"
 #include "measured.h"
 
-#define DEG (3.14159265358979323846 / 180.0)
+#define DEG (FL_PI / 180.0)
 #define MAX_FIELDS 256
 /* The largest table read, bytes: 64 MiB, some 2.5 million rows of 25 bytes.  The
  * measured curves in fits/data have 50 kB (2 000 rows); the fit evaluates every row

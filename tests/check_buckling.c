@@ -12,8 +12,6 @@
 #include "static.h"
 #include "check_limits.h"
 
-#define PI 3.14159265358979323846
-
 /* ---- the envelope builder -------------------------------------------------------- */
 
 static const double L = 0.1, FMAX = 4.0, FMIN = 2.5, UMIN = 4e-3, KB = 2.0, EI = 0.05;
