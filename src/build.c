@@ -69,7 +69,7 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
   lim.sec1.kshape = (Ri * Ri + Ri * R + R * R) / (R * R + Ri * Ri);
   lim.sec2 = lim.sec1;
   /* A broken bond's segments touch again, once separated, as two Hertz spheres of the
-   * fiber's material (MODEL.md section 10). */
+   * fiber's material (fiberlab-model(7), Beyond the limit). */
   if (lim.criterion != FL_CRIT_NONE && lim.post == FL_POST_TOTAL_BREAKAGE) {
     double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus, nu = E / (2.0 * G) - 1.0;
     nu = nu > 0.49 ? 0.49 : (nu < -0.99 ? -0.99 : nu);

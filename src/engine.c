@@ -1,4 +1,4 @@
-/* engine.c: the CPU engine's explicit step (MODEL.md section 9) over a batch of
+/* engine.c: the CPU engine's explicit step (fiberlab-model(7), Time integration) over a batch of
  * specimens, in two passes as the CUDA engine takes it: a bond pass (every bond's
  * force, torques and energy into arrays) and a body pass (each body gathers its bonds
  * in ascending bond order, adds its tool contacts, and takes the split step of

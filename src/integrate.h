@@ -1,12 +1,12 @@
-/* integrate.h: the explicit step of one rigid body (MODEL.md section 9), shared by the
- * CPU and CUDA engines.  Bodies are symmetric about their x axis (sphero-cylinder
- * segments), and the step is a Strang splitting that is symplectic and time-reversible
- * for such a body: half a kick of the force and torque, the exact free motion over the
- * whole step (straight flight; the torque-free rotation of a symmetric top), the other
- * half kick with the loads of the new configuration.  Velocity and angular momentum
- * are stored half a kick behind the positions, so the two half kicks of consecutive
- * steps merge into one, and one load evaluation serves each step (velocity Verlet in
- * leapfrog form). */
+/* integrate.h: the explicit step of one rigid body (fiberlab-model(7), Time
+ * integration), shared by the CPU and CUDA engines.  Bodies are symmetric about their x
+ * axis (sphero-cylinder segments), and the step is a Strang splitting that is
+ * symplectic and time-reversible for such a body: half a kick of the force and torque,
+ * the exact free motion over the whole step (straight flight; the torque-free rotation
+ * of a symmetric top), the other half kick with the loads of the new configuration.
+ * Velocity and angular momentum are stored half a kick behind the positions, so the two
+ * half kicks of consecutive steps merge into one, and one load evaluation serves each
+ * step (velocity Verlet in leapfrog form). */
 #ifndef FL_INTEGRATE_H
 #define FL_INTEGRATE_H
 

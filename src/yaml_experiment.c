@@ -1061,8 +1061,8 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
   if (!fb->shear_given)
     fb->shear_modulus = fb->youngs_modulus / (2.0 * (1.0 + fb->poisson_ratio));
   const fl_failure_def *fd = &exp->bond.failure;
-  /* Which post-failure behaviour goes with which criterion (MODEL.md section 7): bit c
-   * of allowed_mask[p] is set when criterion c allows post_failure p. */
+  /* Which post-failure behaviour goes with which criterion (fiberlab-model(7), Beyond
+   * the limit): bit c of allowed_mask[p] is set when criterion c allows post_failure p. */
   static const unsigned allowed_mask[] = {
       0x3e, (1u << FL_CRIT_BENDING_STRESS) | (1u << FL_CRIT_BENDING_ANGLE), 1u << FL_CRIT_FORCE_STRESS,
       (1u << FL_CRIT_AXIAL_STRESS) | (1u << FL_CRIT_VON_MISES)};

@@ -311,9 +311,10 @@ END_TEST
  * up to 70 deg, with a small gap, the torque on body 2 and the force on it equal minus
  * the derivative of fl_bond_eval's energy in body 2's rotation (about its centre) and
  * position, by central differences (step 1e-7 rad and 1e-10 m; their error is about
- * 1e-9 of the load here).  With the twist moment along the bond axis, as section 4
- * writes it, the torque misses by up to 3e-3 at 70 deg (fl_bond_twist_carry).  Equal
- * and unequal sides, so both the equal-share and the general bond axis. */
+ * 1e-9 of the load here).  With the twist moment along the bond axis, as the moment M
+ * of fiberlab-model(7), Elastic moment, has it, the torque misses by up to 3e-3 at 70
+ * deg (fl_bond_twist_carry).  Equal and unequal sides, so both the equal-share and the
+ * general bond axis. */
 static double pair_energy(const fl_bond *bd, const fl_body *b1, const fl_body *b2)
 {
   fl_bond_loads l;

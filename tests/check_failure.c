@@ -1,5 +1,6 @@
-/* check_failure.c: elastic limits and post-failure behaviours (MODEL.md sections 6 and
- * 7), each against a number computed from theory in the test. */
+/* check_failure.c: elastic limits and post-failure behaviours (fiberlab-model(7),
+ * Elastic limits and Beyond the limit), each against a number computed from theory in
+ * the test. */
 #include <config.h>
 
 #include <check.h>

@@ -267,10 +267,11 @@ static double chain_first_frequency(const fl_experiment *e, int m)
   return sqrt(lo) / (2.0 * FL_PI);
 }
 
-/* What the damping law predicts for a mode of undamped angular frequency w0 (MODEL.md
- * section 5): every bond's dashpot is a_damp times its stiffness, in series with a
- * spring of its stiffness over s, so the mode's coordinate x carries the elastic force
- * -K x and a damping force F with a s dF/dt = -F - a K dx/dt.  With x, F ~ exp(lambda t):
+/* What the damping law predicts for a mode of undamped angular frequency w0
+ * (fiberlab-model(7), Damping): every bond's dashpot is a_damp times its stiffness, in
+ * series with a spring of its stiffness over s, so the mode's coordinate x carries the
+ * elastic force -K x and a damping force F with a s dF/dt = -F - a K dx/dt.  With x,
+ * F ~ exp(lambda t):
  *   (lambda^2 + w0^2) (1 + a s lambda) + a w0^2 lambda = 0, that is
  *   a s lambda^3 + lambda^2 + a (1 + s) w0^2 lambda + w0^2 = 0.
  * Its complex pair -sigma +- i wd rings at wd with the logarithmic decrement
