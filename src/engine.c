@@ -33,8 +33,8 @@ static inline fl_body body_at(const fl_system *sys, size_t k)
 
 /* The three builds of a vectorised loop: the kernel is an always-inline function, and
  * each wrapper compiles it for one instruction set.  Without contraction into fused
- * multiply-adds (ISO C's default) every width rounds each operation alike, so the
- * three give the same bits; fl_system_isa chooses among them. */
+ * multiply-adds (-ffp-contract=off, Makefile.am) every width rounds each operation
+ * alike, so the three give the same bits; fl_system_isa chooses among them. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define FL_TARGET_AVX2 __attribute__((target("avx2")))
 #define FL_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,prefer-vector-width=512")))
