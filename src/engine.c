@@ -34,10 +34,15 @@ static inline fl_body body_at(const fl_system *sys, size_t k)
 /* The three builds of a vectorised loop: the kernel is an always-inline function, and
  * each wrapper compiles it for one instruction set.  Without contraction into fused
  * multiply-adds (-ffp-contract=off, Makefile.am) every width rounds each operation
- * alike, so the three give the same bits; fl_system_isa chooses among them. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+ * alike, so the three give the same bits; fl_system_isa chooses among them.  clang
+ * takes the vector width from min_vector_width, GCC from the target string. */
+#if defined(__GNUC__) && defined(__x86_64__)
 #define FL_TARGET_AVX2 __attribute__((target("avx2")))
+#ifdef __clang__
+#define FL_TARGET_AVX512 __attribute__((target("avx512f,avx512dq"), min_vector_width(512)))
+#else
 #define FL_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,prefer-vector-width=512")))
+#endif
 #define FL_HAVE_ISA 1
 #else
 #define FL_HAVE_ISA 0
@@ -502,7 +507,7 @@ FL_ALWAYS_INLINE static inline int body_kernel(const body_args *a, int lo, int h
     q[k4 + 1] = pick(take, r.q.x, q0.x);
     q[k4 + 2] = pick(take, r.q.y, q0.y);
     q[k4 + 3] = pick(take, r.q.z, q0.z);
-    redo[i - lo] = is_free & !r.ok ? 1.0 : 0.0;
+    redo[i - lo] = (is_free & !r.ok) ? 1.0 : 0.0;
     nredo += redo[i - lo];
   }
   return (int)nredo;

@@ -110,9 +110,10 @@ FL_HD FL_ALWAYS_INLINE static inline fl_free_step fl_integrate_free_inline(fl_ve
   fl_vec3 phi1 = fl_scale(r.L, k.dti), phi2 = fl_v3(spin, 0.0, 0.0);
   r.q = fl_qnormalize(fl_qmul(fl_qmul(fl_qexp_series(phi1), q), fl_qexp_series(phi2)));
   r.w = fl_omega_of_inv(r.q, r.L, k.rit, k.di);
-  r.ok = (fl_dot(phi1, phi1) < 0.0025) & (fl_dot(phi2, phi2) < 0.0025) & (fabs(r.x.x) <= 1.79e308) &
-         (fabs(r.x.y) <= 1.79e308) & (fabs(r.x.z) <= 1.79e308) & (fabs(r.w.x) <= 1.79e308) &
-         (fabs(r.w.y) <= 1.79e308) & (fabs(r.w.z) <= 1.79e308);
+  double turn1 = fl_dot(phi1, phi1), turn2 = fl_dot(phi2, phi2); /* (rad)^2 */
+  r.ok = (turn1 < 0.0025) & (turn2 < 0.0025) & (fabs(r.x.x) <= 1.79e308) & (fabs(r.x.y) <= 1.79e308) &
+         (fabs(r.x.z) <= 1.79e308) & (fabs(r.w.x) <= 1.79e308) & (fabs(r.w.y) <= 1.79e308) &
+         (fabs(r.w.z) <= 1.79e308);
   return r;
 }
 
