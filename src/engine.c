@@ -47,12 +47,11 @@ static inline fl_body body_at(const fl_system *sys, size_t k)
 #else
 #define FL_HAVE_ISA 0
 #endif
-/* The wrappers also schedule the loop's instructions before register allocation,
- * minding register pressure (GCC leaves this pass off on x86): the bond law's long
- * chains of divisions and square roots then overlap with other work.  It only orders
- * the operations, so the bits do not change. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define FL_SCHEDULE __attribute__((optimize("schedule-insns", "sched-pressure"), flatten))
+/* The wrappers take every call into themselves.  GCC also schedules this file's
+ * instructions before register allocation, minding register pressure (the flags of
+ * KERNEL_CFLAGS in configure.ac), for the vectorised loops. */
+#if defined(__GNUC__)
+#define FL_SCHEDULE __attribute__((flatten))
 #else
 #define FL_SCHEDULE
 #endif
