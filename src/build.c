@@ -16,8 +16,6 @@
 #include "cantilever.h"
 #include "compression.h"
 
-#define PI 3.14159265358979323846
-
 /* One side's stiffness: section sec, length d, the fiber's moduli times mod (a node's
  * modulus over the fiber's; 1 elsewhere). */
 static fl_side_stiffness side_stiffness(const fl_experiment *exp, const fl_section *sec, double d, double mod)
@@ -46,7 +44,7 @@ static fl_contact_law tool_law(const fl_experiment *exp, double seg_mass, double
   law.g_star = 1.0 / (2.0 * (2.0 - nu) * (1.0 + nu) / E + 2.0 * (2.0 - nut) * (1.0 + nut) / Et);
   law.r_star = R * tool_radius / (R + tool_radius);
   law.m_star = seg_mass;
-  law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + PI * PI);
+  law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + FL_PI * FL_PI);
   /* a roller that turns freely about its axis takes no tangential load */
   law.mu = exp->test.rollers == FL_ROLLERS_ROTATING ? 0.0 : exp->test.friction;
   return law;
@@ -71,7 +69,7 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
   lim.sec1.kshape = (Ri * Ri + Ri * R + R * R) / (R * R + Ri * Ri);
   lim.sec2 = lim.sec1;
   /* A broken bond's segments touch again, once separated, as two Hertz spheres of the
-   * fiber's material (MODEL.md section 10). */
+   * fiber's material (fiberlab-model(7), Beyond the limit). */
   if (lim.criterion != FL_CRIT_NONE && lim.post == FL_POST_TOTAL_BREAKAGE) {
     double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus, nu = E / (2.0 * G) - 1.0;
     nu = nu > 0.49 ? 0.49 : (nu < -0.99 ? -0.99 : nu);
@@ -80,7 +78,7 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
     lim.pair_law.g_star = E / (4.0 * (2.0 - nu) * (1.0 + nu));
     lim.pair_law.r_star = 0.5 * R;
     lim.pair_law.m_star = 0.5 * exp->fiber.density * sec->area * h;
-    lim.pair_law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + PI * PI);
+    lim.pair_law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + FL_PI * FL_PI);
     lim.pair_law.mu = exp->test.friction;
     lim.hl1 = lim.hl2 = 0.5 * h;
     lim.r1 = lim.r2 = fl_fiber_outer_fibre(&exp->fiber);
@@ -261,16 +259,16 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
       }
     }
     /* Lowest bending mode of the simply supported span. */
-    double om = (PI / info->span) * (PI / info->span) *
+    double om = (FL_PI / info->span) * (FL_PI / info->span) *
                 sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
-    info->first_period = 2.0 * PI / om;
+    info->first_period = 2.0 * FL_PI / om;
   } else if (t->kind == FL_TEST_CANTILEVER) {
     fl_cantilever_load(exp, info, sys);
   } else if (t->kind == FL_TEST_COMPRESSION) {
     /* the pinned column's first bending mode, unloaded */
-    double om = (PI / info->gauge) * (PI / info->gauge) *
+    double om = (FL_PI / info->gauge) * (FL_PI / info->gauge) *
                 sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
-    info->first_period = 2.0 * PI / om;
+    info->first_period = 2.0 * FL_PI / om;
   } else if (t->kind == FL_TEST_TENSION) {
     double c = sqrt(exp->bond.force_stiffness_scale * E / rho);
     info->first_period = 2.0 * info->gauge / c;
@@ -284,7 +282,7 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
      * torsional one, and the automatic speed must be slow against it */
     double om = (4.730 / info->gauge) * (4.730 / info->gauge) *
                 sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
-    info->first_period = fmax(info->first_period, 2.0 * PI / om);
+    info->first_period = fmax(info->first_period, 2.0 * FL_PI / om);
   }
   /* The stability bound of the batch: the smallest of its specimens'. */
   info->critical_step = HUGE_VAL;

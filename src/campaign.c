@@ -25,7 +25,7 @@
 #include "mpi_batch.h"
 #include "yaml_input.h"
 
-#define DEG (3.14159265358979323846 / 180.0)
+#define DEG (FL_PI / 180.0)
 #define XMAX_KEY "data.x_max" /* mapped columns that set the curve's fitted range, not experiment keys */
 #define XMIN_KEY "data.x_min"
 

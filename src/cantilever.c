@@ -10,8 +10,6 @@
 #include "cantilever.h"
 #include "fl_defs.h"
 
-#define PI 3.14159265358979323846
-
 void fl_cantilever_load(const fl_experiment *exp, fl_build_info *info, fl_system *sys)
 {
   const fl_fiber_def *fb = &exp->fiber;
@@ -20,7 +18,7 @@ void fl_cantilever_load(const fl_experiment *exp, fl_build_info *info, fl_system
   sys->gravity = fl_v3(0.0, -exp->test.gravity, 0.0);
   /* Euler-Bernoulli's first mode of the free length */
   double om = FL_CANTILEVER_BETA1 * FL_CANTILEVER_BETA1 / (lf * lf) * sqrt(ei / (fb->density * info->section.area));
-  info->first_period = 2.0 * PI / om;
+  info->first_period = 2.0 * FL_PI / om;
   /* the load acts at the fiber's free end, the far end of the last body's bonded
    * length, downwards */
   fl_point_load *pl = &sys->pload;

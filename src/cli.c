@@ -234,7 +234,10 @@ void fl_cli_passive_threads(int threads, char **argv)
 #ifdef _OPENMP
   /* OpenMP's default is to spin between the parallel regions of each step, which on a
    * busy machine costs far more than the work; libgomp reads its policy when it loads,
-   * so ask for passive waiting by starting again with it set. */
+   * so ask for passive waiting by starting again with it set.  Nothing short of that
+   * reaches it: no OpenMP routine sets the policy, and a variable set before main (a
+   * .preinit_array function) is lost, since glibc's start-up, which runs before
+   * libgomp's, sets environ afresh. */
   if (threads > 1 && !getenv("OMP_WAIT_POLICY")) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv);

@@ -4,8 +4,7 @@
 #include <math.h>
 
 #include "compression.h"
-
-#define PI 3.14159265358979323846
+#include "fl_defs.h"
 
 void fl_compression_shape(const fl_experiment *exp, fl_system *sys, double h)
 {
@@ -13,7 +12,7 @@ void fl_compression_shape(const fl_experiment *exp, fl_system *sys, double h)
   double lp = m * h, a0 = exp->test.imperfection * lp, x0 = -0.5 * exp->fiber.length_m + h;
   for (int k = 0; k < m; k++) {
     /* free body k + 1 spans the chord from s = k h to (k + 1) h */
-    double y1 = a0 * sin(PI * k / m), y2 = a0 * sin(PI * (k + 1) / m);
+    double y1 = a0 * sin(FL_PI * k / m), y2 = a0 * sin(FL_PI * (k + 1) / m);
     double ang = atan2(y2 - y1, h);
     sys->x_ref[k + 1] = fl_v3(x0 + (k + 0.5) * h, 0.5 * (y1 + y2), 0.0);
     sys->q_ref[k + 1] = fl_qexp(fl_v3(0.0, 0.0, ang));

@@ -1,5 +1,6 @@
 /* contact.h: Hertz-Mindlin contact between a sphero-cylinder segment and a cylindrical
- * test tool (roller, loading nose), MODEL.md section 10.  Host/device inline, no I/O.
+ * test tool (roller, loading nose) (fiberlab-model(7), Tool contacts).  Host/device
+ * inline, no I/O.
  *
  * Normal: Hertz, F_n = 4/3 E* sqrt(R*) delta^1.5, with the viscous term of Tsuji et al.
  * (1992) written with a restitution coefficient as in common DEM codes:

@@ -12,8 +12,7 @@
 #include "fl_defs.h"
 #include "output.h"
 
-#define PI 3.14159265358979323846
-#define DEG (PI / 180.0)
+#define DEG (FL_PI / 180.0)
 
 /* An option as fiberlab's YAML names it and as the dialog does, in the order of the
  * experiment's enums. */
@@ -278,7 +277,7 @@ int fl_dem_sheet_make(const fl_experiment *exp, fl_dem_sheet *sh)
   sh->particle_radius = R;
   sh->cylinder_length = h;
   sh->density_fiberlab = fb->density;
-  sh->segment_mass = fb->density * PI * R * R * (1.0 - ratio * ratio) * h;
+  sh->segment_mass = fb->density * FL_PI * R * R * (1.0 - ratio * ratio) * h;
   sh->density_dem = fb->density * (1.0 - ratio * ratio) * h / (h + 4.0 * R / 3.0);
   sh->outer_fibre = fl_fiber_outer_fibre(fb);
   sh->stress_factor = fl_dem_stress_factor(exp);

@@ -88,7 +88,7 @@ FL_ALWAYS_INLINE static inline int body_kernel(const body_args *a, int lo, int h
     q[k4 + 1] = pick(take, r.q.x, q0.x);
     q[k4 + 2] = pick(take, r.q.y, q0.y);
     q[k4 + 3] = pick(take, r.q.z, q0.z);
-    redo[i - lo] = is_free & !r.ok ? 1.0 : 0.0;
+    redo[i - lo] = (is_free & !r.ok) ? 1.0 : 0.0;
     nredo += redo[i - lo];
   }
   return (int)nredo;

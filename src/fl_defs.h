@@ -1,4 +1,4 @@
-/* fl_defs.h: qualifiers and status codes shared by every fiberlab source,
+/* fl_defs.h: qualifiers, constants and status codes shared by every fiberlab source,
  * host (gcc, C11) and device (nvcc, C++). */
 #ifndef FL_DEFS_H
 #define FL_DEFS_H
@@ -14,6 +14,9 @@
 #else
 #define FL_RESTRICT restrict
 #endif
+
+/* pi to more digits than a double holds: the nearest double, on every compiler */
+#define FL_PI 3.14159265358979323846
 
 /* A function that must be inlined into its loop for the loop to vectorise (the CPU's
  * concern: nvcc inlines device functions by itself). */

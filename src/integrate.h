@@ -1,12 +1,12 @@
-/* integrate.h: the explicit step of one rigid body (MODEL.md section 9), shared by the
- * CPU and CUDA engines.  Bodies are symmetric about their x axis (sphero-cylinder
- * segments), and the step is a Strang splitting that is symplectic and time-reversible
- * for such a body: half a kick of the force and torque, the exact free motion over the
- * whole step (straight flight; the torque-free rotation of a symmetric top), the other
- * half kick with the loads of the new configuration.  Velocity and angular momentum
- * are stored half a kick behind the positions, so the two half kicks of consecutive
- * steps merge into one, and one load evaluation serves each step (velocity Verlet in
- * leapfrog form). */
+/* integrate.h: the explicit step of one rigid body (fiberlab-model(7), Time
+ * integration), shared by the CPU and CUDA engines.  Bodies are symmetric about their x
+ * axis (sphero-cylinder segments), and the step is a Strang splitting that is
+ * symplectic and time-reversible for such a body: half a kick of the force and torque,
+ * the exact free motion over the whole step (straight flight; the torque-free rotation
+ * of a symmetric top), the other half kick with the loads of the new configuration.
+ * Velocity and angular momentum are stored half a kick behind the positions, so the two
+ * half kicks of consecutive steps merge into one, and one load evaluation serves each
+ * step (velocity Verlet in leapfrog form). */
 #ifndef FL_INTEGRATE_H
 #define FL_INTEGRATE_H
 
@@ -110,9 +110,10 @@ FL_HD FL_ALWAYS_INLINE static inline fl_free_step fl_integrate_free_inline(fl_ve
   fl_vec3 phi1 = fl_scale(r.L, k.dti), phi2 = fl_v3(spin, 0.0, 0.0);
   r.q = fl_qnormalize(fl_qmul(fl_qmul(fl_qexp_series(phi1), q), fl_qexp_series(phi2)));
   r.w = fl_omega_of_inv(r.q, r.L, k.rit, k.di);
-  r.ok = (fl_dot(phi1, phi1) < 0.0025) & (fl_dot(phi2, phi2) < 0.0025) & (fabs(r.x.x) <= 1.79e308) &
-         (fabs(r.x.y) <= 1.79e308) & (fabs(r.x.z) <= 1.79e308) & (fabs(r.w.x) <= 1.79e308) &
-         (fabs(r.w.y) <= 1.79e308) & (fabs(r.w.z) <= 1.79e308);
+  double turn1 = fl_dot(phi1, phi1), turn2 = fl_dot(phi2, phi2); /* (rad)^2 */
+  r.ok = (turn1 < 0.0025) & (turn2 < 0.0025) & (fabs(r.x.x) <= 1.79e308) & (fabs(r.x.y) <= 1.79e308) &
+         (fabs(r.x.z) <= 1.79e308) & (fabs(r.w.x) <= 1.79e308) & (fabs(r.w.y) <= 1.79e308) &
+         (fabs(r.w.z) <= 1.79e308);
   return r;
 }
 

@@ -17,7 +17,6 @@
 #include "path.h"
 #include "run.h"
 
-#define PI 3.14159265358979323846
 
 #define LEVELS 10          /* positions the longest leg of the path is held at */
 #define RAMP_PERIODS 0.5   /* the move to the next position, in periods of the lowest mode */
@@ -241,7 +240,7 @@ static int write_data(FILE *f, const export_ctx *x)
    * segment's transverse moment of inertia (2/5 m r^2) */
   fprintf(f, "\nAtoms # bpm/sphere\n\n");
   for (int i = 0; i < sys->nbody; i++) {
-    double m = sys->mass[i], d = sqrt(10.0 * sys->inertia_trans[i] / m), rho = 6.0 * m / (PI * d * d * d);
+    double m = sys->mass[i], d = sqrt(10.0 * sys->inertia_trans[i] / m), rho = 6.0 * m / (FL_PI * d * d * d);
     fl_vec3 p = sys->x_ref[i];
     fprintf(f, "%d 1 %d %.12g %.12g %.12g %.12g %.12g\n", i + 1, atom_type(sys, i), d, rho, p.x, p.y, p.z);
   }
@@ -313,7 +312,7 @@ static void write_drag(FILE *f, const export_ctx *x)
       it += sys->inertia_trans[i];
       n++;
     }
-  double om = 2.0 * PI / x->period;
+  double om = 2.0 * FL_PI / x->period;
   if (n == 0)
     n = 1;
   fprintf(f, "# quasi-static: drag critical for the lowest mode (period %.6g s), none at rest\n", x->period);

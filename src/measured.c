@@ -15,7 +15,7 @@
 #include "measured.h"
 #include "table_text.h"
 
-#define DEG (3.14159265358979323846 / 180.0)
+#define DEG (FL_PI / 180.0)
 /* The largest table read, bytes: 64 MiB, some 2.5 million rows of 25 bytes.  The
  * measured curves in fits/data have 50 kB (2 000 rows); the fit evaluates every row
  * (its Jacobian has rows x free parameters doubles), so a table this size is already

@@ -100,7 +100,7 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
                     const fl_output_paths *p)
 {
   const char *xl, *yl, *xs;
-  double xscale = r->kind == FL_TEST_TORSION ? 180.0 / 3.14159265358979323846 : 1e3;
+  double xscale = r->kind == FL_TEST_TORSION ? 180.0 / FL_PI : 1e3;
   if (fl_test_bends(r->kind)) {
     xl = "Nose displacement (mm)";
     yl = r->kind == FL_TEST_BEND4PT ? "Force on the two noses (N)" : "Force on the nose (N)";

@@ -3,9 +3,8 @@
 
 #include <math.h>
 
+#include "fl_defs.h"
 #include "path.h"
-
-#define PI 3.14159265358979323846
 
 void fl_path_make(fl_path *p, const fl_test_def *t)
 {
@@ -71,12 +70,12 @@ double fl_path_schedule_position(const fl_path_schedule *p, double tm, int *leg)
     if (r <= 0.0)
       s = v * u;
     else if (u < r) /* v (1 - cos(pi u / r)) / 2, integrated */
-      s = 0.5 * v * (u - r / PI * sin(PI * u / r));
+      s = 0.5 * v * (u - r / FL_PI * sin(FL_PI * u / r));
     else if (u <= T - r)
       s = 0.5 * v * r + v * (u - r);
     else {
       double w = T - u;
-      s = fabs(g->to[i] - from) - 0.5 * v * (w - r / PI * sin(PI * w / r));
+      s = fabs(g->to[i] - from) - 0.5 * v * (w - r / FL_PI * sin(FL_PI * w / r));
     }
     return from + dir * s;
   }

@@ -32,7 +32,7 @@ FL_HD static inline double fl_rng_uniform(uint64_t seed, uint64_t specimen, uint
 FL_HD static inline double fl_rng_normal(uint64_t seed, uint64_t specimen, uint64_t bond)
 {
   double u1 = fl_rng_uniform(seed, specimen, bond, 0), u2 = fl_rng_uniform(seed, specimen, bond, 1);
-  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+  return sqrt(-2.0 * log(u1)) * cos(2.0 * FL_PI * u2);
 }
 
 /* Strength factor 1 + cv N(0,1) of one bond, truncated below at 0.01. */

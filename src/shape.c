@@ -11,8 +11,6 @@
 #include "measured.h"
 #include "shape.h"
 
-#define PI 3.14159265358979323846
-
 static const double unit_si[] = {1.0, 1e-3, 1e-6};
 static const char *const unit_name[] = {"m", "mm", "um"};
 
@@ -472,13 +470,13 @@ int fl_shape_make(const fl_fiber_def *fb, int n, double h, double max_stress, fl
                  "%s:%d: fiber.polyline: a kink of %.3g deg between segments %d and %d (near this point); allowed: "
                  "at most %.3g deg between two segments of %.3g m (45 deg, and no bend tighter than the outer "
                  "radius); round the corner with more points, or use fewer, longer segments",
-                 fb->polyline, curve_line(&c, sh->s[i] + 0.5 * h), turn * 180.0 / PI, i + 1, i + 2,
-                 lim * 180.0 / PI, h);
+                 fb->polyline, curve_line(&c, sh->s[i] + 0.5 * h), turn * 180.0 / FL_PI, i + 1, i + 2,
+                 lim * 180.0 / FL_PI, h);
       else
         snprintf(err, errlen,
                  "fiber.arc_radius: the arc turns %.3g deg between two segments of %.3g m; allowed: at most %.3g deg "
                  "(45 deg, and an arc radius of at least the outer radius): a larger radius or more segments",
-                 turn * 180.0 / PI, h, lim * 180.0 / PI);
+                 turn * 180.0 / FL_PI, h, lim * 180.0 / FL_PI);
       goto fail;
     }
   }

@@ -13,7 +13,7 @@
 
 /* The largest rest angle between two bonded segments, rad: a sharper kink folds the
  * segments' surfaces into each other. */
-#define FL_SHAPE_MAX_TURN (45.0 * 3.14159265358979323846 / 180.0)
+#define FL_SHAPE_MAX_TURN (45.0 * FL_PI / 180.0)
 
 /* The rest state of n bodies along the fiber, body i at arc length s[i]. */
 typedef struct {

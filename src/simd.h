@@ -12,21 +12,26 @@
 
 /* The three builds of a vectorised loop: the kernel is an always-inline function, and
  * each wrapper compiles it for one instruction set.  Without contraction into fused
- * multiply-adds (ISO C's default) every width rounds each operation alike, so the
- * three give the same bits; fl_system_isa chooses among them. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+ * multiply-adds (-ffp-contract=off, Makefile.am) every width rounds each operation
+ * alike, so the three give the same bits; fl_system_isa chooses among them.  clang
+ * takes the vector width from min_vector_width, GCC from the target string. */
+#if defined(__GNUC__) && defined(__x86_64__)
 #define FL_TARGET_AVX2 __attribute__((target("avx2")))
+#ifdef __clang__
+#define FL_TARGET_AVX512 __attribute__((target("avx512f,avx512dq"), min_vector_width(512)))
+#else
 #define FL_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,prefer-vector-width=512")))
+#endif
 #define FL_HAVE_ISA 1
 #else
 #define FL_HAVE_ISA 0
 #endif
-/* The wrappers also schedule the loop's instructions before register allocation,
- * minding register pressure (GCC leaves this pass off on x86): the bond law's long
- * chains of divisions and square roots then overlap with other work.  It only orders
- * the operations, so the bits do not change. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define FL_SCHEDULE __attribute__((optimize("schedule-insns", "sched-pressure"), flatten))
+/* The wrappers take every call into themselves.  GCC also schedules the files of the
+ * vectorised loops (loads.c, engine.c) before register allocation, minding register
+ * pressure (KERNEL_CFLAGS in configure.ac): the bond law's long chains of divisions
+ * and square roots then overlap with other work; it only orders the operations. */
+#if defined(__GNUC__)
+#define FL_SCHEDULE __attribute__((flatten))
 #else
 #define FL_SCHEDULE
 #endif

@@ -9,8 +9,6 @@
 #include "integrate.h"
 #include "system.h"
 
-#define PI 3.14159265358979323846
-
 /* Every array of a fl_system and its length, from the sizes nb (bodies), ns
  * (specimens), nsb (ns nb), nbd (bonds) and nt (tools) in scope: one list for the
  * allocation, the copy and the freeing. */
@@ -135,8 +133,8 @@ double fl_system_pload_displacement(const fl_system *sys, int s)
 fl_section fl_section_hollow(double r_out, double r_in)
 {
   fl_section s;
-  s.area = PI * (r_out * r_out - r_in * r_in);
-  s.inertia = PI * (pow(r_out, 4) - pow(r_in, 4)) / 4.0;
+  s.area = FL_PI * (r_out * r_out - r_in * r_in);
+  s.inertia = FL_PI * (pow(r_out, 4) - pow(r_in, 4)) / 4.0;
   s.polar = 2.0 * s.inertia;
   return s;
 }

@@ -209,7 +209,7 @@ int fl_system_alloc(fl_system *sys, int nspec, int nbody, int nbond, int ntool);
 int fl_system_isa(const fl_system *sys);
 void fl_system_free(fl_system *sys);
 
-/* Section and mass of a straight hollow segment (MODEL.md section 1). */
+/* Section and mass of a straight hollow segment (fiberlab-model(7), Segments). */
 typedef struct {
   double area;     /* m^2 */
   double inertia;  /* second moment I, m^4 */

@@ -19,8 +19,7 @@
 #include "yaml_emit.h"
 #include "yaml_input.h"
 
-#define PI 3.14159265358979323846
-#define DEG (PI / 180.0)
+#define DEG (FL_PI / 180.0)
 
 enum key_type {
   KT_SECTION, /* a mapping of further keys */
@@ -805,8 +804,8 @@ int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf
   const fl_fiber_def *fs = &exp->fiber;
   if (fs->section == FL_SECTION_ELLIPSE && used < len) {
     double a = fs->semi_axis_y_m, b = fs->semi_axis_z_m, ai = fs->inner_semi_axis_y_m, bi = fs->inner_semi_axis_z_m;
-    double A = PI * (a * b - ai * bi), R = fs->outer_radius_m, Ri = fs->inner_radius_ratio * R;
-    double Aeq = PI * (R * R - Ri * Ri);
+    double A = FL_PI * (a * b - ai * bi), R = fs->outer_radius_m, Ri = fs->inner_radius_ratio * R;
+    double Aeq = FL_PI * (R * R - Ri * Ri);
     if (fabs(Aeq / A - 1.0) > 1e-9) {
       fl_experiment_where(exp, path, "fiber.section", where, sizeof where);
       used += (size_t)snprintf(buf + used, len - used,
@@ -900,10 +899,10 @@ static int finish_section(fl_experiment *exp, const char *path, char *err, size_
    * both: R^2 + R'^2 = 4 I / A, R^2 - R'^2 = A / pi.  When R'^2 would be negative (a
    * solid-like ellipse flatter in the loading plane, a < b), the solid round section of
    * the same I_z (fl_experiment_warnings says by how much its area differs). */
-  double I = PI / 4.0 * (a * a * a * b - ai * ai * ai * bi), A = PI * (a * b - ai * bi);
-  double s = 4.0 * I / A, d = A / PI, R2 = 0.5 * (s + d), Ri2 = 0.5 * (s - d);
+  double I = FL_PI / 4.0 * (a * a * a * b - ai * ai * ai * bi), A = FL_PI * (a * b - ai * bi);
+  double s = 4.0 * I / A, d = A / FL_PI, R2 = 0.5 * (s + d), Ri2 = 0.5 * (s - d);
   if (Ri2 < 0.0) {
-    R2 = sqrt(4.0 * I / PI);
+    R2 = sqrt(4.0 * I / FL_PI);
     Ri2 = 0.0;
   }
   fb->outer_radius_m = sqrt(R2);
@@ -996,11 +995,11 @@ static int finish_shape(fl_experiment *exp, const char *path, char *err, size_t 
   int rc;
   if (poly && (rc = fl_shape_polyline_length(fb, &fb->length_m, err, errlen)) != FL_OK)
     return rc;
-  if (arc && fb->arc_radius_m > 0.0 && fb->length_m / fb->arc_radius_m >= 2.0 * PI) {
+  if (arc && fb->arc_radius_m > 0.0 && fb->length_m / fb->arc_radius_m >= 2.0 * FL_PI) {
     o = key_origin(exp, path, "fiber.arc_radius");
     return fail(err, errlen, &o, "fiber.arc_radius: %g m closes a fiber of length %g m on itself (%.4g deg); "
                 "allowed: a radius above length / (2 pi) = %g m", fb->arc_radius_m, fb->length_m,
-                fb->length_m / fb->arc_radius_m / DEG, fb->length_m / (2.0 * PI));
+                fb->length_m / fb->arc_radius_m / DEG, fb->length_m / (2.0 * FL_PI));
   }
   fl_shape sh;
   double ms = fd->criterion == FL_CRIT_BENDING_STRESS ? fd->max_stress : 0.0;
@@ -1044,8 +1043,8 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
   if (!fb->shear_given)
     fb->shear_modulus = fb->youngs_modulus / (2.0 * (1.0 + fb->poisson_ratio));
   const fl_failure_def *fd = &exp->bond.failure;
-  /* Which post-failure behaviour goes with which criterion (MODEL.md section 7): bit c
-   * of allowed_mask[p] is set when criterion c allows post_failure p. */
+  /* Which post-failure behaviour goes with which criterion (fiberlab-model(7), Beyond
+   * the limit): bit c of allowed_mask[p] is set when criterion c allows post_failure p. */
   static const unsigned allowed_mask[] = {
       0x3e, (1u << FL_CRIT_BENDING_STRESS) | (1u << FL_CRIT_BENDING_ANGLE), 1u << FL_CRIT_FORCE_STRESS,
       (1u << FL_CRIT_AXIAL_STRESS) | (1u << FL_CRIT_VON_MISES)};

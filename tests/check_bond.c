@@ -14,8 +14,6 @@
 #include "check_limits.h"
 #include "system.h"
 
-#define PI 3.14159265358979323846
-
 /* Deterministic pseudo-random numbers for the tests (xorshift). */
 static unsigned long long rng_state = 88172645463325252ULL;
 static double urand(void)
@@ -58,7 +56,7 @@ START_TEST(test_rigid_motion_pair_no_load)
 {
   for (int trial = 0; trial < 50; trial++) {
     fl_vec3 x1 = rvec(0.01), x2 = fl_add(x1, fl_v3(4e-3, 1e-3, -5e-4));
-    fl_quat q1 = rquat(PI), q2 = rquat(PI);
+    fl_quat q1 = rquat(FL_PI), q2 = rquat(FL_PI);
     fl_vec3 c = fl_add(x1, fl_scale(fl_sub(x2, x1), 0.37));
     fl_side_stiffness s1 = side(1e-3, 1.5e-3, 5e9, 2e9), s2 = side(0.8e-3, 2.5e-3, 7e9, 3e9);
     fl_bond bd = fl_bond_make(x1, q1, x2, q2, c, s1, s2);
@@ -261,11 +259,11 @@ END_TEST
 START_TEST(test_oblique_order_invariance)
 {
   for (int trial = 0; trial < 50; trial++) {
-    double d1 = 2e-3, d2 = 3.5e-3, ang = PI / 3;
+    double d1 = 2e-3, d2 = 3.5e-3, ang = FL_PI / 3;
     fl_vec3 c = fl_v3(d1, 0, 0), x1 = fl_v3(0, 0, 0);
     fl_vec3 x2 = fl_add(c, fl_v3(d2 * cos(ang), d2 * sin(ang), 0));
     fl_side_stiffness s1 = side(1e-3, d1, 5e9, 2e9), s2 = side(1.2e-3, d2, 8e9, 2.5e9);
-    fl_quat q10 = rquat(PI), q20 = rquat(PI);
+    fl_quat q10 = rquat(FL_PI), q20 = rquat(FL_PI);
     fl_bond b12 = fl_bond_make(x1, q10, x2, q20, c, s1, s2);
     fl_bond b21 = fl_bond_make(x2, q20, x1, q10, c, s2, s1);
     ck_assert_int_eq(b12.oblique, 1);
@@ -313,9 +311,10 @@ END_TEST
  * up to 70 deg, with a small gap, the torque on body 2 and the force on it equal minus
  * the derivative of fl_bond_eval's energy in body 2's rotation (about its centre) and
  * position, by central differences (step 1e-7 rad and 1e-10 m; their error is about
- * 1e-9 of the load here).  With the twist moment along the bond axis, as section 4
- * writes it, the torque misses by up to 3e-3 at 70 deg (fl_bond_twist_carry).  Equal
- * and unequal sides, so both the equal-share and the general bond axis. */
+ * 1e-9 of the load here).  With the twist moment along the bond axis, as the moment M
+ * of fiberlab-model(7), Elastic moment, has it, the torque misses by up to 3e-3 at 70
+ * deg (fl_bond_twist_carry).  Equal and unequal sides, so both the equal-share and the
+ * general bond axis. */
 static double pair_energy(const fl_bond *bd, const fl_body *b1, const fl_body *b2)
 {
   fl_bond_loads l;
@@ -333,7 +332,7 @@ START_TEST(test_loads_are_energy_gradient)
     fl_bond bd = fl_bond_make(x1, fl_qid(), x2, fl_qid(), fl_v3(d1, 0, 0), side(1e-3, d1, 5e9, 2e9),
                               unequal ? side(1.2e-3, d2, 8e9, 2.5e9) : side(1e-3, d2, 5e9, 2e9));
     fl_quat q1 = rquat(1.0);
-    fl_body B1 = body(rvec(1e-5), q1), B2 = body(fl_add(x2, rvec(1e-5)), fl_qmul(rquat(70 * PI / 180), q1));
+    fl_body B1 = body(rvec(1e-5), q1), B2 = body(fl_add(x2, rvec(1e-5)), fl_qmul(rquat(70 * FL_PI / 180), q1));
     fl_bond_loads l;
     fl_bond_eval(&bd, NULL, &elastic_only, &B1, &B2, NULL, &l);
     double ht = 1e-7, hx = 1e-10, gt[3], gf[3];
@@ -560,7 +559,7 @@ static void chain_energy_change(int n, double alpha, long nsteps, double *drift,
  * at 18 deg. */
 START_TEST(test_free_chain_keeps_energy)
 {
-  double deg = PI / 180.0, angle[3] = {7, 18, 36}, ripple[3] = {2e-3, 2e-3, 1e-2}, drift, worst;
+  double deg = FL_PI / 180.0, angle[3] = {7, 18, 36}, ripple[3] = {2e-3, 2e-3, 1e-2}, drift, worst;
   for (int k = 0; k < 3; k++) {
     chain_energy_change(8, angle[k] * deg, 160000, &drift, &worst);
     printf("chain energy at %g deg: drift %.3g, largest sample change %.3g\n", angle[k], drift, worst);
@@ -579,7 +578,7 @@ END_TEST
 static void top_energy_change(double alpha, double spin, double *drift, double *worst)
 {
   double ia = 1.0, it = 4.0, k = 1.0, wmax = sqrt(k / ia), dt = 0.4 / wmax;
-  long nsteps = (long)(1e4 * 2 * PI / (wmax * dt)), w = nsteps / 10;
+  long nsteps = (long)(1e4 * 2 * FL_PI / (wmax * dt)), w = nsteps / 10;
   fl_vec3 x = fl_v3(0, 0, 0), v = x, wv = x, g = x;
   fl_quat q = fl_qexp(fl_scale(fl_v3(1, 1, 1), alpha / sqrt(3.0)));
   fl_vec3 L = fl_scale(fl_qrot(q, fl_v3(1, 0, 0)), ia * spin * wmax);
@@ -606,7 +605,7 @@ static void top_energy_change(double alpha, double spin, double *drift, double *
 
 START_TEST(test_symmetric_top_keeps_energy)
 {
-  double deg = PI / 180.0, alpha[3] = {7 * deg, 18 * deg, 36 * deg}, drift, worst;
+  double deg = FL_PI / 180.0, alpha[3] = {7 * deg, 18 * deg, 36 * deg}, drift, worst;
   for (int a = 0; a < 3; a++)
     for (int s = 0; s < 2; s++) {
       top_energy_change(alpha[a], 0.5 * s, &drift, &worst);
@@ -625,7 +624,7 @@ START_TEST(test_damping_log_decrement)
   double ka = fl_series(sys.bond[0].s1.k_axial, sys.bond[0].s2.k_axial);
   double m1 = sys.mass[0], m2 = sys.mass[1], mu = m1 * m2 / (m1 + m2);
   double omega = sqrt(ka / mu), zeta = 0.05, a = 2 * zeta / omega;
-  fl_system_set_step(&sys, 0.005 * 2 * PI / omega);
+  fl_system_set_step(&sys, 0.005 * 2 * FL_PI / omega);
   fl_system_set_damping(&sys, -1, a, 0.0);
   sys.v[1] = fl_v3(0.01, 0, 0);
   sys.v[0] = fl_v3(-0.01 * m2 / m1, 0, 0);
@@ -642,7 +641,7 @@ START_TEST(test_damping_log_decrement)
   }
   ck_assert_int_eq(np, 8);
   double dec = log(peaks[0] / peaks[7]) / 7.0;
-  double theory = 2 * PI * zeta / sqrt(1 - zeta * zeta);
+  double theory = 2 * FL_PI * zeta / sqrt(1 - zeta * zeta);
   ck_assert_double_eq_tol(dec, theory, 0.02 * theory);
   fl_system_free(&sys);
 }

@@ -1,5 +1,6 @@
-/* check_buckling.c: the buckling envelope (MODEL.md section 8), segment by segment, and
- * virtual 3-point tests of a slender hollow stem with each kind of buckling. */
+/* check_buckling.c: the buckling envelope (fiberlab-model(7), Buckling), segment by
+ * segment, and virtual 3-point tests of a slender hollow stem with each kind of
+ * buckling. */
 #include <config.h>
 
 #include <check.h>
@@ -10,8 +11,6 @@
 #include "bond.h"
 #include "run.h"
 #include "check_limits.h"
-
-#define PI 3.14159265358979323846
 
 /* ---- the envelope builder -------------------------------------------------------- */
 

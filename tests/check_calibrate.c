@@ -24,7 +24,7 @@
 #include "run.h"
 #include "check_limits.h"
 
-#define DEG (3.14159265358979323846 / 180.0)
+#define DEG (FL_PI / 180.0)
 
 /* Limits of the fit cases, in reference times (check_limits.h): about six times what
  * the longest case of each took (measured: 243 and 611 reference times). */
@@ -277,7 +277,7 @@ START_TEST(test_reader_separators_headers_and_units)
     ck_assert_msg(rc == FL_OK, "%s: %s", names[k], err);
     ck_assert_int_eq(m.sep, seps[k]);
     ck_assert_int_eq(m.n, 2);
-    ck_assert_double_eq_tol(m.x[1], 3.0 * 3.14159265358979323846 / 180.0, 1e-15);
+    ck_assert_double_eq_tol(m.x[1], 3.0 * FL_PI / 180.0, 1e-15);
     /* 1 in lb = 0.0254 m x 4.4482216152605 N */
     ck_assert_double_eq_tol(m.y[1], 200 * 0.0254 * 4.4482216152605, 1e-12);
     ck_assert_int_eq(m.line[1], k == 0 ? 6 : k == 1 ? 4 : 3);
@@ -844,7 +844,7 @@ START_TEST(test_yield_first_start_lands_on_the_kink)
   make_dir();
   fl_experiment e = bend_experiment();
   const double sigma = e.bond.failure.max_stress, r = e.fiber.outer_radius_m, L = e.test.span_m;
-  const double fy = 4.0 * sigma * (3.14159265358979323846 * r * r * r / 4.0) / L;
+  const double fy = 4.0 * sigma * (FL_PI * r * r * r / 4.0) / L;
   const double truth[3] = {sigma, 3.0 * fy, 0.9 * fy};
   e.bond.buckling.type = FL_BUCKLING_PLASTIC;
   e.bond.buckling.sample_length = L;
@@ -893,7 +893,7 @@ static double kink_offset(double kink_weight, double *measured)
   make_dir();
   fl_experiment e = bend_experiment();
   const double sigma = e.bond.failure.max_stress, r = e.fiber.outer_radius_m, L = e.test.span_m;
-  const double fy = 4.0 * sigma * (3.14159265358979323846 * r * r * r / 4.0) / L;
+  const double fy = 4.0 * sigma * (FL_PI * r * r * r / 4.0) / L;
   e.bond.buckling.type = FL_BUCKLING_PLASTIC;
   e.bond.buckling.sample_length = L;
   e.bond.buckling.max_force = 3.0 * fy;

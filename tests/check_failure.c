@@ -1,5 +1,6 @@
-/* check_failure.c: elastic limits and post-failure behaviours (MODEL.md sections 6 and
- * 7), each against a number computed from theory in the test. */
+/* check_failure.c: elastic limits and post-failure behaviours (fiberlab-model(7),
+ * Elastic limits and Beyond the limit), each against a number computed from theory in
+ * the test. */
 #include <config.h>
 
 #include <check.h>
@@ -13,8 +14,6 @@
 #include "strength.h"
 #include "check_limits.h"
 #include "system.h"
-
-#define PI 3.14159265358979323846
 
 /* ---- bond-level ------------------------------------------------------------------ */
 
@@ -51,7 +50,7 @@ static pair make_pair(int criterion, int post, double max_stress)
   p.lim.criterion = criterion;
   p.lim.post = post;
   p.lim.max_stress = max_stress;
-  p.lim.max_angle = 10.0 * PI / 180.0;
+  p.lim.max_angle = 10.0 * FL_PI / 180.0;
   p.lim.sec1 = p.lim.sec2 = sc;
   p.st.strength = 1.0;
   return p;
@@ -166,12 +165,12 @@ static void bend_to(pair *p, double th_end)
  * to 1e-6 rad.  Without buckling it breaks at the same angle. */
 static void bending_angle_breaks_at_limit(int kind)
 {
-  double lim = 20.0 * PI / 180.0, tol = 1e-6;
+  double lim = 20.0 * FL_PI / 180.0, tol = 1e-6;
   pair p = make_pair(FL_CRIT_BENDING_ANGLE, FL_POST_TOTAL_BREAKAGE, 0.0);
   p.lim.max_angle = lim;
   double kb = fl_series(p.bond.s1.k_bend, p.bond.s2.k_bend);
   double ei = p.bond.s1.k_bend * p.d; /* a_rot E I of the beam */
-  double span = 0.1, mmax = kb * 5.0 * PI / 180.0; /* buckles at 5 deg */
+  double span = 0.1, mmax = kb * 5.0 * FL_PI / 180.0; /* buckles at 5 deg */
   p.lim.buckling = fl_buckling_make(kind, span, 4.0 * mmax / span, 1.6 * mmax / span, 2e-3, 0.0, kb, ei);
   pair q = p;
   bend_to(&p, lim - tol);
@@ -182,7 +181,7 @@ static void bending_angle_breaks_at_limit(int kind)
   ck_assert_int_eq(p.st.broken, 1);
   ck_assert_double_eq(fl_norm(ld.moment), 0.0);
   /* and a bond bent far past its limit (90 deg) is broken */
-  bend_to(&q, 0.5 * PI);
+  bend_to(&q, 0.5 * FL_PI);
   ck_assert_int_eq(q.st.broken, 1);
 }
 
@@ -253,8 +252,8 @@ START_TEST(test_strength_least_of_n_and_carry_to_another_segment_length)
   const int ns = 20000;
   double e1, s1, e2, s2;
   ck_assert_int_eq(fl_strength_least_normal(2, &e1, &s1), FL_OK);
-  ck_assert_double_eq_tol(e1, -1.0 / sqrt(3.14159265358979323846), 1e-9); /* E min of two: -1/sqrt(pi) */
-  ck_assert_double_eq_tol(s1, sqrt(1.0 - 1.0 / 3.14159265358979323846), 1e-9);
+  ck_assert_double_eq_tol(e1, -1.0 / sqrt(FL_PI), 1e-9); /* E min of two: -1/sqrt(pi) */
+  ck_assert_double_eq_tol(s1, sqrt(1.0 - 1.0 / FL_PI), 1e-9);
   ck_assert_int_eq(fl_strength_least_normal(8, &e1, &s1), FL_OK);
   ck_assert_int_eq(fl_strength_least_normal(32, &e2, &s2), FL_OK);
   double m8, sd8, m32, sd32;

@@ -11,8 +11,6 @@
 #include "experiment.h"
 #include "path.h"
 
-#define PI 3.14159265358979323846
-
 /* A bend3pt test loaded to 10 mm, back to 4 mm and on to 20 mm. */
 static fl_test_def cycled(void)
 {
@@ -71,7 +69,7 @@ START_TEST(schedule_ramps_from_rest_to_speed_and_back)
                   i, fl_path_schedule_position(&p, end, NULL), to);
     double h = 1e-3 * r, from = i > 0 ? t.cycles[i - 1] : 0.0, dir = to > from ? 1.0 : -1.0;
     double back = dir * (to - fl_path_schedule_position(&p, end - h, NULL));
-    double cubic = v * PI * PI * h * h * h / (12.0 * r * r);
+    double cubic = v * FL_PI * FL_PI * h * h * h / (12.0 * r * r);
     ck_assert_msg(fabs(back / cubic - 1.0) < 1e-4, "leg %d: %g m short of its end %g s before, expected %g m", i,
                   back, h, cubic);
     /* from rest at its start */

@@ -18,8 +18,6 @@
 #include "chain_probe.h"
 #include "system.h"
 
-#define PI 3.14159265358979323846
-
 /* Apply KEY=VALUE as an option would, failing the test on an error. */
 static void set(fl_experiment *e, const char *assignment)
 {
@@ -85,9 +83,9 @@ static int close_rel(double x, double y, double tol)
  * R^2 + R'^2 = 4 I / A, R^2 - R'^2 = A / pi. */
 static void by_hand(double a, double b, double ai, double bi, double *R, double *Ri)
 {
-  double I = PI / 4 * (a * a * a * b - ai * ai * ai * bi), A = PI * (a * b - ai * bi);
-  *R = sqrt(0.5 * (4 * I / A + A / PI));
-  *Ri = sqrt(0.5 * (4 * I / A - A / PI));
+  double I = FL_PI / 4 * (a * a * a * b - ai * ai * ai * bi), A = FL_PI * (a * b - ai * bi);
+  *R = sqrt(0.5 * (4 * I / A + A / FL_PI));
+  *Ri = sqrt(0.5 * (4 * I / A - A / FL_PI));
 }
 
 START_TEST(test_ellipse_builds_the_round_section_of_its_inertia_and_area)
@@ -108,8 +106,8 @@ START_TEST(test_ellipse_builds_the_round_section_of_its_inertia_and_area)
     const fl_experiment *pe = &ell, *pr = &round;
     ck_assert_int_eq(fl_build_many(&pe, 1, &se, &ie), FL_OK);
     ck_assert_int_eq(fl_build_many(&pr, 1, &sr, &ir), FL_OK);
-    ck_assert(close_rel(ie.section.inertia, PI / 4 * (a * a * a * b - ai * ai * ai * bi), 1e-12));
-    ck_assert(close_rel(ie.section.area, PI * (a * b - ai * bi), 1e-12));
+    ck_assert(close_rel(ie.section.inertia, FL_PI / 4 * (a * a * a * b - ai * ai * ai * bi), 1e-12));
+    ck_assert(close_rel(ie.section.area, FL_PI * (a * b - ai * bi), 1e-12));
     for (int i = 0; i < se.nbody; i++) {
       ck_assert(close_rel(se.mass[i], sr.mass[i], 1e-12));
       ck_assert(close_rel(se.inertia_trans[i], sr.inertia_trans[i], 1e-12));
@@ -164,7 +162,7 @@ START_TEST(test_ellipse_bends_with_E_I_z)
   ell.test.max_displacement_m = round.test.max_displacement_m = 2e-3 * span;
   double ke = chain_stiffness(&ell), kr = chain_stiffness(&round);
   /* beam theory for the chain: 48 E I_z / L^3 / (1 + 2/n^2), with shear L / (4 G A) */
-  double E = 5e9, G = 5e9 / 2.6, I = PI / 4 * a * a * a * b, A = PI * a * b;
+  double E = 5e9, G = 5e9 / 2.6, I = FL_PI / 4 * a * a * a * b, A = FL_PI * a * b;
   double theory = 1.0 / (span * span * span / (48 * E * I) * (1 + 2.0 / (n * n)) + span / (4 * G * A));
   ck_assert_msg(close_rel(ke, theory, 0.01), "ellipse %g N/m, beam theory %g N/m", ke, theory);
   /* the round equivalent differs only where the tools touch it */
@@ -190,7 +188,7 @@ START_TEST(test_ellipse_breaks_at_its_outer_fibre)
   char err[512];
   int rc = fl_run(&e, 1, NULL, &c, &r, err, sizeof err);
   ck_assert_msg(rc == FL_OK, "%s", err);
-  double I = PI / 4 * a * a * a * b, theory = 4 * sigma * I / (a * span);
+  double I = FL_PI / 4 * a * a * a * b, theory = 4 * sigma * I / (a * span);
   ck_assert_msg(close_rel(r.spec[0].peak, theory, 0.03), "peak %g N, theory %g N", r.spec[0].peak, theory);
   ck_assert_int_ge(r.bonds_broken, 1);
   fl_curve_free(&c);

@@ -29,8 +29,6 @@
 #include "run.h"
 #include "system.h"
 
-#define PI 3.14159265358979323846
-
 static void set(fl_experiment *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set(fl_experiment *e, const char *fmt, ...)
 {
@@ -163,7 +161,7 @@ static fl_vec3 tip_deflection(fl_system *sys, fl_vec3 F, double len)
 START_TEST(test_arc_at_rest_carries_no_load)
 {
   int n = 40;
-  double rho = 0.1, phi = 90.0, r = 1e-3, L = rho * phi * PI / 180.0;
+  double rho = 0.1, phi = 90.0, r = 1e-3, L = rho * phi * FL_PI / 180.0;
   fl_experiment e = specimen(n, L, r);
   set(&e, "fiber.shape=arc");
   set(&e, "fiber.arc_angle=%.17g", phi);
@@ -171,14 +169,14 @@ START_TEST(test_arc_at_rest_carries_no_load)
   fl_system sys;
   fl_build_info info;
   ck_assert_int_eq(fl_build(&e, 1, &sys, &info), FL_OK);
-  double fmx, tmx, A = PI * r * r, I = PI * pow(r, 4) / 4.0, h = L / n;
+  double fmx, tmx, A = FL_PI * r * r, I = FL_PI * pow(r, 4) / 4.0, h = L / n;
   largest_loads(&sys, &fmx, &tmx);
   double fs = 2e11 * A, ts = 2e11 * I / h;
   printf("arc at rest: largest force %.3g of E A, torque %.3g of E I / h\n", fmx / fs, tmx / ts);
   ck_assert_msg(fmx <= 1e-12 * fs, "force %g N, scale %g N", fmx, fs);
   ck_assert_msg(tmx <= 1e-12 * ts, "torque %g N m, scale %g N m", tmx, ts);
   /* the arc is the one asked for: centres on a circle of radius rho about (0, -rho cos(phi/2)) */
-  double yc = -rho * cos(0.5 * phi * PI / 180.0);
+  double yc = -rho * cos(0.5 * phi * FL_PI / 180.0);
   for (int i = 0; i < n; i++)
     ck_assert_double_eq_tol(hypot(sys.x_ref[i].x, sys.x_ref[i].y - yc), rho, 1e-12 * rho);
   fl_system_free(&sys);
@@ -194,7 +192,7 @@ START_TEST(test_polyline_at_rest_carries_no_load)
   fprintf(f, "x_mm,y_mm\n");
   for (int k = 0; k < 60; k++) {
     double x = 120.0 * k / 59.0;
-    fprintf(f, "%.12g,%.12g\n", x, 3.0 * sin(2.0 * PI * x / 120.0));
+    fprintf(f, "%.12g,%.12g\n", x, 3.0 * sin(2.0 * FL_PI * x / 120.0));
   }
   fclose(f);
   fl_experiment e = specimen(30, 0.0, 1e-3);
@@ -206,7 +204,7 @@ START_TEST(test_polyline_at_rest_carries_no_load)
   ck_assert_msg(rc == FL_OK, "%s", err);
   /* the sine's arc length, 120 mm (1 + k^2/4 - 3 k^4/64) with k = 2 pi 3/120, less the
    * chords' shortfall (well under 0.1 %) */
-  double k = 2.0 * PI * 3.0 / 120.0, sine = 0.12 * (1.0 + k * k / 4.0 - 3.0 * pow(k, 4) / 64.0);
+  double k = 2.0 * FL_PI * 3.0 / 120.0, sine = 0.12 * (1.0 + k * k / 4.0 - 3.0 * pow(k, 4) / 64.0);
   ck_assert_msg(fabs(e.fiber.length_m / sine - 1.0) < 1e-3, "the polyline's length %g m, the sine's %g m",
                 e.fiber.length_m, sine);
   fl_system sys;
@@ -214,7 +212,7 @@ START_TEST(test_polyline_at_rest_carries_no_load)
   rc = fl_build(&e, 1, &sys, &info); /* the builder reads the file again */
   remove(path);
   ck_assert_int_eq(rc, FL_OK);
-  double fmx, tmx, r = 1e-3, A = PI * r * r, I = PI * pow(r, 4) / 4.0, h = e.fiber.length_m / 30;
+  double fmx, tmx, r = 1e-3, A = FL_PI * r * r, I = FL_PI * pow(r, 4) / 4.0, h = e.fiber.length_m / 30;
   largest_loads(&sys, &fmx, &tmx);
   printf("polyline at rest: largest force %.3g of E A, torque %.3g of E I / h\n", fmx / (2e11 * A),
          tmx / (2e11 * I / h));
@@ -224,7 +222,7 @@ START_TEST(test_polyline_at_rest_carries_no_load)
    * along x, centred at 60 mm): within the chord error of 60 points */
   for (int i = 0; i < 30; i++) {
     double x = sys.x_ref[i].x * 1e3 + 60.0;
-    ck_assert_double_eq_tol(sys.x_ref[i].y * 1e3, 3.0 * sin(2.0 * PI * x / 120.0), 0.02);
+    ck_assert_double_eq_tol(sys.x_ref[i].y * 1e3, 3.0 * sin(2.0 * FL_PI * x / 120.0), 0.02);
   }
   fl_system_free(&sys);
 }
@@ -269,7 +267,7 @@ START_TEST(test_bend3pt_tools_touch_a_curved_specimen)
   /* and the specimen rests on them without load */
   double fmx, tmx;
   largest_loads(&sys, &fmx, &tmx);
-  ck_assert(fmx <= 1e-12 * 2e11 * PI * 1.5e-3 * 1.5e-3);
+  ck_assert(fmx <= 1e-12 * 2e11 * FL_PI * 1.5e-3 * 1.5e-3);
   fl_system_free(&sys);
 }
 END_TEST
@@ -291,22 +289,22 @@ END_TEST
 static void castigliano_quarter(double rho, double E, double G, double A, double I, double *Coo, double *Ctt,
                                 double *Cot)
 {
-  *Coo = (0.75 * PI - 2.0) * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
-  *Ctt = 0.25 * PI * pow(rho, 3) / (E * I) + 0.25 * PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
+  *Coo = (0.75 * FL_PI - 2.0) * pow(rho, 3) / (E * I) + 0.25 * FL_PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
+  *Ctt = 0.25 * FL_PI * pow(rho, 3) / (E * I) + 0.25 * FL_PI * rho * (1.0 / (E * A) + 1.0 / (G * A));
   *Cot = 0.5 * pow(rho, 3) / (E * I) - 0.5 * rho / (E * A) + 0.5 * rho / (G * A);
 }
 
 START_TEST(test_quarter_circle_cantilever_against_castigliano)
 {
   int n = 40;
-  double rho = 0.1, r = 1e-3, phi = 0.5 * PI * n / (n - 1), L = rho * phi;
+  double rho = 0.1, r = 1e-3, phi = 0.5 * FL_PI * n / (n - 1), L = rho * phi;
   fl_experiment e = specimen(n, L, r);
   set(&e, "fiber.shape=arc");
-  set(&e, "fiber.arc_angle=%.17g", phi * 180.0 / PI);
+  set(&e, "fiber.arc_angle=%.17g", phi * 180.0 / FL_PI);
   finish(&e);
   fl_system sys;
   cantilever(&e, &sys);
-  double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, A = PI * r * r, I = PI * pow(r, 4) / 4.0;
+  double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, A = FL_PI * r * r, I = FL_PI * pow(r, 4) / 4.0;
   double Coo, Ctt, Cot;
   castigliano_quarter(rho, E, G, A, I, &Coo, &Ctt, &Cot);
   /* the clamp's basis: the circle's centre is at (0, -rho cos(phi/2)) */
@@ -344,7 +342,7 @@ static double taper_compliance(double R0, double R1, double L, double x0, double
   double sum = 0.0, dx = (a - x0) / m;
   for (int k = 0; k <= m; k++) {
     double x = x0 + k * dx, R = R0 + (R1 - R0) * x / L;
-    double I = PI * pow(R, 4) / 4.0, A = PI * R * R;
+    double I = FL_PI * pow(R, 4) / 4.0, A = FL_PI * R * R;
     double g = (a - x) * (a - x) / (E * I) + 1.0 / (G * A);
     sum += (k == 0 || k == m ? 1.0 : (k % 2 ? 4.0 : 2.0)) * g;
   }
@@ -423,7 +421,7 @@ START_TEST(test_tension_and_torsion_of_a_taper_are_the_series_of_its_sections)
     for (int i = first; i < last; i++)
       for (int j = i; j <= i + 1; j++) {
         double s = 0.5 * L + (j - 0.5 * (nb - 1)) * h, R = R0 + (R1 - R0) * s / L;
-        double A = PI * R * R, J = PI * pow(R, 4) / 2.0;
+        double A = FL_PI * R * R, J = FL_PI * pow(R, 4) / 2.0;
         comp += 0.5 * h / (kind == FL_TEST_TENSION ? E * A : G * J);
         /* and the body was built with that section */
         ck_assert_double_eq_tol(sys.radius[j], R, 1e-15);
@@ -466,7 +464,7 @@ static void arc_bonds(const fl_experiment *e, double *ctens, double *ctors)
   ck_assert_double_eq_tol(sys.x_ref[n - 1].y, 0.0, 1e-15);
   ck_assert(sys.x_ref[0].x < 0.0 && sys.x_ref[n - 1].x > 0.0);
   double h = info.h, R = e->fiber.outer_radius_m, E = e->fiber.youngs_modulus, G = e->fiber.shear_modulus;
-  double A = PI * R * R, I = PI * pow(R, 4) / 4.0, J = 2.0 * I;
+  double A = FL_PI * R * R, I = FL_PI * pow(R, 4) / 4.0, J = 2.0 * I;
   double kb = e->bond.torque_stiffness_scale * E * I / h, ka = e->bond.force_stiffness_scale * E * A / h,
          ks = e->bond.force_stiffness_scale * G * A / h, kt = e->bond.torque_stiffness_scale * G * J / h;
   int nk = last - first;
@@ -608,8 +606,8 @@ START_TEST(test_bend3pt_of_a_section_table_against_the_unit_load_integral)
   for (int j = 0; j <= m; j++) {
     double x = -c + j * dx, R = Rm + (Re - Rm) * fabs(x) / (0.5 * L), w = (j == 0 || j == m ? 1.0 : (j % 2 ? 4.0 : 2.0));
     double mm = 0.5 * (c - fabs(x)), Ri = q * R;
-    bend += w * mm * mm / (E * PI * (pow(R, 4) - pow(Ri, 4)) / 4.0);
-    shear += w * 0.25 / (G * PI * (R * R - Ri * Ri));
+    bend += w * mm * mm / (E * FL_PI * (pow(R, 4) - pow(Ri, 4)) / 4.0);
+    shear += w * 0.25 / (G * FL_PI * (R * R - Ri * Ri));
   }
   double want = 1.0 / ((bend * (1.0 + 2.0 / (n * n)) + shear) * dx / 3.0);
   printf("3-point bending of a section table, n = %d: stiffness %.6g N/m, unit-load integral %.6g N/m (%+.3f %%)\n", n,
@@ -687,7 +685,7 @@ START_TEST(test_nodes_take_their_own_section_and_modulus)
       double s = 0.5 * L + (i - 0.5 * (nb - 1)) * h;
       int node = fabs(s - 0.06) <= 0.005;
       double R = node ? 2.2e-3 : 2e-3, Ri = node ? 0.0 : 0.8 * R, E = node ? 8e9 : 5e9;
-      double I = PI * (pow(R, 4) - pow(Ri, 4)) / 4.0, A = PI * (R * R - Ri * Ri);
+      double I = FL_PI * (pow(R, 4) - pow(Ri, 4)) / 4.0, A = FL_PI * (R * R - Ri * Ri);
       const fl_side_stiffness *k = side ? &sys.bond[b].s2 : &sys.bond[b].s1;
       ck_assert_double_eq_tol(k->k_bend, E * I / (0.5 * h), 1e-9 * k->k_bend);
       ck_assert_double_eq_tol(k->k_twist, E / (2.0 * (1.0 + nu)) * 2.0 * I / (0.5 * h), 1e-9 * k->k_twist);
@@ -818,13 +816,13 @@ END_TEST
 START_TEST(test_fiber_cantilever_on_a_quarter_circle)
 {
   int n = 48;
-  double rho = 0.1, r = 1e-3, L = 0.5 * PI * rho / (1.0 - 3.5 / n), h = L / n;
+  double rho = 0.1, r = 1e-3, L = 0.5 * FL_PI * rho / (1.0 - 3.5 / n), h = L / n;
   fl_experiment e = specimen(n, L, r);
   set(&e, "fiber.shape=arc");
   set(&e, "fiber.arc_radius=%.17g", rho);
   as_cantilever(&e, 4 * h);
   double k = run_stiffness(&e, NULL);
-  double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, A = PI * r * r, I = PI * pow(r, 4) / 4.0;
+  double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, A = FL_PI * r * r, I = FL_PI * pow(r, 4) / 4.0;
   double Coo, Ctt, Cot;
   castigliano_quarter(rho, E, G, A, I, &Coo, &Ctt, &Cot);
   /* the clamp at arc length 3.5 h: angle a from the crown, the centre at (0, -rho cos(phi/2)) */

@@ -21,8 +21,6 @@
 #include "fl_defs.h"
 #include "run.h"
 
-#define PI 3.14159265358979323846
-
 /* ---- the specimen ------------------------------------------------------------ */
 
 /* A cantilever of m free segments of h = 3 mm, one more in the clamp, solid round of
@@ -50,13 +48,13 @@ static fl_experiment cantilever(int m, double R)
 static double ei_of(const fl_experiment *e)
 {
   double R = e->fiber.outer_radius_m, Ri = e->fiber.inner_radius_ratio * R;
-  return e->bond.torque_stiffness_scale * e->fiber.youngs_modulus * PI * (pow(R, 4) - pow(Ri, 4)) / 4.0;
+  return e->bond.torque_stiffness_scale * e->fiber.youngs_modulus * FL_PI * (pow(R, 4) - pow(Ri, 4)) / 4.0;
 }
 
 static double ga_of(const fl_experiment *e)
 {
   double R = e->fiber.outer_radius_m, Ri = e->fiber.inner_radius_ratio * R;
-  return e->bond.force_stiffness_scale * e->fiber.shear_modulus * PI * (R * R - Ri * Ri);
+  return e->bond.force_stiffness_scale * e->fiber.shear_modulus * FL_PI * (R * R - Ri * Ri);
 }
 
 static void run_ok(const fl_experiment *e, fl_curve *c, fl_result *r)
@@ -235,7 +233,7 @@ END_TEST
 static double chain_first_frequency(const fl_experiment *e, int m)
 {
   double h = e->fiber.length_m / e->fiber.segments, R = e->fiber.outer_radius_m, Ri = e->fiber.inner_radius_ratio * R;
-  double A = PI * (R * R - Ri * Ri), mass = e->fiber.density * A * h;
+  double A = FL_PI * (R * R - Ri * Ri), mass = e->fiber.density * A * h;
   double it = mass * (3.0 * (R * R + Ri * Ri) + h * h) / 12.0;
   double ks = ga_of(e) / h, kb = ei_of(e) / h;
   int n = 2 * m;
@@ -266,13 +264,14 @@ static double chain_first_frequency(const fl_experiment *e, int m)
   gsl_vector_free(ev);
   gsl_matrix_free(K);
   gsl_matrix_free(M);
-  return sqrt(lo) / (2.0 * PI);
+  return sqrt(lo) / (2.0 * FL_PI);
 }
 
-/* What the damping law predicts for a mode of undamped angular frequency w0 (MODEL.md
- * section 5): every bond's dashpot is a_damp times its stiffness, in series with a
- * spring of its stiffness over s, so the mode's coordinate x carries the elastic force
- * -K x and a damping force F with a s dF/dt = -F - a K dx/dt.  With x, F ~ exp(lambda t):
+/* What the damping law predicts for a mode of undamped angular frequency w0
+ * (fiberlab-model(7), Damping): every bond's dashpot is a_damp times its stiffness, in
+ * series with a spring of its stiffness over s, so the mode's coordinate x carries the
+ * elastic force -K x and a damping force F with a s dF/dt = -F - a K dx/dt.  With x,
+ * F ~ exp(lambda t):
  *   (lambda^2 + w0^2) (1 + a s lambda) + a w0^2 lambda = 0, that is
  *   a s lambda^3 + lambda^2 + a (1 + s) w0^2 lambda + w0^2 = 0.
  * Its complex pair -sigma +- i wd rings at wd with the logarithmic decrement
@@ -287,8 +286,8 @@ static void damped_mode(double w0, double a, double s, double *fd, double *decre
   *fd = *decrement = 0.0;
   for (int i = 0; i < deg; i++)
     if (z[2 * i + 1] > 0.0) {
-      *fd = z[2 * i + 1] / (2.0 * PI);
-      *decrement = 2.0 * PI * -z[2 * i] / z[2 * i + 1];
+      *fd = z[2 * i + 1] / (2.0 * FL_PI);
+      *decrement = 2.0 * FL_PI * -z[2 * i] / z[2 * i + 1];
     }
   ck_assert_msg(*fd > 0.0, "no oscillating root");
 }
@@ -364,7 +363,7 @@ START_TEST(vibration_decrement_is_the_damping_laws)
   static const double stab[] = {0.0, 1.0};
   for (int k = 0; k < 2; k++) {
     fl_experiment e = ringing(0.0, stab[k], 20.0, _i);
-    double w0 = 2.0 * PI * chain_first_frequency(&e, 20);
+    double w0 = 2.0 * FL_PI * chain_first_frequency(&e, 20);
     e.bond.damping = 0.04 / w0; /* a damping ratio near 2 % */
     fl_curve c;
     fl_result r;
@@ -569,7 +568,7 @@ END_TEST
  * column by P / (E A) of its length, 1e-6: both left out.) */
 static double chain_euler_load(const fl_experiment *e, int N)
 {
-  double h = e->fiber.length_m / e->fiber.segments, s = sin(PI / (2.0 * N));
+  double h = e->fiber.length_m / e->fiber.segments, s = sin(FL_PI / (2.0 * N));
   return 4.0 * ei_of(e) / (h * h) * s * s;
 }
 
@@ -615,7 +614,7 @@ START_TEST(compression_buckles_at_the_chains_euler_load)
       }
     }
     ck_assert_msg(n >= 10 && fabs(c.midspan[c.npoints - 1]) > 10.0 * a0, "N %d: the column did not buckle", N);
-    double ps = fl_fit_slope(u, d, 0, n), eu = PI * PI * ei_of(&e) / (lp * lp);
+    double ps = fl_fit_slope(u, d, 0, n), eu = FL_PI * FL_PI * ei_of(&e) / (lp * lp);
     fprintf(stderr, "  %2d   %.6g   %.6g   %.6g   %+.2e\n", N, ps, pcr, eu, ps / pcr - 1.0);
     ck_assert_msg(fabs(ps / pcr - 1.0) < 0.01, "N %d: Southwell's buckling load %g N, the chain's %g N", N, ps, pcr);
     free(u);

@@ -48,7 +48,7 @@ static int check_bonds(int n)
   fl_body *b1 = calloc((size_t)n, sizeof *b1), *b2 = calloc((size_t)n, sizeof *b2);
   fl_bond_state *s_cpu = calloc((size_t)n, sizeof *s_cpu), *s_gpu = calloc((size_t)n, sizeof *s_gpu);
   fl_bond_loads *l_cpu = calloc((size_t)n, sizeof *l_cpu), *l_gpu = calloc((size_t)n, sizeof *l_gpu);
-  /* the post-failure behaviours each criterion allows (MODEL.md section 7) */
+  /* the post-failure behaviours each criterion allows (fiberlab-model(7), Beyond the limit) */
   static const int posts[6][2] = {{0, 0}, {0, 1}, {0, 1}, {0, 3}, {0, 2}, {0, 3}};
   for (int i = 0; i < n; i++) {
     double d1 = 1e-3 * (1 + urand()), d2 = 1e-3 * (1 + urand()), R = 5e-4 * (1 + urand());

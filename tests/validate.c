@@ -13,8 +13,6 @@
 #include "run.h"
 #include "chain_probe.h"
 
-#define PI 3.14159265358979323846
-
 static int failures = 0;
 static enum fl_solver solver = FL_SOLVER_EXPLICIT; /* of the cases being run */
 

@@ -31,8 +31,8 @@ static double load_estimate(const fl_experiment *exp, const fl_build_info *info,
                ? top
                : 3.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (L * L * L) * top;
   if (t->kind == FL_TEST_COMPRESSION) /* the pinned column's Euler load */
-    return exp->bond.torque_stiffness_scale * E * info->section.inertia * (3.14159265358979323846 / L) *
-           (3.14159265358979323846 / L);
+    return exp->bond.torque_stiffness_scale * E * info->section.inertia * (FL_PI / L) *
+           (FL_PI / L);
   if (t->kind == FL_TEST_BEND4PT) { /* each nose F/2 at c from its support: delta = (F/2) c^2 (3 L - 4 c) / (6 E I) */
     double c = 0.5 * (L - t->loading_span_m);
     return 12.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (c * c * (3.0 * L - 4.0 * c)) * top;
