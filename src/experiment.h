@@ -147,7 +147,7 @@ typedef struct {
 /* Solvers of a virtual test, in YAML order (simulation.solver). */
 enum fl_solver {
   FL_SOLVER_AUTO = 0,     /* static for a test at the automatic speed on the CPU, else explicit */
-  FL_SOLVER_EXPLICIT = 1, /* explicit dynamics in time (MODEL.md section 9) */
+  FL_SOLVER_EXPLICIT = 1, /* explicit dynamics in time (fiberlab-model(7), Time integration) */
   FL_SOLVER_STATIC = 2    /* a path of equilibria (fiberlab-model(7), THE STATIC SOLVER) */
 };
 
