@@ -36,57 +36,34 @@ static const char *const campaign_keys[] = {"fit", "specimens", "file", "id", "d
 static const char *const drop_names[] = {"any", "yes", "no", NULL}; /* enum fl_campaign_drop */
 static const char *const map_keys[] = {"column", "unit", "scale", NULL};
 
-typedef struct {
-  const char *file;
-  yaml_document_t *doc;
-  char *err;
-  size_t errlen;
-} reader;
+typedef fl_yaml_reader reader;
 
-static int fail_at(reader *R, const yaml_node_t *n, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  int rc = fl_yaml_fail_at(R->file, R->err, R->errlen, n, fmt, ap);
-  va_end(ap);
-  return rc;
-}
-
-static const char *scalar_of(const yaml_node_t *n)
-{
-  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* A block with the allowed keys, each once. */
+/* A block with the allowed keys (NULL: any), each once; list says which, for messages. */
 static int block(reader *R, const yaml_node_t *map, const char *what, const char *const *allowed, const char *list)
 {
+  char msg[1536], path[1536];
   if (!map || map->type != YAML_MAPPING_NODE)
-    return fail_at(R, map, "%s: is not a block of keys; allowed: a block with %s", what, list);
+    return fl_yaml_fail(R, map, "%s: is not a block of keys; allowed: a block with %s", what, list);
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
     yaml_node_t *k = yaml_document_get_node(R->doc, p->key);
-    const char *name = scalar_of(k);
+    const char *name = fl_yaml_scalar(k);
     int ok = 0;
     for (int i = 0; name && allowed && allowed[i] && !ok; i++)
       ok = strcmp(allowed[i], name) == 0;
-    if (!name || (allowed && !ok))
-      return fail_at(R, k, "%s.%s: unknown key; allowed in %s: %s", what, name ? name : "?", what, list);
-    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
-      yaml_node_t *kq = yaml_document_get_node(R->doc, q->key);
-      if (scalar_of(kq) && strcmp(scalar_of(kq), name) == 0)
-        return fail_at(R, k, "%s.%s: duplicate key (first at line %zu); allowed: each key once", what, name,
-                       kq->start_mark.line + 1);
+    if (!name || (allowed && !ok)) {
+      snprintf(path, sizeof path, "%s.%s", what, name ? name : "?");
+      fl_yaml_msg_unknown(path, what, NULL, list, msg, sizeof msg);
+      return fl_yaml_fail(R, k, "%s", msg);
     }
+    if (fl_yaml_duplicate(R->doc, map, p, what, msg, sizeof msg))
+      return fl_yaml_fail(R, k, "%s", msg);
   }
   return FL_OK;
 }
 
 static yaml_node_t *value_of(reader *R, const yaml_node_t *map, const char *key)
 {
-  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++)
-    if (scalar_of(yaml_document_get_node(R->doc, p->key)) &&
-        strcmp(scalar_of(yaml_document_get_node(R->doc, p->key)), key) == 0)
-      return yaml_document_get_node(R->doc, p->value);
-  return NULL;
+  return fl_yaml_value(R->doc, map, key, NULL);
 }
 
 /* A scalar value of key; required: missing is an error. */
@@ -96,11 +73,12 @@ static int text_of(reader *R, const yaml_node_t *map, const char *key, int requi
   *out = NULL;
   if (!v) {
     if (required)
-      return fail_at(R, map, "campaign.%s: missing; allowed: see fiberlab-campaign(5)", key);
+      return fl_yaml_fail(R, map, "campaign.%s: missing; allowed: see fiberlab-campaign(5)", key);
     return FL_OK;
   }
-  if (!(*out = scalar_of(v)) || !**out)
-    return fail_at(R, v, "campaign.%s: is %s; allowed: a single value", key, scalar_of(v) ? "empty" : "not a value");
+  if (!(*out = fl_yaml_scalar(v)) || !**out)
+    return fl_yaml_fail(R, v, "campaign.%s: is %s; allowed: a single value", key,
+                        fl_yaml_scalar(v) ? "empty" : "not a value");
   return FL_OK;
 }
 
@@ -139,30 +117,31 @@ static void column_list(const fl_table *t, char *buf, size_t len)
 static int load_map(reader *R, const fl_table *t, const char *table_shown, yaml_node_t *k, yaml_node_t *v,
                     fl_campaign_map *m)
 {
-  const char *key = scalar_of(k), *col, *unit, *sc;
+  const char *key = fl_yaml_scalar(k), *col, *unit, *sc;
   char what[FL_FIT_KEY + 16], list[2048];
   snprintf(what, sizeof what, "campaign.columns.%s", key ? key : "?");
   /* data.x_min or data.x_max, the fit's own keys, or an experiment key */
   const char *yunit = key && range_key(key) ? "m" : key ? fl_experiment_key_unit(key) : NULL;
   if (!yunit)
-    return fail_at(R, k, "%s: '%s' is not a numeric experiment key; allowed: a dotted path of fiberlab-experiment(5) "
-                   "with a number, such as fiber.outer_radius or test.span", what, key ? key : "");
+    return fl_yaml_fail(R, k, "%s: '%s' is not a numeric experiment key; allowed: a dotted path of "
+                        "fiberlab-experiment(5) with a number, such as fiber.outer_radius or test.span", what,
+                        key ? key : "");
   if (strlen(key) >= sizeof m->key)
-    return fail_at(R, k, "%s: key too long", what);
+    return fl_yaml_fail(R, k, "%s: key too long", what);
   if (block(R, v, what, map_keys, "column, unit, scale"))
     return FL_EINPUT;
   reader Rm = *R;
   yaml_node_t *vc = value_of(R, v, "column"), *vu = value_of(R, v, "unit"), *vs = value_of(R, v, "scale");
-  if (!vc || !(col = scalar_of(vc)) || !*col)
-    return fail_at(&Rm, vc ? vc : v, "%s.column: %s; allowed: a column name of %s", what,
-                   vc ? "is not a name" : "missing", table_shown);
+  if (!vc || !(col = fl_yaml_scalar(vc)) || !*col)
+    return fl_yaml_fail(&Rm, vc ? vc : v, "%s.column: %s; allowed: a column name of %s", what,
+                        vc ? "is not a name" : "missing", table_shown);
   snprintf(m->key, sizeof m->key, "%s", key);
   snprintf(m->column, sizeof m->column, "%s", col);
   m->line = (unsigned)k->start_mark.line + 1;
   m->col = (unsigned)k->start_mark.column + 1;
   if ((m->index = table_column(t, col)) < 0) {
     column_list(t, list, sizeof list);
-    return fail_at(R, vc, "%s.column: '%s' is not a column of %s; allowed: %s", what, col, table_shown, list);
+    return fl_yaml_fail(R, vc, "%s.column: '%s' is not a column of %s; allowed: %s", what, col, table_shown, list);
   }
   m->factor = 1.0;
   m->unit[0] = '\0';
@@ -179,27 +158,25 @@ static int load_map(reader *R, const fl_table *t, const char *table_shown, yaml_
       q = FL_Q_TORQUE;
     else
       has_q = 0;
-    unit = scalar_of(vu);
+    unit = fl_yaml_scalar(vu);
     const fl_unit *u = unit ? fl_unit_find(unit) : NULL;
     if (!has_q)
-      return fail_at(R, vu, "%s.unit: %s takes its values in %s; allowed: no unit (scale converts, if needed)", what,
-                     key, *yunit ? yunit : "no unit");
+      return fl_yaml_fail(R, vu, "%s.unit: %s takes its values in %s; allowed: no unit (scale converts, if needed)",
+                          what, key, *yunit ? yunit : "no unit");
     fl_unit_names(q, list, sizeof list);
     if (!u || u->quantity != q)
-      return fail_at(R, vu, "%s.unit: '%s' is not a unit of %s (its YAML unit is %s); allowed: %s", what,
-                     unit ? unit : "", key, yunit, list);
+      return fl_yaml_fail(R, vu, "%s.unit: '%s' is not a unit of %s (its YAML unit is %s); allowed: %s", what,
+                          unit ? unit : "", key, yunit, list);
     snprintf(m->unit, sizeof m->unit, "%s", unit);
     m->factor = q == FL_Q_ANGLE ? u->to_si / DEG : u->to_si;
   }
   m->scale = 1.0;
   if (vs) {
-    char *end;
-    sc = scalar_of(vs);
-    errno = 0;
-    double s = sc ? strtod(sc, &end) : 0.0;
-    if (!sc || !*sc || *end || errno == ERANGE || !isfinite(s) || !(s > 0.0))
-      return fail_at(R, vs, "%s.scale: '%s' is not allowed; allowed: a number > 0 (0.5 turns a diameter into a "
-                     "radius)", what, sc ? sc : "");
+    double s = 0.0;
+    sc = fl_yaml_scalar(vs);
+    if (!fl_yaml_parse_double(sc, &s) || !(s > 0.0))
+      return fl_yaml_fail(R, vs, "%s.scale: '%s' is not allowed; allowed: a number > 0 (0.5 turns a diameter into a "
+                          "radius)", what, sc ? sc : "");
     m->scale = s;
   }
   m->factor *= m->scale;
@@ -312,10 +289,9 @@ static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, i
   for (int j = 0; j < c->nmap; j++) {
     const fl_campaign_map *m = &c->map[j];
     const char *cell = cells[m->index];
-    char *end, assignment[FL_FIT_KEY + 40], msg[1536];
-    errno = 0;
-    double v = strtod(cell, &end);
-    if (!*cell || *end || errno == ERANGE || !isfinite(v)) {
+    char assignment[FL_FIT_KEY + 40], msg[1536];
+    double v;
+    if (!fl_yaml_parse_double(cell, &v)) {
       snprintf(err, errlen, "%s:%d: row %d (%s), column '%s' (%s): '%s' is not a number%s; allowed: a number in "
                "every row", c->table_path, s->line, r + 1, s->id, m->column, m->key, cell, fl_number_hint(cell));
       return FL_EINPUT;
@@ -377,7 +353,7 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
     while (drop_names[c->drop] && strcmp(drop_names[c->drop], drop) != 0)
       c->drop++;
     if (!drop_names[c->drop]) {
-      fail_at(&R, value_of(&R, cb, "drop"), "campaign.drop: '%s' is not a choice; allowed: any, yes, no", drop);
+      fl_yaml_fail(&R, value_of(&R, cb, "drop"), "campaign.drop: '%s' is not a choice; allowed: any, yes, no", drop);
       goto done;
     }
   }
@@ -387,8 +363,8 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
     char *out[] = {c->fit_path, c->table_path, c->data_dir};
     for (int k = 0; k < 3; k++)
       if (rel[k] && fl_path_relative(path, rel[k], out[k], FL_FIT_PATH)) {
-        fail_at(&R, value_of(&R, cb, name[k]), "campaign.%s: the path is longer than %d bytes when taken relative to "
-                "the campaign file; allowed: a path of at most %d bytes", name[k], FL_FIT_PATH - 1, FL_FIT_PATH - 1);
+        fl_yaml_fail(&R, value_of(&R, cb, name[k]), "campaign.%s: the path is longer than %d bytes when taken relative to "
+                     "the campaign file; allowed: a path of at most %d bytes", name[k], FL_FIT_PATH - 1, FL_FIT_PATH - 1);
         goto done;
       }
   }
@@ -399,14 +375,14 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
   }
   FILE *fp = fopen(c->fit_path, "rb");
   if (!fp) {
-    fail_at(&R, value_of(&R, cb, "fit"), "campaign.fit: '%s' cannot be read: %s; allowed: a fit file "
-            "(fiberlab-fit(5)), relative to the campaign file", fit, strerror(errno));
+    fl_yaml_fail(&R, value_of(&R, cb, "fit"), "campaign.fit: '%s' cannot be read: %s; allowed: a fit file "
+                 "(fiberlab-fit(5)), relative to the campaign file", fit, strerror(errno));
     goto done;
   }
   fclose(fp);
   char msg[2048];
   if ((rc = fl_table_read(c->table_path, c->table_path, &t, msg, sizeof msg)) != FL_OK) {
-    fail_at(&R, value_of(&R, cb, "specimens"), "campaign.specimens: %s", msg);
+    fl_yaml_fail(&R, value_of(&R, cb, "specimens"), "campaign.specimens: %s", msg);
     rc = FL_EINPUT;
     goto done;
   }
@@ -415,13 +391,13 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
   column_list(&t, list, sizeof list);
   int fc = table_column(&t, filecol), ic = idcol ? table_column(&t, idcol) : fc;
   if (fc < 0) {
-    fail_at(&R, value_of(&R, cb, "file"), "campaign.file: '%s' is not a column of %s; allowed: %s", filecol,
-            c->table_path, list);
+    fl_yaml_fail(&R, value_of(&R, cb, "file"), "campaign.file: '%s' is not a column of %s; allowed: %s", filecol,
+                 c->table_path, list);
     goto done;
   }
   if (ic < 0) {
-    fail_at(&R, value_of(&R, cb, "id"), "campaign.id: '%s' is not a column of %s; allowed: %s", idcol,
-            c->table_path, list);
+    fl_yaml_fail(&R, value_of(&R, cb, "id"), "campaign.id: '%s' is not a column of %s; allowed: %s", idcol,
+                 c->table_path, list);
     goto done;
   }
   yaml_node_t *cols = value_of(&R, cb, "columns");
@@ -430,8 +406,8 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
       goto done;
     for (yaml_node_pair_t *p = cols->data.mapping.pairs.start; p < cols->data.mapping.pairs.top; p++) {
       if (c->nmap == FL_CAMPAIGN_MAX_MAP) {
-        fail_at(&R, cols, "campaign.columns: more than %d keys; allowed: at most %d", FL_CAMPAIGN_MAX_MAP,
-                FL_CAMPAIGN_MAX_MAP);
+        fl_yaml_fail(&R, cols, "campaign.columns: more than %d keys; allowed: at most %d", FL_CAMPAIGN_MAX_MAP,
+                     FL_CAMPAIGN_MAX_MAP);
         goto done;
       }
       if (load_map(&R, &t, c->table_path, yaml_document_get_node(&doc, p->key), yaml_document_get_node(&doc, p->value),
@@ -487,10 +463,10 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
     }
     for (int k = 0; keep && k < f.ndata; k++)
       if (f.data[k].kind == FL_FIT_CURVE && f.data[k].kink_weight > 0.0 && !fl_fit_has_kink(&f.data[k])) {
-        fail_at(&R, value_of(&R, cb, "fit"), "row %d (%s): data[%d].kink_weight of %s: %g, but the row's curve has no "
-                "drop followed by a plateau in the fitted range: there is no kink to fit; allowed: kink_weight 0, or "
-                "campaign.drop: yes (the rows without a drop left out)", c->spec[i].row, c->spec[i].id, k + 1,
-                c->fit_path, f.data[k].kink_weight);
+        fl_yaml_fail(&R, value_of(&R, cb, "fit"), "row %d (%s): data[%d].kink_weight of %s: %g, but the row's curve has no "
+                     "drop followed by a plateau in the fitted range: there is no kink to fit; allowed: kink_weight 0, or "
+                     "campaign.drop: yes (the rows without a drop left out)", c->spec[i].row, c->spec[i].id, k + 1,
+                     c->fit_path, f.data[k].kink_weight);
         fl_fit_free(&f);
         rc = FL_EINPUT;
         goto done;
@@ -505,9 +481,9 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
   c->nspec = kept;
   if (kept == 0) {
     rc = FL_EINPUT;
-    fail_at(&R, value_of(&R, cb, "drop"), "campaign.drop: %s: none of the %d rows of %s has a curve %s a drop; "
-            "allowed: a table with at least one such row, or drop: any", drop, c->rows, c->table_path,
-            c->drop == FL_CAMPAIGN_DROP_YES ? "with" : "without");
+    fl_yaml_fail(&R, value_of(&R, cb, "drop"), "campaign.drop: %s: none of the %d rows of %s has a curve %s a drop; "
+                 "allowed: a table with at least one such row, or drop: any", drop, c->rows, c->table_path,
+                 c->drop == FL_CAMPAIGN_DROP_YES ? "with" : "without");
     goto done;
   }
   rc = FL_OK;

@@ -3,7 +3,7 @@
 #include <config.h>
 
 #include <errno.h>
-#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,61 +13,64 @@
 #include "experiment.h"
 #include "experiment_keys.h"
 #include "fl_defs.h"
-#include "table_text.h"
 #include "yaml_input.h"
 
-static void allowed_names(const char *const *names, char *buf, size_t len)
+/* A number for key k in its range, stored (degrees as radians). */
+static int set_real(const key_def *k, fl_experiment *exp, const char *text, const fl_exp_origin *o, char *err,
+                    size_t errlen)
 {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (int i = 0; names[i]; i++) {
-    int n = snprintf(buf + used, len - used, "%s%s", i ? " | " : "", names[i]);
-    if (n < 0 || (size_t)n >= len - used)
-      break;
-    used += (size_t)n;
+  char msg[768];
+  double v;
+  fl_yaml_range r = {k->min, k->max, k->min_open, k->max_open, k->unit};
+  if (k->type == KT_REAL_AUTO && strcmp(text, "auto") == 0) {
+    *(double *)((char *)exp + k->offset) = -1.0;
+    return FL_OK;
   }
+  if (fl_yaml_number(k->path, text, &r, k->type == KT_REAL_AUTO, &v, msg, sizeof msg))
+    return fl_exp_fail(err, errlen, o, "%s", msg);
+  *(double *)((char *)exp + k->offset) = (k->type == KT_DEG) ? v * DEG : v;
+  return FL_OK;
 }
 
-static int parse_double(const char *s, double *out)
+/* A seed: any unsigned long. */
+static int set_seed(const key_def *k, fl_experiment *exp, const char *text, const fl_exp_origin *o, char *err,
+                    size_t errlen)
 {
   char *end;
-  if (!*s)
-    return 0;
   errno = 0;
-  double v = strtod(s, &end);
-  if (*end || errno == ERANGE || !isfinite(v))
-    return 0;
-  *out = v;
-  return 1;
+  if (!*text || text[0] == '-' || !(text[0] >= '0' && text[0] <= '9'))
+    return fl_exp_fail(err, errlen, o, "%s: '%s' is not a seed; allowed: an integer in [0, %lu]", k->path, text,
+                       (unsigned long)-1);
+  unsigned long n = strtoul(text, &end, 10);
+  if (*end || errno == ERANGE)
+    return fl_exp_fail(err, errlen, o, "%s: '%s' is not a seed; allowed: an integer in [0, %lu]", k->path, text,
+                       (unsigned long)-1);
+  *(unsigned long *)((char *)exp + k->offset) = n;
+  return FL_OK;
 }
 
-static void range_text(const key_def *k, char *buf, size_t len)
+/* A file name, relative to the experiment file's directory; absolute where the file
+ * exists, so that a written experiment finds it from anywhere. */
+static int set_file(const key_def *k, fl_experiment *exp, const char *text, const fl_exp_origin *o, char *err,
+                    size_t errlen)
 {
-  char lo[32], hi[32];
-  snprintf(lo, sizeof lo, k->type == KT_INT ? "%.0f" : "%g", k->min);
-  snprintf(hi, sizeof hi, k->type == KT_INT ? "%.0f" : "%g", k->max);
-  snprintf(buf, len, "%s%s, %s%s", k->min_open ? "(" : "[", lo, hi, k->max_open ? ")" : "]");
-}
-
-static int in_range(const key_def *k, double v)
-{
-  if (k->min_open ? !(v > k->min) : !(v >= k->min))
-    return 0;
-  if (k->max_open ? !(v < k->max) : !(v <= k->max))
-    return 0;
-  return 1;
-}
-
-/* Check a number against the key's range and store it. */
-static int store_real(const key_def *k, fl_experiment *exp, const char *text, double v, const fl_exp_origin *o,
-                      char *err, size_t errlen)
-{
-  char range[96];
-  range_text(k, range, sizeof range);
-  if (!in_range(k, v))
-    return fl_exp_fail(err, errlen, o, "%s: '%s' is out of range; allowed: a number in %s%s%s%s", k->path, text,
-                range, *k->unit ? " " : "", k->unit, k->type == KT_REAL_AUTO ? ", or auto" : "");
-  *(double *)((char *)exp + k->offset) = (k->type == KT_DEG) ? v * DEG : v;
+  char joined[FL_PATH_LEN + 64];
+  const char *slash = o->file ? strrchr(o->file, '/') : NULL;
+  if (!*text)
+    return fl_exp_fail(err, errlen, o, "%s: empty; allowed: a CSV file name, relative to the experiment file", k->path);
+  if (text[0] == '/' || !slash)
+    snprintf(joined, sizeof joined, "%s", text);
+  else
+    snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - o->file), o->file, text);
+  char cwd[FL_PATH_LEN], use[2 * FL_PATH_LEN + 80];
+  if (joined[0] != '/' && getcwd(cwd, sizeof cwd))
+    snprintf(use, sizeof use, "%s/%s", cwd, joined);
+  else
+    snprintf(use, sizeof use, "%s", joined);
+  if (strlen(use) >= FL_PATH_LEN)
+    return fl_exp_fail(err, errlen, o, "%s: '%s' is too long; allowed: a file name under %d characters", k->path, text,
+                       FL_PATH_LEN);
+  memcpy((char *)exp + k->offset, use, strlen(use) + 1); /* shorter than FL_PATH_LEN: checked above */
   return FL_OK;
 }
 
@@ -75,97 +78,39 @@ static int store_real(const key_def *k, fl_experiment *exp, const char *text, do
 static int set_scalar(const key_def *k, fl_experiment *exp, const char *text, const fl_exp_origin *o, char *err,
                       size_t errlen)
 {
-  char buf[256], range[96];
-  double v;
+  char msg[768];
+  int *slot = (int *)((char *)exp + k->offset);
   switch (k->type) {
   case KT_REAL:
   case KT_DEG:
-    if (!parse_double(text, &v)) {
-      range_text(k, range, sizeof range);
-      return fl_exp_fail(err, errlen, o, "%s: '%s' is not a number%s; allowed: a number in %s%s%s", k->path, text, fl_number_hint(text),
-                  range, *k->unit ? " " : "", k->unit);
-    }
-    return store_real(k, exp, text, v, o, err, errlen);
   case KT_REAL_AUTO:
-    if (strcmp(text, "auto") == 0) {
-      *(double *)((char *)exp + k->offset) = -1.0;
-      return FL_OK;
-    }
-    if (!parse_double(text, &v)) {
-      range_text(k, range, sizeof range);
-      return fl_exp_fail(err, errlen, o, "%s: '%s' is not a number or auto%s; allowed: auto, or a number in %s %s",
-                  k->path, text, fl_number_hint(text), range, k->unit);
-    }
-    return store_real(k, exp, text, v, o, err, errlen);
-  case KT_INT: {
-    char *end;
-    errno = 0;
-    long n = strtol(text, &end, 10);
-    range_text(k, range, sizeof range);
-    if (!*text || *end || errno == ERANGE)
-      return fl_exp_fail(err, errlen, o, "%s: '%s' is not an integer; allowed: an integer in %s", k->path, text, range);
-    if (!in_range(k, (double)n))
-      return fl_exp_fail(err, errlen, o, "%s: '%s' is out of range; allowed: an integer in %s", k->path, text, range);
-    *(int *)((char *)exp + k->offset) = (int)n;
+    return set_real(k, exp, text, o, err, errlen);
+  case KT_INT:
+    if (fl_yaml_integer(k->path, text, (long)k->min, (long)k->max, slot, msg, sizeof msg))
+      return fl_exp_fail(err, errlen, o, "%s", msg);
     return FL_OK;
-  }
-  case KT_SEED: {
-    char *end;
-    errno = 0;
-    if (!*text || text[0] == '-' || !(text[0] >= '0' && text[0] <= '9'))
-      return fl_exp_fail(err, errlen, o, "%s: '%s' is not a seed; allowed: an integer in [0, %lu]", k->path, text,
-                  (unsigned long)-1);
-    unsigned long n = strtoul(text, &end, 10);
-    if (*end || errno == ERANGE)
-      return fl_exp_fail(err, errlen, o, "%s: '%s' is not a seed; allowed: an integer in [0, %lu]", k->path, text,
-                  (unsigned long)-1);
-    *(unsigned long *)((char *)exp + k->offset) = n;
-    return FL_OK;
-  }
+  case KT_SEED:
+    return set_seed(k, exp, text, o, err, errlen);
   case KT_BOOL:
     if (strcmp(text, "true") == 0 || strcmp(text, "yes") == 0)
-      *(int *)((char *)exp + k->offset) = 1;
+      *slot = 1;
     else if (strcmp(text, "false") == 0 || strcmp(text, "no") == 0)
-      *(int *)((char *)exp + k->offset) = 0;
+      *slot = 0;
     else
       return fl_exp_fail(err, errlen, o, "%s: '%s' is not a boolean; allowed: true | false", k->path, text);
     return FL_OK;
   case KT_ENUM:
-    for (int i = 0; k->names[i]; i++)
-      if (strcmp(text, k->names[i]) == 0) {
-        *(int *)((char *)exp + k->offset) = i;
-        return FL_OK;
-      }
-    allowed_names(k->names, buf, sizeof buf);
-    return fl_exp_fail(err, errlen, o, "%s: '%s' is not allowed; allowed: %s", k->path, text, buf);
-  case KT_FILE: {
-    /* relative to the experiment file's directory; absolute where the file exists, so
-     * that a written experiment finds it from anywhere */
-    char joined[FL_PATH_LEN + 64];
-    const char *slash = o->file ? strrchr(o->file, '/') : NULL;
-    if (!*text)
-      return fl_exp_fail(err, errlen, o, "%s: empty; allowed: a CSV file name, relative to the experiment file", k->path);
-    if (text[0] == '/' || !slash)
-      snprintf(joined, sizeof joined, "%s", text);
-    else
-      snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - o->file), o->file, text);
-    char cwd[FL_PATH_LEN], use[2 * FL_PATH_LEN + 80];
-    if (joined[0] != '/' && getcwd(cwd, sizeof cwd))
-      snprintf(use, sizeof use, "%s/%s", cwd, joined);
-    else
-      snprintf(use, sizeof use, "%s", joined);
-    if (strlen(use) >= FL_PATH_LEN)
-      return fl_exp_fail(err, errlen, o, "%s: '%s' is too long; allowed: a file name under %d characters", k->path, text,
-                  FL_PATH_LEN);
-    memcpy((char *)exp + k->offset, use, strlen(use) + 1); /* shorter than FL_PATH_LEN: checked above */
+    if (fl_yaml_choice(k->path, text, k->names, slot, msg, sizeof msg))
+      return fl_exp_fail(err, errlen, o, "%s", msg);
     return FL_OK;
-  }
+  case KT_FILE:
+    return set_file(k, exp, text, o, err, errlen);
   case KT_CYCLES:
     return fl_exp_fail(err, errlen, o, "%s: '%s' is not a list; allowed: a list of turning points, e.g. [1e-3, 0, 2e-3]",
-                k->path, text);
+                       k->path, text);
   case KT_SECTION:
-    return fl_exp_fail(err, errlen, o, "%s: '%s' is a value where a block of keys belongs; allowed keys: see fiberlab-experiment(5)",
-                k->path, text);
+    return fl_exp_fail(err, errlen, o, "%s: '%s' is a value where a block of keys belongs; allowed keys: see "
+                       "fiberlab-experiment(5)", k->path, text);
   }
   return FL_EINPUT;
 }
@@ -186,20 +131,27 @@ static void mark_given(const key_def *k, fl_experiment *exp)
 typedef struct {
   yaml_document_t *doc;
   fl_experiment *exp;
-  fl_exp_origin o;
+  fl_exp_origin o; /* the file; line and column of the node a message is about */
   char *err;
   size_t errlen;
 } walker;
 
-static void at(walker *w, yaml_node_t *n)
+static void at(walker *w, const yaml_node_t *n)
 {
   w->o.line = n->start_mark.line + 1;
   w->o.col = n->start_mark.column + 1;
 }
 
-static const char *node_kind(yaml_node_t *n)
+/* A message at node n. */
+static int fail_at(walker *w, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail_at(walker *w, const yaml_node_t *n, const char *fmt, ...)
 {
-  return n->type == YAML_MAPPING_NODE ? "a block of keys" : n->type == YAML_SEQUENCE_NODE ? "a list" : "a value";
+  va_list ap;
+  at(w, n);
+  va_start(ap, fmt);
+  int rc = fl_exp_vfail(w->err, w->errlen, &w->o, fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 static int load_cycles(walker *w, const key_def *k, yaml_node_t *val)
@@ -213,109 +165,91 @@ static int load_cycles(walker *w, const key_def *k, yaml_node_t *val)
   int torsion = w->exp->test.kind == FL_TEST_TORSION;
   for (yaml_node_item_t *it = val->data.sequence.items.start; it < val->data.sequence.items.top; it++) {
     yaml_node_t *item = yaml_document_get_node(w->doc, *it);
-    at(w, item);
     double v;
-    if (item->type != YAML_SCALAR_NODE || !parse_double((const char *)item->data.scalar.value, &v))
-      return fl_exp_fail(w->err, w->errlen, &w->o, "%s: item %d is not a number; allowed: turning points in %s", k->path,
-                  n + 1, torsion ? "deg" : "m");
+    if (!fl_yaml_parse_double(fl_yaml_scalar(item), &v))
+      return fail_at(w, item, "%s: item %d is not a number; allowed: turning points in %s", k->path, n + 1,
+                     torsion ? "deg" : "m");
     if (v < 0.0)
-      return fl_exp_fail(w->err, w->errlen, &w->o, "%s: item %d '%s' is negative; allowed: turning points >= 0", k->path,
-                  n + 1, (const char *)item->data.scalar.value);
+      return fail_at(w, item, "%s: item %d '%s' is negative; allowed: turning points >= 0", k->path, n + 1,
+                     fl_yaml_scalar(item));
     if (n >= FL_MAX_CYCLES)
-      return fl_exp_fail(w->err, w->errlen, &w->o, "%s: more than %d turning points; allowed: at most %d", k->path,
-                  FL_MAX_CYCLES, FL_MAX_CYCLES);
+      return fail_at(w, item, "%s: more than %d turning points; allowed: at most %d", k->path, FL_MAX_CYCLES,
+                     FL_MAX_CYCLES);
     w->exp->test.cycles[n++] = torsion ? v * DEG : v;
   }
-  if (n == 0) {
-    at(w, val);
-    return fl_exp_fail(w->err, w->errlen, &w->o, "%s: the list is empty; allowed: turning points ending at the maximum",
-                k->path);
-  }
+  if (n == 0)
+    return fail_at(w, val, "%s: the list is empty; allowed: turning points ending at the maximum", k->path);
   w->exp->test.ncycles = n;
   return FL_OK;
 }
 
 static int walk_mapping(walker *w, yaml_node_t *map, const char *prefix);
 
-static int walk_pair(walker *w, yaml_node_t *keyn, yaml_node_t *val, const char *prefix)
+/* The key of pair p in the block prefix: a key of the table, and of the test's kind. */
+static int walk_pair(walker *w, const yaml_node_pair_t *p, const char *prefix)
 {
-  char path[160], allowed[512];
-  at(w, keyn);
-  if (keyn->type != YAML_SCALAR_NODE)
-    return fl_exp_fail(w->err, w->errlen, &w->o, "%s%skey is %s; allowed: a plain key name", prefix, *prefix ? ": " : "",
-                node_kind(keyn));
-  const char *name = (const char *)keyn->data.scalar.value;
-  snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", name);
+  yaml_node_t *keyn = yaml_document_get_node(w->doc, p->key), *val = yaml_document_get_node(w->doc, p->value);
+  char path[160], allowed[512], note[64], msg[768];
+  if (keyn->type != YAML_SCALAR_NODE) {
+    fl_yaml_msg_not_plain(prefix, keyn, msg, sizeof msg);
+    return fail_at(w, keyn, "%s", msg);
+  }
+  snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", fl_yaml_scalar(keyn));
   const key_def *k = fl_exp_key_find(path);
   int in_test = strncmp(path, "test.", 5) == 0;
   if (!k || (in_test && k->kinds && !(k->kinds & (1 << w->exp->test.kind)))) {
     fl_exp_keys_allowed(prefix, in_test ? (int)w->exp->test.kind : -1, allowed, sizeof allowed);
-    if (in_test && k)
-      return fl_exp_fail(w->err, w->errlen, &w->o, "%s: unknown key for a %s test; allowed: %s", path,
-                  fl_exp_kind_names[w->exp->test.kind], allowed);
-    return fl_exp_fail(w->err, w->errlen, &w->o, "%s: unknown key; allowed%s%s: %s", path, *prefix ? " in " : "",
-                prefix, allowed);
+    snprintf(note, sizeof note, "a %s test", fl_exp_kind_names[w->exp->test.kind]);
+    fl_yaml_msg_unknown(path, prefix, in_test && k ? note : NULL, allowed, msg, sizeof msg);
+    return fail_at(w, keyn, "%s", msg);
   }
+  size_t i = fl_exp_key_index(k);
   mark_given(k, w->exp);
-  w->exp->key_from_fit[fl_exp_key_index(k)] = 0;
-  w->exp->key_line[fl_exp_key_index(k)] = (unsigned)val->start_mark.line + 1; /* where the value is */
-  w->exp->key_col[fl_exp_key_index(k)] = (unsigned)val->start_mark.column + 1;
+  w->exp->key_from_fit[i] = 0;
+  w->exp->key_line[i] = (unsigned)val->start_mark.line + 1; /* where the value is */
+  w->exp->key_col[i] = (unsigned)val->start_mark.column + 1;
   if (k->type == KT_SECTION) {
     if (val->type != YAML_MAPPING_NODE) {
-      at(w, val);
       fl_exp_keys_allowed(path, -1, allowed, sizeof allowed);
-      return fl_exp_fail(w->err, w->errlen, &w->o, "%s: is %s; allowed: a block of keys (%s)", path, node_kind(val),
-                  allowed);
+      fl_yaml_msg_not_block(path, val, allowed, msg, sizeof msg);
+      return fail_at(w, val, "%s", msg);
     }
     return walk_mapping(w, val, path);
   }
   if (k->type == KT_CYCLES)
     return load_cycles(w, k, val);
   at(w, val);
-  if (val->type != YAML_SCALAR_NODE)
-    return fl_exp_fail(w->err, w->errlen, &w->o, "%s: is %s; allowed: a single value", path, node_kind(val));
-  return set_scalar(k, w->exp, (const char *)val->data.scalar.value, &w->o, w->err, w->errlen);
+  if (val->type != YAML_SCALAR_NODE) {
+    fl_yaml_msg_not_scalar(path, val, msg, sizeof msg);
+    return fail_at(w, val, "%s", msg);
+  }
+  return set_scalar(k, w->exp, fl_yaml_scalar(val), &w->o, w->err, w->errlen);
 }
 
 static int walk_mapping(walker *w, yaml_node_t *map, const char *prefix)
 {
   yaml_node_pair_t *start = map->data.mapping.pairs.start, *top = map->data.mapping.pairs.top;
-  /* Duplicate keys: libyaml keeps them silently. */
-  for (yaml_node_pair_t *p = start; p < top; p++) {
-    yaml_node_t *kp = yaml_document_get_node(w->doc, p->key);
-    if (kp->type != YAML_SCALAR_NODE)
-      continue;
-    for (yaml_node_pair_t *q = start; q < p; q++) {
-      yaml_node_t *kq = yaml_document_get_node(w->doc, q->key);
-      if (kq->type == YAML_SCALAR_NODE && strcmp((char *)kq->data.scalar.value, (char *)kp->data.scalar.value) == 0) {
-        at(w, kp);
-        return fl_exp_fail(w->err, w->errlen, &w->o, "%s%s%s: duplicate key (first at line %zu); allowed: each key once",
-                    prefix, *prefix ? "." : "", (char *)kp->data.scalar.value, kq->start_mark.line + 1);
-      }
-    }
-  }
+  char msg[768];
+  for (yaml_node_pair_t *p = start; p < top; p++)
+    if (fl_yaml_duplicate(w->doc, map, p, prefix, msg, sizeof msg))
+      return fail_at(w, yaml_document_get_node(w->doc, p->key), "%s", msg);
   /* In the test block, the kind decides which keys are allowed: read it first. */
-  if (strcmp(prefix, "test") == 0) {
-    yaml_node_pair_t *kindp = NULL;
+  int test = strcmp(prefix, "test") == 0;
+  yaml_node_t *kindkey = NULL;
+  if (test) {
+    if (!fl_yaml_value(w->doc, map, "kind", &kindkey))
+      return fail_at(w, map, "test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever | bend4pt | "
+                     "compression");
     for (yaml_node_pair_t *p = start; p < top; p++) {
-      yaml_node_t *kp = yaml_document_get_node(w->doc, p->key);
-      if (kp->type == YAML_SCALAR_NODE && strcmp((char *)kp->data.scalar.value, "kind") == 0)
-        kindp = p;
+      int rc = yaml_document_get_node(w->doc, p->key) == kindkey ? walk_pair(w, p, prefix) : FL_OK;
+      if (rc)
+        return rc;
     }
-    if (!kindp) {
-      at(w, map);
-      return fl_exp_fail(w->err, w->errlen, &w->o, "test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever | bend4pt | compression");
-    }
-    int rc = walk_pair(w, yaml_document_get_node(w->doc, kindp->key), yaml_document_get_node(w->doc, kindp->value),
-                       prefix);
-    if (rc)
-      return rc;
   }
   for (yaml_node_pair_t *p = start; p < top; p++) {
-    yaml_node_t *kp = yaml_document_get_node(w->doc, p->key);
-    if (strcmp(prefix, "test") == 0 && kp->type == YAML_SCALAR_NODE && strcmp((char *)kp->data.scalar.value, "kind") == 0)
+    if (test && yaml_document_get_node(w->doc, p->key) == kindkey)
       continue;
-    int rc = walk_pair(w, kp, yaml_document_get_node(w->doc, p->value), prefix);
+    int rc = walk_pair(w, p, prefix);
     if (rc)
       return rc;
   }
@@ -330,22 +264,22 @@ int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t e
   if (rc != FL_OK)
     return rc;
   rc = FL_EINPUT;
+  walker w = {&doc, exp, o, err, errlen};
   yaml_node_t *root = yaml_document_get_root_node(&doc);
+  char msg[768];
   if (!root) {
     fl_exp_fail(err, errlen, &o, "the file is empty; allowed: a block with fiber, bond, test and simulation");
     goto done;
   }
   if (root->type != YAML_MAPPING_NODE) {
-    o.line = root->start_mark.line + 1;
-    o.col = root->start_mark.column + 1;
-    fl_exp_fail(err, errlen, &o, "the top level is %s; allowed: a block with fiber, bond, test and simulation",
-         node_kind(root));
+    fl_yaml_msg_not_block("", root, "fiber, bond, test and simulation", msg, sizeof msg);
+    fail_at(&w, root, "%s", msg);
     goto done;
   }
-  walker w = {&doc, exp, o, err, errlen};
   rc = walk_mapping(&w, root, "");
   if (rc == FL_OK && !exp->test_given) {
-    fl_exp_fail(err, errlen, &o, "test: missing block; allowed: a test block with kind bend3pt | tension | torsion | cantilever | bend4pt | compression");
+    fl_exp_fail(err, errlen, &o, "test: missing block; allowed: a test block with kind bend3pt | tension | torsion | "
+                "cantilever | bend4pt | compression");
     rc = FL_EINPUT;
   }
 done:
@@ -356,7 +290,7 @@ done:
 int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, size_t errlen)
 {
   fl_exp_origin o = {NULL, assignment, 0, 0};
-  char path[160], allowed[512];
+  char path[160], allowed[512], note[64], msg[768];
   const char *eq = strchr(assignment, '=');
   if (!eq || eq == assignment)
     return fl_exp_fail(err, errlen, &o, "not KEY=VALUE; allowed: a dotted key such as fiber.segments=40");
@@ -375,14 +309,16 @@ int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, siz
       *dot = '\0';
     else
       prefix[0] = '\0';
-    fl_exp_keys_allowed(fl_exp_key_find(prefix) ? prefix : "", -1, allowed, sizeof allowed);
-    return fl_exp_fail(err, errlen, &o, "%s: unknown key; allowed%s%s: %s", path, fl_exp_key_find(prefix) ? " in " : "",
-                fl_exp_key_find(prefix) ? prefix : "", allowed);
+    const char *in = fl_exp_key_find(prefix) ? prefix : "";
+    fl_exp_keys_allowed(in, -1, allowed, sizeof allowed);
+    fl_yaml_msg_unknown(path, in, NULL, allowed, msg, sizeof msg);
+    return fl_exp_fail(err, errlen, &o, "%s", msg);
   }
   if (k->kinds && k != fl_exp_key_find("test.kind") && !(k->kinds & (1 << exp->test.kind))) {
     fl_exp_keys_allowed("test", (int)exp->test.kind, allowed, sizeof allowed);
-    return fl_exp_fail(err, errlen, &o, "%s: unknown key for a %s test; allowed: %s", path, fl_exp_kind_names[exp->test.kind],
-                allowed);
+    snprintf(note, sizeof note, "a %s test", fl_exp_kind_names[exp->test.kind]);
+    fl_yaml_msg_unknown(path, "test", note, allowed, msg, sizeof msg);
+    return fl_exp_fail(err, errlen, &o, "%s", msg);
   }
   if (k->type == KT_CYCLES) {
     /* A comma-separated list: test.cycles=1e-3,0,2e-3 */
@@ -394,13 +330,13 @@ int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, siz
       size_t len = strcspn(s, ",");
       if (len == 0 || len >= sizeof item || cnt >= FL_MAX_CYCLES)
         return fl_exp_fail(err, errlen, &o, "%s: '%s' is not a list; allowed: up to %d comma-separated turning points",
-                    path, text, FL_MAX_CYCLES);
+                           path, text, FL_MAX_CYCLES);
       memcpy(item, s, len);
       item[len] = '\0';
       double v;
-      if (!parse_double(item, &v) || v < 0.0)
+      if (!fl_yaml_parse_double(item, &v) || v < 0.0)
         return fl_exp_fail(err, errlen, &o, "%s: item '%s' is not a number >= 0; allowed: turning points in %s", path,
-                    item, torsion ? "deg" : "m");
+                           item, torsion ? "deg" : "m");
       exp->test.cycles[cnt++] = torsion ? v * DEG : v;
       s += len;
       if (*s == ',')
