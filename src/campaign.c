@@ -323,11 +323,147 @@ static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, i
   return FL_OK;
 }
 
+/* The texts of the campaign block's keys. */
+typedef struct {
+  const char *fit, *table, *filecol, *idcol, *folder, *drop;
+} campaign_texts;
+
+/* The campaign block: its keys, drop, and the fit, the table and the curves' folder
+ * taken relative to the campaign file; the fit readable. */
+static int load_block(reader *R, const yaml_node_t *cb, fl_campaign *c, campaign_texts *x)
+{
+  if (text_of(R, cb, "fit", 1, &x->fit) || text_of(R, cb, "specimens", 1, &x->table) ||
+      text_of(R, cb, "file", 1, &x->filecol) || text_of(R, cb, "id", 0, &x->idcol) ||
+      text_of(R, cb, "data_folder", 0, &x->folder) || text_of(R, cb, "drop", 0, &x->drop))
+    return FL_EINPUT;
+  if (x->drop) {
+    while (drop_names[c->drop] && strcmp(drop_names[c->drop], x->drop) != 0)
+      c->drop++;
+    if (!drop_names[c->drop])
+      return fl_yaml_fail(R, value_of(R, cb, "drop"), "campaign.drop: '%s' is not a choice; allowed: any, yes, no",
+                          x->drop);
+  }
+  const char *name[] = {"fit", "specimens", "data_folder"};
+  const char *rel[] = {x->fit, x->table, x->folder};
+  char *out[] = {c->fit_path, c->table_path, c->data_dir};
+  for (int k = 0; k < 3; k++)
+    if (rel[k] && fl_path_relative(R->file, rel[k], out[k], FL_FIT_PATH))
+      return fl_yaml_fail(R, value_of(R, cb, name[k]), "campaign.%s: the path is longer than %d bytes when taken "
+                          "relative to the campaign file; allowed: a path of at most %d bytes", name[k],
+                          FL_FIT_PATH - 1, FL_FIT_PATH - 1);
+  if (!x->folder) {
+    const char *slash = strrchr(c->table_path, '/');
+    if (slash)
+      snprintf(c->data_dir, sizeof c->data_dir, "%.*s", (int)(slash - c->table_path), c->table_path);
+  }
+  FILE *fp = fopen(c->fit_path, "rb");
+  if (!fp)
+    return fl_yaml_fail(R, value_of(R, cb, "fit"), "campaign.fit: '%s' cannot be read: %s; allowed: a fit file "
+                        "(fiberlab-fit(5)), relative to the campaign file", x->fit, strerror(errno));
+  fclose(fp);
+  return FL_OK;
+}
+
+/* The table's file and id columns (*fc, *ic) and the columns mapped to keys. */
+static int load_columns(reader *R, const yaml_node_t *cb, fl_campaign *c, const fl_table *t, const campaign_texts *x,
+                        int *fc, int *ic)
+{
+  char list[2048];
+  column_list(t, list, sizeof list);
+  *fc = table_column(t, x->filecol);
+  *ic = x->idcol ? table_column(t, x->idcol) : *fc;
+  if (*fc < 0)
+    return fl_yaml_fail(R, value_of(R, cb, "file"), "campaign.file: '%s' is not a column of %s; allowed: %s",
+                        x->filecol, c->table_path, list);
+  if (*ic < 0)
+    return fl_yaml_fail(R, value_of(R, cb, "id"), "campaign.id: '%s' is not a column of %s; allowed: %s", x->idcol,
+                        c->table_path, list);
+  yaml_node_t *cols = value_of(R, cb, "columns");
+  if (!cols)
+    return FL_OK;
+  if (block(R, cols, "campaign.columns", NULL, "experiment keys, each { column, unit, scale }"))
+    return FL_EINPUT;
+  for (yaml_node_pair_t *p = cols->data.mapping.pairs.start; p < cols->data.mapping.pairs.top; p++) {
+    if (c->nmap == FL_CAMPAIGN_MAX_MAP)
+      return fl_yaml_fail(R, cols, "campaign.columns: more than %d keys; allowed: at most %d", FL_CAMPAIGN_MAX_MAP,
+                          FL_CAMPAIGN_MAX_MAP);
+    if (load_map(R, t, c->table_path, yaml_document_get_node(R->doc, p->key),
+                 yaml_document_get_node(R->doc, p->value), &c->map[c->nmap]))
+      return FL_EINPUT;
+    c->nmap++;
+  }
+  return FL_OK;
+}
+
+/* Specimen i's fit f against the campaign: no mapped key the fit frees (checked on the
+ * first row), a kink where a kept row's curve item asks for one. */
+static int check_row_fit(reader *R, const yaml_node_t *cb, const fl_campaign *c, int i, const fl_fit *f, int keep)
+{
+  for (int j = 0; i == 0 && j < c->nmap; j++)
+    for (int k = 0; k < f->nfree; k++)
+      if (strcmp(c->map[j].key, f->free[k].path) == 0) {
+        snprintf(R->err, R->errlen, "%s:%u:%u: campaign.columns.%s: the fit %s frees %s, which the table would set "
+                 "for each row; allowed: a key the fit does not free (or leave it out of the fit's free list)", R->file,
+                 c->map[j].line, c->map[j].col, c->map[j].key, c->fit_path, c->map[j].key);
+        return FL_EINPUT;
+      }
+  for (int k = 0; keep && k < f->ndata; k++)
+    if (f->data[k].kind == FL_FIT_CURVE && f->data[k].kink_weight > 0.0 && !fl_fit_has_kink(&f->data[k]))
+      return fl_yaml_fail(R, value_of(R, cb, "fit"), "row %d (%s): data[%d].kink_weight of %s: %g, but the row's curve "
+                          "has no drop followed by a plateau in the fitted range: there is no kink to fit; allowed: "
+                          "kink_weight 0, or campaign.drop: yes (the rows without a drop left out)", c->spec[i].row,
+                          c->spec[i].id, k + 1, c->fit_path, f->data[k].kink_weight);
+  return FL_OK;
+}
+
+/* Every specimen's fit, built and dropped: all input errors before any run; the rows
+ * campaign.drop keeps, by their curve's first curve item as fitted. */
+static int select_rows(reader *R, const yaml_node_t *cb, fl_campaign *c, const char *drop)
+{
+  int rc, kept = 0;
+  size_t ln = 0;
+  c->rows = c->nspec;
+  for (int i = 0; i < c->nspec; i++) {
+    fl_fit f;
+    if ((rc = fl_campaign_fit(c, i, &f, R->err, R->errlen)))
+      return rc;
+    int d = 0;
+    while (d < f.ndata - 1 && f.data[d].kind != FL_FIT_CURVE)
+      d++;
+    int keep = c->drop == FL_CAMPAIGN_DROP_ANY;
+    if (!keep && f.data[d].kind == FL_FIT_CURVE)
+      keep = fl_fit_curve_drops(&f.data[d].data, 0) == (c->drop == FL_CAMPAIGN_DROP_YES);
+    if (check_row_fit(R, cb, c, i, &f, keep)) {
+      fl_fit_free(&f);
+      return FL_EINPUT;
+    }
+    if (keep && kept == 0) {
+      c->nfree = f.nfree;
+      memcpy(c->free, f.free, sizeof c->free);
+      c->exp = f.exp;
+      snprintf(c->exp_path, sizeof c->exp_path, "%s", f.exp_path);
+    }
+    fl_fit_free(&f);
+    if (keep)
+      c->spec[kept++] = c->spec[i];
+    else if (ln < sizeof c->left_out)
+      ln += (size_t)snprintf(c->left_out + ln, sizeof c->left_out - ln, "%s%d (%s)", ln ? ", " : "", c->spec[i].row,
+                             c->spec[i].id);
+  }
+  c->nspec = kept;
+  if (kept == 0)
+    return fl_yaml_fail(R, value_of(R, cb, "drop"), "campaign.drop: %s: none of the %d rows of %s has a curve %s a "
+                        "drop; allowed: a table with at least one such row, or drop: any", drop, c->rows,
+                        c->table_path, c->drop == FL_CAMPAIGN_DROP_YES ? "with" : "without");
+  return FL_OK;
+}
+
 int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_campaign *c, char *err, size_t errlen)
 {
   yaml_document_t doc;
-  int rc, have_doc = 0;
+  int rc, fc, ic;
   fl_table t;
+  campaign_texts x;
   memset(&t, 0, sizeof t);
   memset(c, 0, sizeof *c);
   snprintf(c->file, sizeof c->file, "%s", path);
@@ -337,85 +473,20 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
     return rc;
   rc = FL_EINPUT;
   reader R = {path, &doc, err, errlen};
-  have_doc = 1;
   yaml_node_t *root = yaml_document_get_root_node(&doc), *cb;
   if (!root || block(&R, root, "the top level", top_keys, "campaign"))
     goto done;
   cb = value_of(&R, root, "campaign");
-  if (block(&R, cb, "campaign", campaign_keys, "fit, specimens, file, id, data_folder, columns, drop"))
+  if (block(&R, cb, "campaign", campaign_keys, "fit, specimens, file, id, data_folder, columns, drop") ||
+      load_block(&R, cb, c, &x))
     goto done;
-  const char *fit, *table, *filecol, *idcol, *folder, *drop;
-  if (text_of(&R, cb, "fit", 1, &fit) || text_of(&R, cb, "specimens", 1, &table) ||
-      text_of(&R, cb, "file", 1, &filecol) || text_of(&R, cb, "id", 0, &idcol) ||
-      text_of(&R, cb, "data_folder", 0, &folder) || text_of(&R, cb, "drop", 0, &drop))
-    goto done;
-  if (drop) {
-    while (drop_names[c->drop] && strcmp(drop_names[c->drop], drop) != 0)
-      c->drop++;
-    if (!drop_names[c->drop]) {
-      fl_yaml_fail(&R, value_of(&R, cb, "drop"), "campaign.drop: '%s' is not a choice; allowed: any, yes, no", drop);
-      goto done;
-    }
-  }
-  {
-    const char *name[] = {"fit", "specimens", "data_folder"};
-    const char *rel[] = {fit, table, folder};
-    char *out[] = {c->fit_path, c->table_path, c->data_dir};
-    for (int k = 0; k < 3; k++)
-      if (rel[k] && fl_path_relative(path, rel[k], out[k], FL_FIT_PATH)) {
-        fl_yaml_fail(&R, value_of(&R, cb, name[k]), "campaign.%s: the path is longer than %d bytes when taken relative to "
-                     "the campaign file; allowed: a path of at most %d bytes", name[k], FL_FIT_PATH - 1, FL_FIT_PATH - 1);
-        goto done;
-      }
-  }
-  if (!folder) {
-    const char *slash = strrchr(c->table_path, '/');
-    if (slash)
-      snprintf(c->data_dir, sizeof c->data_dir, "%.*s", (int)(slash - c->table_path), c->table_path);
-  }
-  FILE *fp = fopen(c->fit_path, "rb");
-  if (!fp) {
-    fl_yaml_fail(&R, value_of(&R, cb, "fit"), "campaign.fit: '%s' cannot be read: %s; allowed: a fit file "
-                 "(fiberlab-fit(5)), relative to the campaign file", fit, strerror(errno));
-    goto done;
-  }
-  fclose(fp);
   char msg[2048];
-  if ((rc = fl_table_read(c->table_path, c->table_path, &t, msg, sizeof msg)) != FL_OK) {
+  if (fl_table_read(c->table_path, c->table_path, &t, msg, sizeof msg) != FL_OK) {
     fl_yaml_fail(&R, value_of(&R, cb, "specimens"), "campaign.specimens: %s", msg);
-    rc = FL_EINPUT;
     goto done;
   }
-  rc = FL_EINPUT;
-  char list[2048];
-  column_list(&t, list, sizeof list);
-  int fc = table_column(&t, filecol), ic = idcol ? table_column(&t, idcol) : fc;
-  if (fc < 0) {
-    fl_yaml_fail(&R, value_of(&R, cb, "file"), "campaign.file: '%s' is not a column of %s; allowed: %s", filecol,
-                 c->table_path, list);
+  if (load_columns(&R, cb, c, &t, &x, &fc, &ic))
     goto done;
-  }
-  if (ic < 0) {
-    fl_yaml_fail(&R, value_of(&R, cb, "id"), "campaign.id: '%s' is not a column of %s; allowed: %s", idcol,
-                 c->table_path, list);
-    goto done;
-  }
-  yaml_node_t *cols = value_of(&R, cb, "columns");
-  if (cols) {
-    if (block(&R, cols, "campaign.columns", NULL, "experiment keys, each { column, unit, scale }"))
-      goto done;
-    for (yaml_node_pair_t *p = cols->data.mapping.pairs.start; p < cols->data.mapping.pairs.top; p++) {
-      if (c->nmap == FL_CAMPAIGN_MAX_MAP) {
-        fl_yaml_fail(&R, cols, "campaign.columns: more than %d keys; allowed: at most %d", FL_CAMPAIGN_MAX_MAP,
-                     FL_CAMPAIGN_MAX_MAP);
-        goto done;
-      }
-      if (load_map(&R, &t, c->table_path, yaml_document_get_node(&doc, p->key), yaml_document_get_node(&doc, p->value),
-                   &c->map[c->nmap]))
-        goto done;
-      c->nmap++;
-    }
-  }
   if (t.nrows < 1 || t.nrows > FL_CAMPAIGN_MAX_SPECIMENS) {
     snprintf(err, errlen, "%s:%d: the table has %d rows; allowed: 1 to %d specimens", c->table_path,
              t.nrows ? t.line[t.nrows - 1] : 1, t.nrows, FL_CAMPAIGN_MAX_SPECIMENS);
@@ -431,65 +502,9 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
       goto done;
     c->nspec = r + 1;
   }
-  /* every specimen's fit, built and dropped: all input errors before any run; the rows
-   * campaign.drop keeps, by their curve's first curve item as fitted */
-  c->rows = c->nspec;
-  int kept = 0;
-  size_t ln = 0;
-  for (int i = 0; i < c->nspec; i++) {
-    fl_fit f;
-    if ((rc = fl_campaign_fit(c, i, &f, err, errlen)))
-      goto done;
-    int d = 0;
-    while (d < f.ndata - 1 && f.data[d].kind != FL_FIT_CURVE)
-      d++;
-    int keep = c->drop == FL_CAMPAIGN_DROP_ANY || (f.data[d].kind == FL_FIT_CURVE &&
-                                                   fl_fit_curve_drops(&f.data[d].data, 0) == (c->drop == FL_CAMPAIGN_DROP_YES));
-    for (int j = 0; i == 0 && j < c->nmap; j++)
-      for (int k = 0; k < f.nfree; k++)
-        if (strcmp(c->map[j].key, f.free[k].path) == 0) {
-          snprintf(err, errlen, "%s:%u:%u: campaign.columns.%s: the fit %s frees %s, which the table would set for "
-                   "each row; allowed: a key the fit does not free (or leave it out of the fit's free list)", path,
-                   c->map[j].line, c->map[j].col, c->map[j].key, c->fit_path, c->map[j].key);
-          fl_fit_free(&f);
-          rc = FL_EINPUT;
-          goto done;
-        }
-    if (keep && kept == 0) {
-      c->nfree = f.nfree;
-      memcpy(c->free, f.free, sizeof c->free);
-      c->exp = f.exp;
-      snprintf(c->exp_path, sizeof c->exp_path, "%s", f.exp_path);
-    }
-    for (int k = 0; keep && k < f.ndata; k++)
-      if (f.data[k].kind == FL_FIT_CURVE && f.data[k].kink_weight > 0.0 && !fl_fit_has_kink(&f.data[k])) {
-        fl_yaml_fail(&R, value_of(&R, cb, "fit"), "row %d (%s): data[%d].kink_weight of %s: %g, but the row's curve has no "
-                     "drop followed by a plateau in the fitted range: there is no kink to fit; allowed: kink_weight 0, or "
-                     "campaign.drop: yes (the rows without a drop left out)", c->spec[i].row, c->spec[i].id, k + 1,
-                     c->fit_path, f.data[k].kink_weight);
-        fl_fit_free(&f);
-        rc = FL_EINPUT;
-        goto done;
-      }
-    fl_fit_free(&f);
-    if (keep)
-      c->spec[kept++] = c->spec[i];
-    else if (ln < sizeof c->left_out)
-      ln += (size_t)snprintf(c->left_out + ln, sizeof c->left_out - ln, "%s%d (%s)", ln ? ", " : "", c->spec[i].row,
-                             c->spec[i].id);
-  }
-  c->nspec = kept;
-  if (kept == 0) {
-    rc = FL_EINPUT;
-    fl_yaml_fail(&R, value_of(&R, cb, "drop"), "campaign.drop: %s: none of the %d rows of %s has a curve %s a drop; "
-                 "allowed: a table with at least one such row, or drop: any", drop, c->rows, c->table_path,
-                 c->drop == FL_CAMPAIGN_DROP_YES ? "with" : "without");
-    goto done;
-  }
-  rc = FL_OK;
+  rc = select_rows(&R, cb, c, x.drop);
 done:
-  if (have_doc)
-    yaml_document_delete(&doc);
+  yaml_document_delete(&doc);
   fl_table_free(&t);
   if (rc)
     fl_campaign_free(c);
