@@ -233,23 +233,21 @@ static int walk_mapping(walker *w, yaml_node_t *map, const char *prefix)
   for (yaml_node_pair_t *p = start; p < top; p++)
     if (fl_yaml_duplicate(w->doc, map, p, prefix, msg, sizeof msg))
       return fail_at(w, yaml_document_get_node(w->doc, p->key), "%s", msg);
-  /* In the test block, the kind decides which keys are allowed: read it first. */
-  int test = strcmp(prefix, "test") == 0;
-  yaml_node_t *kindkey = NULL;
-  if (test) {
+  /* In the test block, the kind decides which keys are allowed: walk it first. */
+  const yaml_node_pair_t *kind = NULL;
+  if (strcmp(prefix, "test") == 0) {
+    yaml_node_t *kindkey = NULL;
     if (!fl_yaml_value(w->doc, map, "kind", &kindkey))
       return fail_at(w, map, "test: missing key 'kind'; allowed: bend3pt | tension | torsion | cantilever | bend4pt | "
                      "compression");
-    for (yaml_node_pair_t *p = start; p < top; p++) {
-      int rc = yaml_document_get_node(w->doc, p->key) == kindkey ? walk_pair(w, p, prefix) : FL_OK;
-      if (rc)
-        return rc;
-    }
+    for (kind = start; yaml_document_get_node(w->doc, kind->key) != kindkey; kind++)
+      ;
+    int rc = walk_pair(w, kind, prefix);
+    if (rc)
+      return rc;
   }
   for (yaml_node_pair_t *p = start; p < top; p++) {
-    if (test && yaml_document_get_node(w->doc, p->key) == kindkey)
-      continue;
-    int rc = walk_pair(w, p, prefix);
+    int rc = p == kind ? FL_OK : walk_pair(w, p, prefix);
     if (rc)
       return rc;
   }

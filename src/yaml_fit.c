@@ -181,6 +181,20 @@ static int get_unit(fl_fit_loader *L, const yaml_node_t *n, const char *key, enu
   return FL_OK;
 }
 
+/* A free parameter's bound min or max (which), a number (where: "below max"). */
+static int free_bound(fl_fit_loader *L, const yaml_node_t *n, const char *key, const char *which, const char *where,
+                      double *out)
+{
+  char sub[FL_FIT_KEY + 32];
+  const char *t;
+  snprintf(sub, sizeof sub, "%s.%s", key, which);
+  if (fl_yaml_need_scalar(&L->r, n, sub, &t))
+    return FL_EINPUT;
+  if (!fl_yaml_parse_double(t, out))
+    return fl_yaml_fail(&L->r, n, "%s: '%s' is not a number%s; allowed: a number %s", sub, t, fl_number_hint(t), where);
+  return FL_OK;
+}
+
 static int load_free(fl_fit_loader *L, const yaml_node_t *map)
 {
   fl_fit *fit = L->fit;
@@ -216,20 +230,11 @@ static int load_free(fl_fit_loader *L, const yaml_node_t *map)
       return fl_yaml_fail(&L->r, v, "%s: missing key '%s'; allowed: a block with start, min and max", key, missing);
     char sub[FL_FIT_KEY + 32];
     const char *t;
-    snprintf(sub, sizeof sub, "%s.min", key);
-    if (fl_yaml_need_scalar(&L->r, vmin, sub, &t))
+    if (free_bound(L, vmin, key, "min", "below max", &fp->min) || free_bound(L, vmax, key, "max", "above min", &fp->max))
       return FL_EINPUT;
-    if (!fl_yaml_parse_double(t, &fp->min))
-      return fl_yaml_fail(&L->r, vmin, "%s: '%s' is not a number%s; allowed: a number below max", sub, t,
-                          fl_number_hint(t));
-    snprintf(sub, sizeof sub, "%s.max", key);
-    if (fl_yaml_need_scalar(&L->r, vmax, sub, &t))
-      return FL_EINPUT;
-    if (!fl_yaml_parse_double(t, &fp->max))
-      return fl_yaml_fail(&L->r, vmax, "%s: '%s' is not a number%s; allowed: a number above min", sub, t,
-                          fl_number_hint(t));
     if (!(fp->max > fp->min))
-      return fl_yaml_fail(&L->r, vmax, "%s: '%s' is not above min %g; allowed: a number above min", sub, t, fp->min);
+      return fl_yaml_fail(&L->r, vmax, "%s.max: '%s' is not above min %g; allowed: a number above min", key,
+                          fl_yaml_scalar(vmax), fp->min);
     snprintf(sub, sizeof sub, "%s.start", key);
     if (fl_yaml_need_scalar(&L->r, vs, sub, &t))
       return FL_EINPUT;
