@@ -36,57 +36,34 @@ static const char *const campaign_keys[] = {"fit", "specimens", "file", "id", "d
 static const char *const drop_names[] = {"any", "yes", "no", NULL}; /* enum fl_campaign_drop */
 static const char *const map_keys[] = {"column", "unit", "scale", NULL};
 
-typedef struct {
-  const char *file;
-  yaml_document_t *doc;
-  char *err;
-  size_t errlen;
-} reader;
+typedef fl_yaml_reader reader;
 
-static int fail_at(reader *R, const yaml_node_t *n, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  int rc = fl_yaml_fail_at(R->file, R->err, R->errlen, n, fmt, ap);
-  va_end(ap);
-  return rc;
-}
-
-static const char *scalar_of(const yaml_node_t *n)
-{
-  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* A block with the allowed keys, each once. */
+/* A block with the allowed keys (NULL: any), each once; list says which, for messages. */
 static int block(reader *R, const yaml_node_t *map, const char *what, const char *const *allowed, const char *list)
 {
+  char msg[1536], path[1536];
   if (!map || map->type != YAML_MAPPING_NODE)
-    return fail_at(R, map, "%s: is not a block of keys; allowed: a block with %s", what, list);
+    return fl_yaml_fail(R, map, "%s: is not a block of keys; allowed: a block with %s", what, list);
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
     yaml_node_t *k = yaml_document_get_node(R->doc, p->key);
-    const char *name = scalar_of(k);
+    const char *name = fl_yaml_scalar(k);
     int ok = 0;
     for (int i = 0; name && allowed && allowed[i] && !ok; i++)
       ok = strcmp(allowed[i], name) == 0;
-    if (!name || (allowed && !ok))
-      return fail_at(R, k, "%s.%s: unknown key; allowed in %s: %s", what, name ? name : "?", what, list);
-    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
-      yaml_node_t *kq = yaml_document_get_node(R->doc, q->key);
-      if (scalar_of(kq) && strcmp(scalar_of(kq), name) == 0)
-        return fail_at(R, k, "%s.%s: duplicate key (first at line %zu); allowed: each key once", what, name,
-                       kq->start_mark.line + 1);
+    if (!name || (allowed && !ok)) {
+      snprintf(path, sizeof path, "%s.%s", what, name ? name : "?");
+      fl_yaml_msg_unknown(path, what, NULL, list, msg, sizeof msg);
+      return fl_yaml_fail(R, k, "%s", msg);
     }
+    if (fl_yaml_duplicate(R->doc, map, p, what, msg, sizeof msg))
+      return fl_yaml_fail(R, k, "%s", msg);
   }
   return FL_OK;
 }
 
 static yaml_node_t *value_of(reader *R, const yaml_node_t *map, const char *key)
 {
-  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++)
-    if (scalar_of(yaml_document_get_node(R->doc, p->key)) &&
-        strcmp(scalar_of(yaml_document_get_node(R->doc, p->key)), key) == 0)
-      return yaml_document_get_node(R->doc, p->value);
-  return NULL;
+  return fl_yaml_value(R->doc, map, key, NULL);
 }
 
 /* A scalar value of key; required: missing is an error. */
@@ -96,11 +73,12 @@ static int text_of(reader *R, const yaml_node_t *map, const char *key, int requi
   *out = NULL;
   if (!v) {
     if (required)
-      return fail_at(R, map, "campaign.%s: missing; allowed: see fiberlab-campaign(5)", key);
+      return fl_yaml_fail(R, map, "campaign.%s: missing; allowed: see fiberlab-campaign(5)", key);
     return FL_OK;
   }
-  if (!(*out = scalar_of(v)) || !**out)
-    return fail_at(R, v, "campaign.%s: is %s; allowed: a single value", key, scalar_of(v) ? "empty" : "not a value");
+  if (!(*out = fl_yaml_scalar(v)) || !**out)
+    return fl_yaml_fail(R, v, "campaign.%s: is %s; allowed: a single value", key,
+                        fl_yaml_scalar(v) ? "empty" : "not a value");
   return FL_OK;
 }
 
@@ -139,30 +117,31 @@ static void column_list(const fl_table *t, char *buf, size_t len)
 static int load_map(reader *R, const fl_table *t, const char *table_shown, yaml_node_t *k, yaml_node_t *v,
                     fl_campaign_map *m)
 {
-  const char *key = scalar_of(k), *col, *unit, *sc;
+  const char *key = fl_yaml_scalar(k), *col, *unit, *sc;
   char what[FL_FIT_KEY + 16], list[2048];
   snprintf(what, sizeof what, "campaign.columns.%s", key ? key : "?");
   /* data.x_min or data.x_max, the fit's own keys, or an experiment key */
   const char *yunit = key && range_key(key) ? "m" : key ? fl_experiment_key_unit(key) : NULL;
   if (!yunit)
-    return fail_at(R, k, "%s: '%s' is not a numeric experiment key; allowed: a dotted path of fiberlab-experiment(5) "
-                   "with a number, such as fiber.outer_radius or test.span", what, key ? key : "");
+    return fl_yaml_fail(R, k, "%s: '%s' is not a numeric experiment key; allowed: a dotted path of "
+                        "fiberlab-experiment(5) with a number, such as fiber.outer_radius or test.span", what,
+                        key ? key : "");
   if (strlen(key) >= sizeof m->key)
-    return fail_at(R, k, "%s: key too long", what);
+    return fl_yaml_fail(R, k, "%s: key too long", what);
   if (block(R, v, what, map_keys, "column, unit, scale"))
     return FL_EINPUT;
   reader Rm = *R;
   yaml_node_t *vc = value_of(R, v, "column"), *vu = value_of(R, v, "unit"), *vs = value_of(R, v, "scale");
-  if (!vc || !(col = scalar_of(vc)) || !*col)
-    return fail_at(&Rm, vc ? vc : v, "%s.column: %s; allowed: a column name of %s", what,
-                   vc ? "is not a name" : "missing", table_shown);
+  if (!vc || !(col = fl_yaml_scalar(vc)) || !*col)
+    return fl_yaml_fail(&Rm, vc ? vc : v, "%s.column: %s; allowed: a column name of %s", what,
+                        vc ? "is not a name" : "missing", table_shown);
   snprintf(m->key, sizeof m->key, "%s", key);
   snprintf(m->column, sizeof m->column, "%s", col);
   m->line = (unsigned)k->start_mark.line + 1;
   m->col = (unsigned)k->start_mark.column + 1;
   if ((m->index = table_column(t, col)) < 0) {
     column_list(t, list, sizeof list);
-    return fail_at(R, vc, "%s.column: '%s' is not a column of %s; allowed: %s", what, col, table_shown, list);
+    return fl_yaml_fail(R, vc, "%s.column: '%s' is not a column of %s; allowed: %s", what, col, table_shown, list);
   }
   m->factor = 1.0;
   m->unit[0] = '\0';
@@ -181,27 +160,25 @@ static int load_map(reader *R, const fl_table *t, const char *table_shown, yaml_
       q = FL_Q_STRESS;
     else
       has_q = 0;
-    unit = scalar_of(vu);
+    unit = fl_yaml_scalar(vu);
     const fl_unit *u = unit ? fl_unit_find(unit) : NULL;
     if (!has_q)
-      return fail_at(R, vu, "%s.unit: %s takes its values in %s; allowed: no unit (scale converts, if needed)", what,
-                     key, *yunit ? yunit : "no unit");
+      return fl_yaml_fail(R, vu, "%s.unit: %s takes its values in %s; allowed: no unit (scale converts, if needed)",
+                          what, key, *yunit ? yunit : "no unit");
     fl_unit_names(q, list, sizeof list);
     if (!u || u->quantity != q)
-      return fail_at(R, vu, "%s.unit: '%s' is not a unit of %s (its YAML unit is %s); allowed: %s", what,
-                     unit ? unit : "", key, yunit, list);
+      return fl_yaml_fail(R, vu, "%s.unit: '%s' is not a unit of %s (its YAML unit is %s); allowed: %s", what,
+                          unit ? unit : "", key, yunit, list);
     snprintf(m->unit, sizeof m->unit, "%s", unit);
     m->factor = q == FL_Q_ANGLE ? u->to_si / DEG : u->to_si;
   }
   m->scale = 1.0;
   if (vs) {
-    char *end;
-    sc = scalar_of(vs);
-    errno = 0;
-    double s = sc ? strtod(sc, &end) : 0.0;
-    if (!sc || !*sc || *end || errno == ERANGE || !isfinite(s) || !(s > 0.0))
-      return fail_at(R, vs, "%s.scale: '%s' is not allowed; allowed: a number > 0 (0.5 turns a diameter into a "
-                     "radius)", what, sc ? sc : "");
+    double s = 0.0;
+    sc = fl_yaml_scalar(vs);
+    if (!fl_yaml_parse_double(sc, &s) || !(s > 0.0))
+      return fl_yaml_fail(R, vs, "%s.scale: '%s' is not allowed; allowed: a number > 0 (0.5 turns a diameter into a "
+                          "radius)", what, sc ? sc : "");
     m->scale = s;
   }
   m->factor *= m->scale;
@@ -314,10 +291,9 @@ static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, i
   for (int j = 0; j < c->nmap; j++) {
     const fl_campaign_map *m = &c->map[j];
     const char *cell = cells[m->index];
-    char *end, assignment[FL_FIT_KEY + 40], msg[1536];
-    errno = 0;
-    double v = strtod(cell, &end);
-    if (!*cell || *end || errno == ERANGE || !isfinite(v)) {
+    char assignment[FL_FIT_KEY + 40], msg[1536];
+    double v;
+    if (!fl_yaml_parse_double(cell, &v)) {
       snprintf(err, errlen, "%s:%d: row %d (%s), column '%s' (%s): '%s' is not a number%s; allowed: a number in "
                "every row", c->table_path, s->line, r + 1, s->id, m->column, m->key, cell, fl_number_hint(cell));
       return FL_EINPUT;
@@ -349,11 +325,147 @@ static int load_row(const fl_campaign *c, const fl_table *t, int r, int idcol, i
   return FL_OK;
 }
 
+/* The texts of the campaign block's keys. */
+typedef struct {
+  const char *fit, *table, *filecol, *idcol, *folder, *drop;
+} campaign_texts;
+
+/* The campaign block: its keys, drop, and the fit, the table and the curves' folder
+ * taken relative to the campaign file; the fit readable. */
+static int load_block(reader *R, const yaml_node_t *cb, fl_campaign *c, campaign_texts *x)
+{
+  if (text_of(R, cb, "fit", 1, &x->fit) || text_of(R, cb, "specimens", 1, &x->table) ||
+      text_of(R, cb, "file", 1, &x->filecol) || text_of(R, cb, "id", 0, &x->idcol) ||
+      text_of(R, cb, "data_folder", 0, &x->folder) || text_of(R, cb, "drop", 0, &x->drop))
+    return FL_EINPUT;
+  if (x->drop) {
+    while (drop_names[c->drop] && strcmp(drop_names[c->drop], x->drop) != 0)
+      c->drop++;
+    if (!drop_names[c->drop])
+      return fl_yaml_fail(R, value_of(R, cb, "drop"), "campaign.drop: '%s' is not a choice; allowed: any, yes, no",
+                          x->drop);
+  }
+  const char *name[] = {"fit", "specimens", "data_folder"};
+  const char *rel[] = {x->fit, x->table, x->folder};
+  char *out[] = {c->fit_path, c->table_path, c->data_dir};
+  for (int k = 0; k < 3; k++)
+    if (rel[k] && fl_path_relative(R->file, rel[k], out[k], FL_FIT_PATH))
+      return fl_yaml_fail(R, value_of(R, cb, name[k]), "campaign.%s: the path is longer than %d bytes when taken "
+                          "relative to the campaign file; allowed: a path of at most %d bytes", name[k],
+                          FL_FIT_PATH - 1, FL_FIT_PATH - 1);
+  if (!x->folder) {
+    const char *slash = strrchr(c->table_path, '/');
+    if (slash)
+      snprintf(c->data_dir, sizeof c->data_dir, "%.*s", (int)(slash - c->table_path), c->table_path);
+  }
+  FILE *fp = fopen(c->fit_path, "rb");
+  if (!fp)
+    return fl_yaml_fail(R, value_of(R, cb, "fit"), "campaign.fit: '%s' cannot be read: %s; allowed: a fit file "
+                        "(fiberlab-fit(5)), relative to the campaign file", x->fit, strerror(errno));
+  fclose(fp);
+  return FL_OK;
+}
+
+/* The table's file and id columns (*fc, *ic) and the columns mapped to keys. */
+static int load_columns(reader *R, const yaml_node_t *cb, fl_campaign *c, const fl_table *t, const campaign_texts *x,
+                        int *fc, int *ic)
+{
+  char list[2048];
+  column_list(t, list, sizeof list);
+  *fc = table_column(t, x->filecol);
+  *ic = x->idcol ? table_column(t, x->idcol) : *fc;
+  if (*fc < 0)
+    return fl_yaml_fail(R, value_of(R, cb, "file"), "campaign.file: '%s' is not a column of %s; allowed: %s",
+                        x->filecol, c->table_path, list);
+  if (*ic < 0)
+    return fl_yaml_fail(R, value_of(R, cb, "id"), "campaign.id: '%s' is not a column of %s; allowed: %s", x->idcol,
+                        c->table_path, list);
+  yaml_node_t *cols = value_of(R, cb, "columns");
+  if (!cols)
+    return FL_OK;
+  if (block(R, cols, "campaign.columns", NULL, "experiment keys, each { column, unit, scale }"))
+    return FL_EINPUT;
+  for (yaml_node_pair_t *p = cols->data.mapping.pairs.start; p < cols->data.mapping.pairs.top; p++) {
+    if (c->nmap == FL_CAMPAIGN_MAX_MAP)
+      return fl_yaml_fail(R, cols, "campaign.columns: more than %d keys; allowed: at most %d", FL_CAMPAIGN_MAX_MAP,
+                          FL_CAMPAIGN_MAX_MAP);
+    if (load_map(R, t, c->table_path, yaml_document_get_node(R->doc, p->key),
+                 yaml_document_get_node(R->doc, p->value), &c->map[c->nmap]))
+      return FL_EINPUT;
+    c->nmap++;
+  }
+  return FL_OK;
+}
+
+/* Specimen i's fit f against the campaign: no mapped key the fit frees (checked on the
+ * first row), a kink where a kept row's curve item asks for one. */
+static int check_row_fit(reader *R, const yaml_node_t *cb, const fl_campaign *c, int i, const fl_fit *f, int keep)
+{
+  for (int j = 0; i == 0 && j < c->nmap; j++)
+    for (int k = 0; k < f->nfree; k++)
+      if (strcmp(c->map[j].key, f->free[k].path) == 0) {
+        snprintf(R->err, R->errlen, "%s:%u:%u: campaign.columns.%s: the fit %s frees %s, which the table would set "
+                 "for each row; allowed: a key the fit does not free (or leave it out of the fit's free list)", R->file,
+                 c->map[j].line, c->map[j].col, c->map[j].key, c->fit_path, c->map[j].key);
+        return FL_EINPUT;
+      }
+  for (int k = 0; keep && k < f->ndata; k++)
+    if (f->data[k].kind == FL_FIT_CURVE && f->data[k].kink_weight > 0.0 && !fl_fit_has_kink(&f->data[k]))
+      return fl_yaml_fail(R, value_of(R, cb, "fit"), "row %d (%s): data[%d].kink_weight of %s: %g, but the row's curve "
+                          "has no drop followed by a plateau in the fitted range: there is no kink to fit; allowed: "
+                          "kink_weight 0, or campaign.drop: yes (the rows without a drop left out)", c->spec[i].row,
+                          c->spec[i].id, k + 1, c->fit_path, f->data[k].kink_weight);
+  return FL_OK;
+}
+
+/* Every specimen's fit, built and dropped: all input errors before any run; the rows
+ * campaign.drop keeps, by their curve's first curve item as fitted. */
+static int select_rows(reader *R, const yaml_node_t *cb, fl_campaign *c, const char *drop)
+{
+  int rc, kept = 0;
+  size_t ln = 0;
+  c->rows = c->nspec;
+  for (int i = 0; i < c->nspec; i++) {
+    fl_fit f;
+    if ((rc = fl_campaign_fit(c, i, &f, R->err, R->errlen)))
+      return rc;
+    int d = 0;
+    while (d < f.ndata - 1 && f.data[d].kind != FL_FIT_CURVE)
+      d++;
+    int keep = c->drop == FL_CAMPAIGN_DROP_ANY;
+    if (!keep && f.data[d].kind == FL_FIT_CURVE)
+      keep = fl_fit_curve_drops(&f.data[d].data, 0) == (c->drop == FL_CAMPAIGN_DROP_YES);
+    if (check_row_fit(R, cb, c, i, &f, keep)) {
+      fl_fit_free(&f);
+      return FL_EINPUT;
+    }
+    if (keep && kept == 0) {
+      c->nfree = f.nfree;
+      memcpy(c->free, f.free, sizeof c->free);
+      c->exp = f.exp;
+      snprintf(c->exp_path, sizeof c->exp_path, "%s", f.exp_path);
+    }
+    fl_fit_free(&f);
+    if (keep)
+      c->spec[kept++] = c->spec[i];
+    else if (ln < sizeof c->left_out)
+      ln += (size_t)snprintf(c->left_out + ln, sizeof c->left_out - ln, "%s%d (%s)", ln ? ", " : "", c->spec[i].row,
+                             c->spec[i].id);
+  }
+  c->nspec = kept;
+  if (kept == 0)
+    return fl_yaml_fail(R, value_of(R, cb, "drop"), "campaign.drop: %s: none of the %d rows of %s has a curve %s a "
+                        "drop; allowed: a table with at least one such row, or drop: any", drop, c->rows,
+                        c->table_path, c->drop == FL_CAMPAIGN_DROP_YES ? "with" : "without");
+  return FL_OK;
+}
+
 int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_campaign *c, char *err, size_t errlen)
 {
   yaml_document_t doc;
-  int rc, have_doc = 0;
+  int rc, fc, ic;
   fl_table t;
+  campaign_texts x;
   memset(&t, 0, sizeof t);
   memset(c, 0, sizeof *c);
   snprintf(c->file, sizeof c->file, "%s", path);
@@ -363,85 +475,20 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
     return rc;
   rc = FL_EINPUT;
   reader R = {path, &doc, err, errlen};
-  have_doc = 1;
   yaml_node_t *root = yaml_document_get_root_node(&doc), *cb;
   if (!root || block(&R, root, "the top level", top_keys, "campaign"))
     goto done;
   cb = value_of(&R, root, "campaign");
-  if (block(&R, cb, "campaign", campaign_keys, "fit, specimens, file, id, data_folder, columns, drop"))
+  if (block(&R, cb, "campaign", campaign_keys, "fit, specimens, file, id, data_folder, columns, drop") ||
+      load_block(&R, cb, c, &x))
     goto done;
-  const char *fit, *table, *filecol, *idcol, *folder, *drop;
-  if (text_of(&R, cb, "fit", 1, &fit) || text_of(&R, cb, "specimens", 1, &table) ||
-      text_of(&R, cb, "file", 1, &filecol) || text_of(&R, cb, "id", 0, &idcol) ||
-      text_of(&R, cb, "data_folder", 0, &folder) || text_of(&R, cb, "drop", 0, &drop))
-    goto done;
-  if (drop) {
-    while (drop_names[c->drop] && strcmp(drop_names[c->drop], drop) != 0)
-      c->drop++;
-    if (!drop_names[c->drop]) {
-      fail_at(&R, value_of(&R, cb, "drop"), "campaign.drop: '%s' is not a choice; allowed: any, yes, no", drop);
-      goto done;
-    }
-  }
-  {
-    const char *name[] = {"fit", "specimens", "data_folder"};
-    const char *rel[] = {fit, table, folder};
-    char *out[] = {c->fit_path, c->table_path, c->data_dir};
-    for (int k = 0; k < 3; k++)
-      if (rel[k] && fl_path_relative(path, rel[k], out[k], FL_FIT_PATH)) {
-        fail_at(&R, value_of(&R, cb, name[k]), "campaign.%s: the path is longer than %d bytes when taken relative to "
-                "the campaign file; allowed: a path of at most %d bytes", name[k], FL_FIT_PATH - 1, FL_FIT_PATH - 1);
-        goto done;
-      }
-  }
-  if (!folder) {
-    const char *slash = strrchr(c->table_path, '/');
-    if (slash)
-      snprintf(c->data_dir, sizeof c->data_dir, "%.*s", (int)(slash - c->table_path), c->table_path);
-  }
-  FILE *fp = fopen(c->fit_path, "rb");
-  if (!fp) {
-    fail_at(&R, value_of(&R, cb, "fit"), "campaign.fit: '%s' cannot be read: %s; allowed: a fit file "
-            "(fiberlab-fit(5)), relative to the campaign file", fit, strerror(errno));
-    goto done;
-  }
-  fclose(fp);
   char msg[2048];
-  if ((rc = fl_table_read(c->table_path, c->table_path, &t, msg, sizeof msg)) != FL_OK) {
-    fail_at(&R, value_of(&R, cb, "specimens"), "campaign.specimens: %s", msg);
-    rc = FL_EINPUT;
+  if (fl_table_read(c->table_path, c->table_path, &t, msg, sizeof msg) != FL_OK) {
+    fl_yaml_fail(&R, value_of(&R, cb, "specimens"), "campaign.specimens: %s", msg);
     goto done;
   }
-  rc = FL_EINPUT;
-  char list[2048];
-  column_list(&t, list, sizeof list);
-  int fc = table_column(&t, filecol), ic = idcol ? table_column(&t, idcol) : fc;
-  if (fc < 0) {
-    fail_at(&R, value_of(&R, cb, "file"), "campaign.file: '%s' is not a column of %s; allowed: %s", filecol,
-            c->table_path, list);
+  if (load_columns(&R, cb, c, &t, &x, &fc, &ic))
     goto done;
-  }
-  if (ic < 0) {
-    fail_at(&R, value_of(&R, cb, "id"), "campaign.id: '%s' is not a column of %s; allowed: %s", idcol,
-            c->table_path, list);
-    goto done;
-  }
-  yaml_node_t *cols = value_of(&R, cb, "columns");
-  if (cols) {
-    if (block(&R, cols, "campaign.columns", NULL, "experiment keys, each { column, unit, scale }"))
-      goto done;
-    for (yaml_node_pair_t *p = cols->data.mapping.pairs.start; p < cols->data.mapping.pairs.top; p++) {
-      if (c->nmap == FL_CAMPAIGN_MAX_MAP) {
-        fail_at(&R, cols, "campaign.columns: more than %d keys; allowed: at most %d", FL_CAMPAIGN_MAX_MAP,
-                FL_CAMPAIGN_MAX_MAP);
-        goto done;
-      }
-      if (load_map(&R, &t, c->table_path, yaml_document_get_node(&doc, p->key), yaml_document_get_node(&doc, p->value),
-                   &c->map[c->nmap]))
-        goto done;
-      c->nmap++;
-    }
-  }
   if (t.nrows < 1 || t.nrows > FL_CAMPAIGN_MAX_SPECIMENS) {
     snprintf(err, errlen, "%s:%d: the table has %d rows; allowed: 1 to %d specimens", c->table_path,
              t.nrows ? t.line[t.nrows - 1] : 1, t.nrows, FL_CAMPAIGN_MAX_SPECIMENS);
@@ -457,65 +504,9 @@ int fl_campaign_load(const char *path, const char *const *sets, int nsets, fl_ca
       goto done;
     c->nspec = r + 1;
   }
-  /* every specimen's fit, built and dropped: all input errors before any run; the rows
-   * campaign.drop keeps, by their curve's first curve item as fitted */
-  c->rows = c->nspec;
-  int kept = 0;
-  size_t ln = 0;
-  for (int i = 0; i < c->nspec; i++) {
-    fl_fit f;
-    if ((rc = fl_campaign_fit(c, i, &f, err, errlen)))
-      goto done;
-    int d = 0;
-    while (d < f.ndata - 1 && f.data[d].kind != FL_FIT_CURVE)
-      d++;
-    int keep = c->drop == FL_CAMPAIGN_DROP_ANY || (f.data[d].kind == FL_FIT_CURVE &&
-                                                   fl_fit_curve_drops(&f.data[d].data, 0) == (c->drop == FL_CAMPAIGN_DROP_YES));
-    for (int j = 0; i == 0 && j < c->nmap; j++)
-      for (int k = 0; k < f.nfree; k++)
-        if (strcmp(c->map[j].key, f.free[k].path) == 0) {
-          snprintf(err, errlen, "%s:%u:%u: campaign.columns.%s: the fit %s frees %s, which the table would set for "
-                   "each row; allowed: a key the fit does not free (or leave it out of the fit's free list)", path,
-                   c->map[j].line, c->map[j].col, c->map[j].key, c->fit_path, c->map[j].key);
-          fl_fit_free(&f);
-          rc = FL_EINPUT;
-          goto done;
-        }
-    if (keep && kept == 0) {
-      c->nfree = f.nfree;
-      memcpy(c->free, f.free, sizeof c->free);
-      c->exp = f.exp;
-      snprintf(c->exp_path, sizeof c->exp_path, "%s", f.exp_path);
-    }
-    for (int k = 0; keep && k < f.ndata; k++)
-      if (f.data[k].kind == FL_FIT_CURVE && f.data[k].kink_weight > 0.0 && !fl_fit_has_kink(&f.data[k])) {
-        fail_at(&R, value_of(&R, cb, "fit"), "row %d (%s): data[%d].kink_weight of %s: %g, but the row's curve has no "
-                "drop followed by a plateau in the fitted range: there is no kink to fit; allowed: kink_weight 0, or "
-                "campaign.drop: yes (the rows without a drop left out)", c->spec[i].row, c->spec[i].id, k + 1,
-                c->fit_path, f.data[k].kink_weight);
-        fl_fit_free(&f);
-        rc = FL_EINPUT;
-        goto done;
-      }
-    fl_fit_free(&f);
-    if (keep)
-      c->spec[kept++] = c->spec[i];
-    else if (ln < sizeof c->left_out)
-      ln += (size_t)snprintf(c->left_out + ln, sizeof c->left_out - ln, "%s%d (%s)", ln ? ", " : "", c->spec[i].row,
-                             c->spec[i].id);
-  }
-  c->nspec = kept;
-  if (kept == 0) {
-    rc = FL_EINPUT;
-    fail_at(&R, value_of(&R, cb, "drop"), "campaign.drop: %s: none of the %d rows of %s has a curve %s a drop; "
-            "allowed: a table with at least one such row, or drop: any", drop, c->rows, c->table_path,
-            c->drop == FL_CAMPAIGN_DROP_YES ? "with" : "without");
-    goto done;
-  }
-  rc = FL_OK;
+  rc = select_rows(&R, cb, c, x.drop);
 done:
-  if (have_doc)
-    yaml_document_delete(&doc);
+  yaml_document_delete(&doc);
   fl_table_free(&t);
   if (rc)
     fl_campaign_free(c);

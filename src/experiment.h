@@ -1,6 +1,8 @@
 /* experiment.h: the definition of one virtual experiment, as read from YAML.
  * fl_experiment_default() holds every default; the loader overrides what the file
- * and the -s options say. */
+ * and the -s options say, and fl_experiment_finish checks it as a whole.  The key
+ * table is experiment_keys.c, the loader yaml_experiment.c, the checks and warnings
+ * experiment_checks.c, the writer experiment_write.c. */
 #ifndef FL_EXPERIMENT_H
 #define FL_EXPERIMENT_H
 
@@ -182,6 +184,8 @@ static inline double fl_fiber_outer_fibre(const fl_fiber_def *f)
   return f->section == FL_SECTION_ELLIPSE ? f->semi_axis_y_m : f->outer_radius_m;
 }
 
+/* ---- the keys and their defaults (experiment_keys.c) ---------------------------- */
+
 fl_experiment fl_experiment_default(void);
 const char *fl_test_kind_name(enum fl_test_kind kind);
 /* The end of the test's loading path: max_displacement (m), max_elongation (m),
@@ -189,28 +193,6 @@ const char *fl_test_kind_name(enum fl_test_kind kind);
 double fl_test_target(const fl_test_def *t);
 /* "auto", "explicit" or "static". */
 const char *fl_solver_name(enum fl_solver solver);
-
-/* Loader errors: "file:line:col: message" in err (size errlen). */
-int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t errlen);
-/* Apply one -s KEY=VALUE, with the checks of the file. */
-int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, size_t errlen);
-/* Warnings about a valid definition (one per line, "file:line:col: key: ..."), into
- * buf; returns how many. */
-int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len);
-/* Of those, the values whose magnitude suggests a unit mistake (MPa for Pa, mm for m),
- * one line each into buf, starting with a newline when n > 0; returns how many. */
-int fl_experiment_unit_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len, int n);
-/* Record that a fit file set key path (after fl_experiment_set), at line and column
- * of fit_file, so that messages point there rather than at an option; fit_file must
- * outlive exp. */
-void fl_experiment_mark_fit(fl_experiment *exp, const char *path, const char *fit_file, unsigned line, unsigned col);
-/* "file:line:col" where key path was given (in the experiment file, or in the fit
- * file that set it), or the -s option that set it. */
-void fl_experiment_where(const fl_experiment *exp, const char *file, const char *path, char *buf, size_t len);
-/* Checks across keys (after the file and every -s): fills G from poisson_ratio,
- * rejects forbidden combinations. */
-int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen);
-
 /* The value of a numeric key by its dotted path, in the YAML's units (degrees for
  * angles); FL_EINPUT for an unknown or non-numeric key. */
 int fl_experiment_get(const fl_experiment *exp, const char *path, double *value);
@@ -219,6 +201,35 @@ int fl_experiment_get(const fl_experiment *exp, const char *path, double *value)
 const char *fl_experiment_key_unit(const char *path);
 /* 1 when path names a real-valued key (the kind a fit may free). */
 int fl_experiment_key_is_number(const char *path);
+/* Record that a fit file set key path (after fl_experiment_set), at line and column
+ * of fit_file, so that messages point there rather than at an option; fit_file must
+ * outlive exp. */
+void fl_experiment_mark_fit(fl_experiment *exp, const char *path, const char *fit_file, unsigned line, unsigned col);
+/* "file:line:col" where key path was given (in the experiment file, or in the fit
+ * file that set it), or the -s option that set it. */
+void fl_experiment_where(const fl_experiment *exp, const char *file, const char *path, char *buf, size_t len);
+
+/* ---- the loader (yaml_experiment.c) -------------------------------------------- */
+
+/* Loader errors: "file:line:col: message" in err (size errlen). */
+int fl_experiment_load(const char *path, fl_experiment *exp, char *err, size_t errlen);
+/* Apply one -s KEY=VALUE, with the checks of the file. */
+int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, size_t errlen);
+
+/* ---- the checks and warnings (experiment_checks.c) ----------------------------- */
+
+/* Checks across keys (after the file and every -s): fills G from poisson_ratio,
+ * rejects forbidden combinations. */
+int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen);
+/* Warnings about a valid definition (one per line, "file:line:col: key: ..."), into
+ * buf; returns how many. */
+int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len);
+/* Of those, the values whose magnitude suggests a unit mistake (MPa for Pa, mm for m),
+ * one line each into buf, starting with a newline when n > 0; returns how many. */
+int fl_experiment_unit_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len, int n);
+
+/* ---- the writer (experiment_write.c) ------------------------------------------- */
+
 /* Write the experiment as YAML that loads back to the same definition, each value
  * with its unit as a comment; FL_OK, or FL_EIO / FL_ENOMEM. */
 int fl_experiment_write(FILE *f, const fl_experiment *exp);
