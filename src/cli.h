@@ -1,4 +1,5 @@
-/* cli.h: the command line shared by the virtual-test programs. */
+/* cli.h: the command line of fiberlab's programs: the options they share, parsed once
+ * (cli_options.c), and the run of a virtual test (cli.c). */
 #ifndef FL_CLI_H
 #define FL_CLI_H
 
@@ -6,6 +7,52 @@
 
 #include "experiment.h"
 #include "output.h" /* enum fl_plot */
+
+/* The most --set options. */
+#define FL_CLI_MAX_SETS 256
+
+/* Options beyond those every program takes (-o, -s, --device, --solver, --plot,
+ * --seed, --threads, -q, --progress, -h, -V). */
+enum {
+  FL_CLI_BATCH = 1,  /* --batch N */
+  FL_CLI_EXPORT = 2, /* --export lammps */
+  FL_CLI_RESUME = 4  /* --resume, --stop-after N */
+};
+
+/* A command line, parsed. */
+typedef struct {
+  const char *prog;     /* the program's name: argv[0] without its folder */
+  const char *file;     /* the one file argument */
+  const char *prefix;   /* -o, or NULL */
+  const char *sets[FL_CLI_MAX_SETS + 2]; /* --set, in order (room for two more a program adds) */
+  int nsets;
+  long batch;           /* --batch, 1 */
+  long threads;         /* --threads, 1 */
+  const char *device_arg; /* --device as written, or NULL */
+  int device;           /* 0 cpu, 1 gpu, 2 auto */
+  enum fl_solver solver; /* --solver */
+  int solver_given;
+  enum fl_plot plot;    /* --plot, png */
+  int plot_given;
+  unsigned long seed;   /* --seed */
+  const char *seed_text; /* as written */
+  int seed_given;
+  int quiet, force_progress, export_lammps, resume, stop_after;
+  char cmd[4096];       /* the command line, for the outputs' first lines */
+} fl_cli_options;
+
+/* A program's --help text on f. */
+typedef void (*fl_cli_usage)(FILE *f, const char *prog, const void *ctx);
+
+/* Parse argv into o: the shared options and those of extra (FL_CLI_*), and exactly one
+ * file (file_kind names it in messages: "experiment").  Returns -1 to go on, or the
+ * exit status: 0 after --help (usage(stdout, prog, ctx)) or --version, 2 after a
+ * message on stderr for a usage error.  With --threads above 1 the program may restart
+ * itself first (fl_cli_passive_threads). */
+int fl_cli_parse(int argc, char **argv, unsigned extra, const char *file_kind, fl_cli_usage usage, const void *ctx,
+                 fl_cli_options *o);
+/* The default output prefix of file: its base name without .yaml or .yml, then suffix. */
+void fl_cli_default_prefix(const char *file, const char *suffix, char *buf, size_t len);
 
 /* --device cpu | gpu | auto as 0, 1, 2, and --plot png | svg | none: 0, or 2 after a
  * message on stderr naming the value and what is allowed. */

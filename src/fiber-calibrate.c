@@ -2,7 +2,6 @@
  * options, load the fit, calibrate, write the report (fiber-calibrate(1)). */
 #include <config.h>
 
-#include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,17 +22,6 @@
 #include "mpi_batch.h"
 #include "output.h"
 
-#define MAX_SETS 256
-
-/* What main parsed, for a campaign. */
-typedef struct {
-  const char *prog, *file, *prefix, *cmd;
-  const char *const *sets;
-  int nsets, quiet, force_progress, resume, stop_after, device, solver_given, plot_given;
-  long threads;
-  enum fl_plot plot;
-  enum fl_solver solver;
-} cli_args;
 
 static int mpi_rank = 0, mpi_ranks = 1; /* this process and the processes of an mpirun */
 
@@ -55,8 +43,9 @@ static void catch_signals(void)
   sigaction(SIGTERM, &sa, NULL);
 }
 
-static void usage(FILE *f, const char *prog)
+static void usage(FILE *f, const char *prog, const void *ctx)
 {
+  (void)ctx;
   fprintf(f,
           "Usage: %s [OPTIONS] FIT.yaml\n"
           "fiberlab %s: fit bond parameters to measured curves by nonlinear least squares.\n\n"
@@ -81,22 +70,6 @@ static void usage(FILE *f, const char *prog)
   fl_cli_help_footer(f);
 }
 
-/* Default prefix: the fit file's base name without .yaml/.yml, and "-calibrated", so
- * that PREFIX.yaml never replaces the fit file itself. */
-static void default_prefix(const char *file, char *buf, size_t len)
-{
-  const char *b = strrchr(file, '/');
-  b = b ? b + 1 : file;
-  snprintf(buf, len, "%s", b);
-  size_t n = strlen(buf);
-  if (n > 5 && strcmp(buf + n - 5, ".yaml") == 0)
-    buf[n - 5] = '\0';
-  else if (n > 4 && strcmp(buf + n - 4, ".yml") == 0)
-    buf[n - 4] = '\0';
-  n = strlen(buf);
-  snprintf(buf + n, len - n, "-calibrated");
-}
-
 static double wall_now(void)
 {
   struct timespec ts;
@@ -106,7 +79,7 @@ static double wall_now(void)
 
 /* fiber-calibrate CAMPAIGN.yaml (fiberlab-campaign(5)): load and check every row, fit
  * the specimens with a checkpoint each, write the reports. */
-static int campaign_main(const cli_args *a)
+static int campaign_main(const fl_cli_options *a)
 {
   const char *prog = a->prog;
   char err[16384], pbuf[FL_FIT_PATH];
@@ -123,11 +96,7 @@ static int campaign_main(const cli_args *a)
             c.drop == FL_CAMPAIGN_DROP_YES ? "yes" : "no", c.nspec, c.rows, c.table_path, c.left_out);
   const char *prefix = a->prefix;
   if (!prefix) {
-    const char *b = strrchr(a->file, '/');
-    snprintf(pbuf, sizeof pbuf, "%s", b ? b + 1 : a->file);
-    size_t n = strlen(pbuf);
-    if (n > 5 && strcmp(pbuf + n - 5, ".yaml") == 0)
-      pbuf[n - 5] = '\0';
+    fl_cli_default_prefix(a->file, "", pbuf, sizeof pbuf);
     prefix = pbuf;
   }
   char where[4200];
@@ -144,7 +113,7 @@ static int campaign_main(const cli_args *a)
     fl_campaign_free(&c);
     return 1;
   }
-  char settings[MAX_SETS * 64 + 64];
+  char settings[FL_CLI_MAX_SETS * 64 + 64];
   size_t sn = 0;
   for (int i = 0; i < a->nsets && sn < sizeof settings - 1; i++)
     sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "set %s\n", a->sets[i]);
@@ -268,154 +237,16 @@ int main(int argc, char **argv)
   return status;
 }
 
-static int calibrate_main(int argc, char **argv)
+/* The experiments' warnings (an item's set: may add its own), each line once, and the
+ * fit file's notes (rows left out, the toe shift), on rank 0. */
+static void fit_warnings(const char *prog, fl_fit *fit)
 {
-  const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-  static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                       {"set", required_argument, NULL, 's'},
-                                       {"device", required_argument, NULL, 'd'},
-                                       {"solver", required_argument, NULL, 'v'},
-                                       {"plot", required_argument, NULL, 'p'},
-                                       {"seed", required_argument, NULL, 'S'},
-                                       {"threads", required_argument, NULL, 'T'},
-                                       {"quiet", no_argument, NULL, 'q'},
-                                       {"progress", no_argument, NULL, 'P'},
-                                       {"resume", no_argument, NULL, 'R'},
-                                       {"stop-after", required_argument, NULL, 'A'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {"version", no_argument, NULL, 'V'},
-                                       {NULL, 0, NULL, 0}};
-  const char *prefix = NULL, *sets[MAX_SETS + 2], *device_arg = NULL;
-  char seedset[64], solverset[64];
-  enum fl_solver solver = FL_SOLVER_AUTO;
-  int solver_given = 0;
-  int nsets = 0, quiet = 0, force_progress = 0, plot_given = 0, seed_given = 0, device = 0, resume = 0, stop_after = 0, c;
-  long threads = 1;
-  enum fl_plot plot = FL_PLOT_PNG;
-  gsl_set_error_handler_off();
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":o:s:qhV", opts, NULL)) != -1) {
-    switch (c) {
-    case 'o':
-      prefix = optarg;
-      break;
-    case 's':
-      if (nsets == MAX_SETS) {
-        fprintf(stderr, "%s: more than %d --set options; allowed: at most %d\n", prog, MAX_SETS, MAX_SETS);
-        return 2;
-      }
-      sets[nsets++] = optarg;
-      break;
-    case 'd':
-      device_arg = optarg; /* checked once --solver is known too */
-      break;
-    case 'v':
-      if (fl_cli_parse_solver(prog, optarg, &solver))
-        return 2;
-      snprintf(solverset, sizeof solverset, "simulation.solver=%s", fl_solver_name(solver));
-      solver_given = 1;
-      break;
-    case 'p':
-      plot_given = 1;
-      if (fl_cli_parse_plot(prog, optarg, &plot))
-        return 2;
-      break;
-    case 'S': {
-      char *end;
-      if (!*optarg || *optarg == '-' || (strtoul(optarg, &end, 10), *end)) {
-        fprintf(stderr, "%s: --seed '%s': allowed: an integer >= 0\n", prog, optarg);
-        return 2;
-      }
-      snprintf(seedset, sizeof seedset, "simulation.seed=%.40s", optarg);
-      seed_given = 1;
-      break;
-    }
-    case 'T': {
-      char *end;
-      threads = strtol(optarg, &end, 10);
-      if (!*optarg || *end || threads < 1 || threads > 1024) {
-        fprintf(stderr, "%s: --threads '%s': allowed: an integer in [1, 1024]\n", prog, optarg);
-        return 2;
-      }
-      break;
-    }
-    case 'q':
-      quiet = 1;
-      break;
-    case 'P':
-      force_progress = 1;
-      break;
-    case 'R':
-      resume = 1;
-      break;
-    case 'A': {
-      char *end;
-      long v = strtol(optarg, &end, 10);
-      if (!*optarg || *end || v < 1 || v > 1000000) {
-        fprintf(stderr, "%s: --stop-after '%s': allowed: an integer in [1, 1000000]\n", prog, optarg);
-        return 2;
-      }
-      stop_after = (int)v;
-      break;
-    }
-    case 'h':
-      usage(stdout, prog);
-      return 0;
-    case 'V':
-      fl_cli_version(prog);
-      return 0;
-    case ':':
-      return fl_cli_bad_option(prog, argv, optind, optopt, 1);
-    default:
-      return fl_cli_bad_option(prog, argv, optind, optopt, 0);
-    }
-  }
-  if (device_arg && strcmp(device_arg, "gpu") == 0 && fl_cli_check_solver(prog, 1, solver, solver_given, NULL))
-    return 2;
-  if (device_arg && fl_cli_parse_device(prog, device_arg, &device))
-    return 2;
-  fl_cli_passive_threads((int)threads, argv);
-  if (optind != argc - 1) {
-    fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog,
-            optind >= argc ? "missing the fit FILE.yaml" : "more than one fit file given", prog);
-    return 2;
-  }
-  const char *file = argv[optind];
-  if (seed_given)
-    sets[nsets++] = seedset;
-  if (solver_given)
-    sets[nsets++] = solverset;
-  char cmd[4096];
-  size_t n = 0;
-  for (int i = 0; i < argc && n < sizeof cmd - 1; i++)
-    n += (size_t)snprintf(cmd + n, sizeof cmd - n, "%s%s", i ? " " : "", argv[i]);
-  if (fl_campaign_detect(file)) {
-    cli_args a = {prog, file, prefix, cmd, sets, nsets, quiet, force_progress, resume, stop_after, device,
-                  solver_given, plot_given, threads, plot, solver};
-    return campaign_main(&a);
-  }
-  if (mpi_ranks > 1 && resume) {
-    /* every rank runs the fit and rank 0 keeps the checkpoint: a replay on rank 0
-     * alone would leave the others' batches without it */
-    if (mpi_rank == 0)
-      fprintf(stderr, "%s: %s: --resume under mpirun with %d ranks; allowed: --resume without mpirun (the "
-              "checkpoint is the same)\n", prog, file, mpi_ranks);
-    return 2;
-  }
-  char err[16384];
-  fl_fit fit;
-  int rc = fl_fit_load(file, sets, nsets, &fit, err, sizeof err);
-  if (rc) {
-    fprintf(stderr, "%s: %s\n", prog, err);
-    return 2;
-  }
-  /* the experiments' warnings (an item's set: may add its own), each line once */
   static char shown[16384];
   size_t nshown = 0;
-  for (int d = -1; d < fit.ndata && mpi_rank == 0; d++) {
-    const char *path = d < 0 ? fit.exp_path : fit.data[d].exp_path;
+  for (int d = -1; d < fit->ndata && mpi_rank == 0; d++) {
+    const char *path = d < 0 ? fit->exp_path : fit->data[d].exp_path;
     char warn[4096];
-    if (fl_experiment_warnings(d < 0 ? &fit.exp : &fit.data[d].exp, path, warn, sizeof warn) <= 0)
+    if (fl_experiment_warnings(d < 0 ? &fit->exp : &fit->data[d].exp, path, warn, sizeof warn) <= 0)
       continue;
     for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n")) {
       int seen = 0;
@@ -431,131 +262,185 @@ static int calibrate_main(int argc, char **argv)
       }
     }
   }
-  /* the fit file's warnings and notes (rows left out, the toe shift) */
-  for (char *line = strtok(fit.notes, "\n"); line && mpi_rank == 0; line = strtok(NULL, "\n"))
+  for (char *line = strtok(fit->notes, "\n"); line && mpi_rank == 0; line = strtok(NULL, "\n"))
     fprintf(stderr, "%s: %s\n", prog, line);
-  char pbuf[FL_FIT_PATH];
-  int prefix_given = prefix != NULL;
-  if (!prefix) {
-    default_prefix(file, pbuf, sizeof pbuf);
-    prefix = pbuf;
-  }
-  /* every input has been read: no output may replace one */
-  {
-    char perr[8192];
-    if ((rc = fl_calibration_prepare(prefix, plot, perr, sizeof perr))) {
-      fl_fit_free(&fit);
-      return rc == FL_ENOMEM ? 1 : fl_cli_prefix_refused(prog, prefix, prefix_given, perr);
-    }
-  }
-  if (plot != FL_PLOT_NONE && plot_given && !fl_gnuplot_available()) {
-    fprintf(stderr, "%s: --plot %s: gnuplot not found on PATH; install gnuplot, or use --plot none\n", prog,
-            plot == FL_PLOT_SVG ? "svg" : "png");
-    fl_fit_free(&fit);
-    return 1;
-  }
-  catch_signals();
+}
 
-  int use_gpu;
-  {
-    char where[4200];
-    fl_experiment_where(&fit.exp, fit.exp_path, "simulation.solver", where, sizeof where);
-    if (fl_cli_check_solver(prog, device, fit.exp.sim.solver, solver_given, where)) {
-      fl_fit_free(&fit);
-      return 2;
-    }
-  }
-  if (fl_cli_use_gpu(prog, fit.exp.sim.solver == FL_SOLVER_STATIC ? 0 : device, &use_gpu)) {
-    fl_fit_free(&fit);
-    return 2;
-  }
-  /* the checkpoint: a memo log of the evaluations, replayed by --resume */
-  char ckpath[FL_FIT_PATH + 16], settings[MAX_SETS * 64 + 64];
+/* The checkpoint of the fit, a memo log of the evaluations that --resume replays, on
+ * rank 0 (every rank runs the fit, its batches spread over the ranks: mpi_batch.h);
+ * FL_OK, or the status with the message printed. */
+static int fit_checkpoint(const fl_cli_options *o, const fl_fit *fit, const char *ckpath, int use_gpu,
+                          fl_checkpoint **ck)
+{
+  char settings[FL_CLI_MAX_SETS * 64 + 64], err[16384];
   size_t sn = 0;
-  snprintf(ckpath, sizeof ckpath, "%s.checkpoint", prefix);
-  for (int i = 0; i < nsets && sn < sizeof settings - 1; i++)
-    sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "set %s\n", sets[i]);
+  for (int i = 0; i < o->nsets && sn < sizeof settings - 1; i++)
+    sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "set %s\n", o->sets[i]);
   if (sn < sizeof settings - 1)
-    snprintf(settings + sn, sizeof settings - sn, "device %s\nthreads %ld\n", use_gpu ? "gpu" : "cpu", threads);
-  fl_checkpoint *ck = NULL;
-  /* under mpirun every rank runs the fit, its batches spread over the ranks
-   * (mpi_batch.h); rank 0 keeps the checkpoint, logs and writes */
-  rc = mpi_rank == 0 ? fl_checkpoint_open(ckpath, &fit, settings, resume, &ck, err, sizeof err) : FL_OK;
+    snprintf(settings + sn, sizeof settings - sn, "device %s\nthreads %ld\n", use_gpu ? "gpu" : "cpu", o->threads);
+  *ck = NULL;
+  int rc = mpi_rank == 0 ? fl_checkpoint_open(ckpath, fit, settings, o->resume, ck, err, sizeof err) : FL_OK;
 #ifdef HAVE_MPI
   if (mpi_ranks > 1)
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 #endif
+  if (rc)
+    fprintf(stderr, "%s: %s\n", o->prog, err);
+  else if (o->resume && !fl_checkpoint_found(*ck))
+    fprintf(stderr, "%s: note: --resume: no checkpoint %s; the calibration starts from the beginning\n", o->prog,
+            ckpath);
+  return rc;
+}
+
+/* No point was evaluated (an input the runs refuse, or an interrupt before the starting
+ * point was done): there is no best point to report; the exit status. */
+static int fit_not_started(const fl_cli_options *o, fl_fit *fit, const char *err)
+{
+  const char *prog = o->prog, *file = o->file;
+  for (int d = -1; !stop_flag && d < fit->ndata; d++)
+    fl_cli_unit_cause(prog, d < 0 ? &fit->exp : &fit->data[d].exp, d < 0 ? fit->exp_path : fit->data[d].exp_path);
+  if (stop_flag)
+    fprintf(stderr, "%s: %s: interrupted before the starting point was evaluated: no best point yet, no output "
+            "written\n", prog, file);
+  else if (strncmp(err, file, strlen(file)) == 0 && err[strlen(file)] == ':')
+    fprintf(stderr, "%s: %s; no point could be evaluated, no output written\n", prog, err);
+  else
+    fprintf(stderr, "%s: %s: %s; no point could be evaluated, no output written\n", prog, file, err);
+  return !stop_flag ? 2 : 1; /* a start the experiment's checks refuse is bad input (with FL_EINPUT) */
+}
+
+/* The report of a calibration that ran: the files, the checkpoint kept or removed, the
+ * summary; the exit status. */
+static int fit_report(const fl_cli_options *o, const fl_fit *fit, const fl_calibration *cal, const char *prefix,
+                      fl_checkpoint *ck, const char *ckpath)
+{
+  const char *prog = o->prog;
+  char err[16384], bw[4096];
+  if (fl_calibration_warnings(fit, cal, bw, sizeof bw) > 0)
+    for (char *line = strtok(bw, "\n"); line; line = strtok(NULL, "\n"))
+      fprintf(stderr, "%s: warning: %s\n", prog, line);
+  fl_calibration_output oo = {prefix, o->cmd, o->plot, o->plot_given};
+  fl_calibration_paths paths;
+  int rc = fl_calibration_write(fit, cal, &oo, &paths, err, sizeof err);
+  /* a calibration that ran to its end needs no checkpoint; an interrupted one keeps it */
+  int stopped = stop_flag || cal->interrupted;
+  fl_checkpoint_close(ck, !rc && !stopped);
+  if (stopped)
+    fprintf(stderr, "%s: interrupted: the checkpoint %s is kept; rerun with --resume to continue\n", prog, ckpath);
   if (rc) {
     fprintf(stderr, "%s: %s\n", prog, err);
-    fl_fit_free(&fit);
-    return rc == FL_EINPUT ? 2 : 1;
+    return 1;
   }
-  if (resume && !fl_checkpoint_found(ck))
-    fprintf(stderr, "%s: note: --resume: no checkpoint %s; the calibration starts from the beginning\n", prog,
-            ckpath);
-  fl_calibrate_opts co = {(int)threads, use_gpu, force_progress || (!quiet && isatty(STDERR_FILENO)), stderr, prog,
-                          &stop_flag, ck, stop_after, 0};
+  if ((rc = fl_calibration_summary(stdout, fit, cal, &paths)))
+    return fl_cli_summary_failed(prog, rc);
+  if (cal->status != FL_CAL_CONVERGED)
+    fprintf(stderr, "%s: %s: the fit %s: %s; the report of the best point found is written\n", prog, o->file,
+            cal->status == FL_CAL_MAX_ITERATIONS ? "did not converge" : "failed", cal->message);
+  return cal->status == FL_CAL_CONVERGED ? 0 : 1;
+}
+
+/* The fit's output prefix checked, the device chosen; -1, or the exit status. */
+static int fit_setup(const fl_cli_options *o, const fl_fit *fit, const char *prefix, int *use_gpu)
+{
+  const char *prog = o->prog;
+  char perr[8192];
+  /* every input has been read: no output may replace one */
+  int rc = fl_calibration_prepare(prefix, o->plot, perr, sizeof perr);
+  if (rc)
+    return rc == FL_ENOMEM ? 1 : fl_cli_prefix_refused(prog, prefix, o->prefix != NULL, perr);
+  if (o->plot != FL_PLOT_NONE && o->plot_given && !fl_gnuplot_available()) {
+    fprintf(stderr, "%s: --plot %s: gnuplot not found on PATH; install gnuplot, or use --plot none\n", prog,
+            o->plot == FL_PLOT_SVG ? "svg" : "png");
+    return 1;
+  }
+  catch_signals();
+  char where[4200];
+  fl_experiment_where(&fit->exp, fit->exp_path, "simulation.solver", where, sizeof where);
+  if (fl_cli_check_solver(prog, o->device, fit->exp.sim.solver, o->solver_given, where) ||
+      fl_cli_use_gpu(prog, fit->exp.sim.solver == FL_SOLVER_STATIC ? 0 : o->device, use_gpu))
+    return 2;
+  return -1;
+}
+
+/* fiber-calibrate FIT.yaml: one calibration. */
+static int fit_main(const fl_cli_options *o)
+{
+  const char *prog = o->prog, *file = o->file;
+  if (mpi_ranks > 1 && o->resume) {
+    /* every rank runs the fit and rank 0 keeps the checkpoint: a replay on rank 0
+     * alone would leave the others' batches without it */
+    if (mpi_rank == 0)
+      fprintf(stderr, "%s: %s: --resume under mpirun with %d ranks; allowed: --resume without mpirun (the "
+              "checkpoint is the same)\n", prog, file, mpi_ranks);
+    return 2;
+  }
+  char err[16384], pbuf[FL_FIT_PATH], ckpath[FL_FIT_PATH + 16];
+  fl_fit fit;
+  int rc = fl_fit_load(file, o->sets, o->nsets, &fit, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 2;
+  }
+  fit_warnings(prog, &fit);
+  const char *prefix = o->prefix;
+  if (!prefix) { /* "-calibrated", so that PREFIX.yaml never replaces the fit file */
+    fl_cli_default_prefix(file, "-calibrated", pbuf, sizeof pbuf);
+    prefix = pbuf;
+  }
+  int use_gpu, st = fit_setup(o, &fit, prefix, &use_gpu);
+  fl_checkpoint *ck = NULL;
+  snprintf(ckpath, sizeof ckpath, "%s.checkpoint", prefix);
+  if (st < 0 && (rc = fit_checkpoint(o, &fit, ckpath, use_gpu, &ck)))
+    st = rc == FL_EINPUT ? 2 : 1;
+  if (st >= 0) {
+    fl_fit_free(&fit);
+    return st;
+  }
+  fl_calibrate_opts co = {(int)o->threads, use_gpu, o->force_progress || (!o->quiet && isatty(STDERR_FILENO)),
+                          stderr, prog, &stop_flag, ck, o->stop_after, 0};
   if (mpi_rank != 0) {
     co.progress = 0;
     co.log = NULL;
   }
   fl_calibration cal;
   rc = fl_calibrate(&fit, &co, &cal, err, sizeof err);
-  if (mpi_rank != 0) { /* the same fit as rank 0's, which reports it */
-    int st = rc ? (rc == FL_EINPUT && !stop_flag ? 2 : 1) : cal.status == FL_CAL_CONVERGED ? 0 : 1;
-    if (!rc)
-      fl_calibration_free(&cal);
-    fl_fit_free(&fit);
-    return st;
+  if (mpi_rank != 0) /* the same fit as rank 0's, which reports it */
+    st = rc ? (rc == FL_EINPUT && !stop_flag ? 2 : 1) : cal.status == FL_CAL_CONVERGED ? 0 : 1;
+  else {
+    if (o->resume)
+      fprintf(stderr, "%s: --resume: %ld evaluations replayed from %s (%ld records in it)\n", prog,
+              fl_checkpoint_replayed(ck), ckpath, fl_checkpoint_loaded(ck));
+    if (rc) {
+      st = fit_not_started(o, &fit, err);
+      if (rc != FL_EINPUT)
+        st = 1;
+      fl_checkpoint_close(ck, !stop_flag);
+    } else {
+      st = fit_report(o, &fit, &cal, prefix, ck, ckpath);
+    }
   }
-  if (resume)
-    fprintf(stderr, "%s: --resume: %ld evaluations replayed from %s (%ld records in it)\n", prog,
-            fl_checkpoint_replayed(ck), ckpath, fl_checkpoint_loaded(ck));
-  if (rc) {
-    /* no point was evaluated (an input the runs refuse, or an interrupt before the
-     * starting point was done): there is no best point to report */
-    for (int d = -1; !stop_flag && d < fit.ndata; d++)
-      fl_cli_unit_cause(prog, d < 0 ? &fit.exp : &fit.data[d].exp, d < 0 ? fit.exp_path : fit.data[d].exp_path);
-    if (stop_flag)
-      fprintf(stderr, "%s: %s: interrupted before the starting point was evaluated: no best point yet, no output "
-              "written\n", prog, file);
-    else if (strncmp(err, file, strlen(file)) == 0 && err[strlen(file)] == ':')
-      fprintf(stderr, "%s: %s; no point could be evaluated, no output written\n", prog, err);
-    else
-      fprintf(stderr, "%s: %s: %s; no point could be evaluated, no output written\n", prog, file, err);
-    fl_checkpoint_close(ck, !stop_flag);
-    fl_fit_free(&fit);
-    return rc == FL_EINPUT && !stop_flag ? 2 : 1; /* a start the experiment's checks refuse is bad input */
-  }
-  char bw[4096];
-  if (fl_calibration_warnings(&fit, &cal, bw, sizeof bw) > 0)
-    for (char *line = strtok(bw, "\n"); line; line = strtok(NULL, "\n"))
-      fprintf(stderr, "%s: warning: %s\n", prog, line);
-  fl_calibration_output oo = {prefix, cmd, plot, plot_given};
-  fl_calibration_paths paths;
-  rc = fl_calibration_write(&fit, &cal, &oo, &paths, err, sizeof err);
-  /* a calibration that ran to its end needs no checkpoint; an interrupted one keeps it */
-  int stopped = stop_flag || cal.interrupted;
-  fl_checkpoint_close(ck, !rc && !stopped);
-  if (stopped)
-    fprintf(stderr, "%s: interrupted: the checkpoint %s is kept; rerun with --resume to continue\n", prog, ckpath);
-  if (rc) {
-    fprintf(stderr, "%s: %s\n", prog, err);
+  if (!rc)
     fl_calibration_free(&cal);
-    fl_fit_free(&fit);
-    return 1;
-  }
-  if ((rc = fl_calibration_summary(stdout, &fit, &cal, &paths))) {
-    fl_cli_summary_failed(prog, rc);
-    fl_calibration_free(&cal);
-    fl_fit_free(&fit);
-    return 1;
-  }
-  int status = cal.status;
-  if (status != FL_CAL_CONVERGED)
-    fprintf(stderr, "%s: %s: the fit %s: %s; the report of the best point found is written\n", prog, file,
-            status == FL_CAL_MAX_ITERATIONS ? "did not converge" : "failed", cal.message);
-  fl_calibration_free(&cal);
   fl_fit_free(&fit);
-  return status == FL_CAL_CONVERGED ? 0 : 1;
+  return st;
+}
+
+static int calibrate_main(int argc, char **argv)
+{
+  fl_cli_options o;
+  gsl_set_error_handler_off();
+  int st = fl_cli_parse(argc, argv, FL_CLI_RESUME, "fit", usage, NULL, &o);
+  if (st >= 0)
+    return st;
+  /* --seed and --solver as settings of every experiment, after the --set options */
+  static char seedset[64], solverset[64];
+  if (o.seed_given) {
+    snprintf(seedset, sizeof seedset, "simulation.seed=%.40s", o.seed_text);
+    o.sets[o.nsets++] = seedset;
+  }
+  if (o.solver_given) {
+    snprintf(solverset, sizeof solverset, "simulation.solver=%s", fl_solver_name(o.solver));
+    o.sets[o.nsets++] = solverset;
+  }
+  return fl_campaign_detect(o.file) ? campaign_main(&o) : fit_main(&o);
 }
