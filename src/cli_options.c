@@ -24,18 +24,26 @@ static int parse_count(const char *s, long lo, long hi, long *out)
   return 1;
 }
 
+/* The index of arg among names (NULL-terminated), or -1 after the message naming
+ * option and what it allows. */
+static int choice(const char *prog, const char *option, const char *arg, const char *const *names)
+{
+  char allowed[128] = "";
+  for (int i = 0; names[i]; i++) {
+    if (strcmp(arg, names[i]) == 0)
+      return i;
+    size_t n = strlen(allowed);
+    snprintf(allowed + n, sizeof allowed - n, "%s%s", i ? " | " : "", names[i]);
+  }
+  fprintf(stderr, "%s: %s '%s': allowed: %s\n", prog, option, arg, allowed);
+  return -1;
+}
+
 int fl_cli_parse_device(const char *prog, const char *arg, int *device)
 {
-  if (strcmp(arg, "cpu") == 0)
-    *device = 0;
-  else if (strcmp(arg, "gpu") == 0)
-    *device = 1;
-  else if (strcmp(arg, "auto") == 0)
-    *device = 2;
-  else {
-    fprintf(stderr, "%s: --device '%s': allowed: cpu | gpu | auto\n", prog, arg);
+  static const char *const names[] = {"cpu", "gpu", "auto", NULL};
+  if ((*device = choice(prog, "--device", arg, names)) < 0)
     return 2;
-  }
 #ifndef HAVE_CUDA
   if (*device == 1) {
     fprintf(stderr, "%s: --device gpu: this fiberlab was built without CUDA; allowed: cpu | auto\n", prog);
@@ -47,13 +55,12 @@ int fl_cli_parse_device(const char *prog, const char *arg, int *device)
 
 int fl_cli_parse_solver(const char *prog, const char *arg, enum fl_solver *solver)
 {
-  for (int k = FL_SOLVER_AUTO; k <= FL_SOLVER_STATIC; k++)
-    if (strcmp(arg, fl_solver_name((enum fl_solver)k)) == 0) {
-      *solver = (enum fl_solver)k;
-      return 0;
-    }
-  fprintf(stderr, "%s: --solver '%s': allowed: auto | explicit | static\n", prog, arg);
-  return 2;
+  static const char *const names[] = {"auto", "explicit", "static", NULL};
+  int k = choice(prog, "--solver", arg, names);
+  if (k < 0)
+    return 2;
+  *solver = (enum fl_solver)(FL_SOLVER_AUTO + k);
+  return 0;
 }
 
 int fl_cli_check_solver(const char *prog, int device, enum fl_solver solver, int solver_option, const char *where)
@@ -73,16 +80,11 @@ int fl_cli_check_solver(const char *prog, int device, enum fl_solver solver, int
 
 int fl_cli_parse_plot(const char *prog, const char *arg, enum fl_plot *plot)
 {
-  if (strcmp(arg, "png") == 0)
-    *plot = FL_PLOT_PNG;
-  else if (strcmp(arg, "svg") == 0)
-    *plot = FL_PLOT_SVG;
-  else if (strcmp(arg, "none") == 0)
-    *plot = FL_PLOT_NONE;
-  else {
-    fprintf(stderr, "%s: --plot '%s': allowed: png | svg | none\n", prog, arg);
+  static const char *const names[] = {"png", "svg", "none", NULL}; /* in the order of enum fl_plot */
+  int k = choice(prog, "--plot", arg, names);
+  if (k < 0)
     return 2;
-  }
+  *plot = (enum fl_plot)k;
   return 0;
 }
 
