@@ -5,7 +5,10 @@
  * (one thread each), every body (gathers its bonds' loads in ascending bond order, then
  * its tool contacts, then integrates: no atomics on floating-point data, so runs repeat
  * bit for bit), and, when asked, one thread per specimen summing what the test
- * measures. */
+ * measures.  Each kernel is a thin wrapper around a host and device function of one
+ * index (what one thread does), launched through FL_LAUNCH, so that the tests' host
+ * shim of the CUDA runtime (tests/cuda/cuda_runtime.h) runs this file unchanged on the
+ * CPU, every index in order. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,18 @@ extern "C" {
 #include "system.h" /* after the physics headers: its own functions (system.c) are C */
 }
 #include "gpu.h"
+
+/* A launch of kernel over blocks of threads on stream; the host shim defines it as a
+ * loop over the blocks and threads. */
+#ifndef FL_LAUNCH
+#define FL_LAUNCH(kernel, blocks, threads, stream, ...) kernel<<<(blocks), (threads), 0, (stream)>>>(__VA_ARGS__)
+#endif
+
+/* The index of the calling thread over the whole launch. */
+__device__ static inline size_t thread_index(void)
+{
+  return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
 
 /* Device arrays, passed to kernels by value. */
 struct fl_gpu_dev {
@@ -75,11 +90,10 @@ struct fl_tools {
   fl_tool tool[FL_MAX_TOOLS];
 };
 
-__global__ void k_bonds(fl_gpu_dev d)
+/* Bond idx (specimen idx / nbond): its loads into bf, bt1, bt2, be and its state moved
+ * on.  Returns the bond's new breaks and buckles. */
+FL_HD static inline int bond_at(const fl_gpu_dev &d, size_t idx)
 {
-  size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (idx >= (size_t)d.nspec * d.nbond)
-    return;
   int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
   size_t base = (size_t)s * d.nbody;
   int i = d.b1[b], j = d.b2[b];
@@ -92,21 +106,29 @@ __global__ void k_bonds(fl_gpu_dev d)
   fl_bond_loads ld;
   fl_bond_eval(&d.bond[idx], &d.damping[s], lim, &bi, &bj, &next, &ld);
   int events = (next.broken - d.st[idx].broken) + (next.buckled - d.st[idx].buckled);
-  if (events)
-    atomicAdd(&d.nbroken[s], events); /* integer: order-independent */
   d.st[idx] = next;
   d.bf[idx] = ld.force;
   d.bt1[idx] = ld.torque1;
   d.bt2[idx] = ld.torque2;
   d.be[idx] = ld.energy;
+  return events;
 }
 
-__global__ void k_bodies(fl_gpu_dev d, fl_tools tools, fl_vec3 g, double dt, double disp, fl_quat qg, fl_vec3 wg,
-                         double vg)
+__global__ void k_bonds(fl_gpu_dev d)
 {
-  size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= (size_t)d.nspec * d.nbody)
+  size_t idx = thread_index();
+  if (idx >= (size_t)d.nspec * d.nbond)
     return;
+  int events = bond_at(d, idx);
+  if (events)
+    atomicAdd(&d.nbroken[idx / d.nbond], events); /* integer: order-independent */
+}
+
+/* Body k (specimen k / nbody): its bonds' loads gathered in ascending bond order, its
+ * tool contacts, and its step.  Returns 0 when a free body left the finite numbers. */
+FL_HD static inline int body_at(const fl_gpu_dev &d, size_t k, const fl_tools &tools, fl_vec3 g, double dt,
+                                double disp, fl_quat qg, fl_vec3 wg, double vg)
+{
   int s = (int)(k / d.nbody), i = (int)(k - (size_t)s * d.nbody);
   size_t bb = (size_t)s * d.nbond;
   fl_vec3 f = fl_v3(0.0, 0.0, 0.0), t = fl_v3(0.0, 0.0, 0.0);
@@ -128,20 +150,26 @@ __global__ void k_bodies(fl_gpu_dev d, fl_tools tools, fl_vec3 g, double dt, dou
   d.t[k] = t;
   if (d.motion[i] == FL_GRIP_MOVING)
     d.gt[k] = fl_add(t, fl_cross(d.x[k], f));
-  if (d.motion[i] == FL_FREE) {
-    if (!fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, g, d.mass[i], d.ia[i], d.it[i], dt))
-      atomicMin(&d.bad[s], i);
-  } else if (d.motion[i] == FL_GRIP_MOVING) {
+  if (d.motion[i] == FL_FREE)
+    return fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, g, d.mass[i], d.ia[i], d.it[i], dt);
+  if (d.motion[i] == FL_GRIP_MOVING)
     fl_integrate_grip(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], d.x_ref[i], d.q_ref[i], disp, qg, wg, vg);
-  }
+  return 1;
 }
 
-/* What the test measures, per specimen, summed in body order as on the CPU. */
-__global__ void k_measure(fl_gpu_dev d)
+__global__ void k_bodies(fl_gpu_dev d, fl_tools tools, fl_vec3 g, double dt, double disp, fl_quat qg, fl_vec3 wg,
+                         double vg)
 {
-  int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= d.nspec)
+  size_t k = thread_index();
+  if (k >= (size_t)d.nspec * d.nbody)
     return;
+  if (!body_at(d, k, tools, g, dt, disp, qg, wg, vg))
+    atomicMin(&d.bad[k / d.nbody], (int)(k % d.nbody));
+}
+
+/* What the test measures of specimen s, summed in body order as on the CPU. */
+FL_HD static inline void measure_at(const fl_gpu_dev &d, int s)
+{
   size_t base = (size_t)s * d.nbody, bb = (size_t)s * d.nbond;
   double e = 0.0, ov = d.overlap[s];
   for (int b = 0; b < d.nbond; b++)
@@ -171,15 +199,19 @@ __global__ void k_measure(fl_gpu_dev d)
     d.tool_force[(size_t)s * d.ntool + m] = tf[m];
 }
 
-/* The explicit solver's watch of the step just taken (track.h), per specimen, after
- * k_measure: the first step a body left the finite numbers (then bad[] is cleared for
+__global__ void k_measure(fl_gpu_dev d)
+{
+  size_t s = thread_index();
+  if (s < (size_t)d.nspec)
+    measure_at(d, (int)s);
+}
+
+/* The explicit solver's watch of the step just taken (track.h), of specimen s, after
+ * measure_at: the first step a body left the finite numbers (then bad[] is cleared for
  * the next step), and the peak, the first touch and the first event, so that the host
  * need not wait for the device at every step. */
-__global__ void k_track(fl_gpu_dev d, enum fl_test_kind kind, long n, double tm, double pos)
+FL_HD static inline void track_at(const fl_gpu_dev &d, int s, enum fl_test_kind kind, long n, double tm, double pos)
 {
-  int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= d.nspec)
-    return;
   if (d.bad[s] < d.nbody) {
     if (d.bad_step[s] < 0) {
       d.bad_step[s] = n;
@@ -193,16 +225,30 @@ __global__ void k_track(fl_gpu_dev d, enum fl_test_kind kind, long n, double tm,
     tr->x_at_peak = fl_track_travel(tr->touch, pos);
 }
 
-__global__ void k_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
-                             const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *out)
+__global__ void k_track(fl_gpu_dev d, enum fl_test_kind kind, long n, double tm, double pos)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
+  size_t s = thread_index();
+  if (s < (size_t)d.nspec)
+    track_at(d, (int)s, kind, n, tm, pos);
+}
+
+/* Bond i of fl_gpu_eval_bonds' arrays. */
+FL_HD static inline void eval_bond_at(int i, const fl_bond *bond, const fl_bond_damping *dm,
+                                      const fl_bond_limits *lim, const fl_body *b1, const fl_body *b2,
+                                      fl_bond_state *st, fl_bond_loads *out)
+{
   const fl_bond_limits *l = &lim[i];
   if (l->criterion == FL_CRIT_NONE && l->buckling.type == FL_BUCKLING_NONE)
     l = NULL;
   fl_bond_eval(&bond[i], &dm[i], l, &b1[i], &b2[i], &st[i], &out[i]);
+}
+
+__global__ void k_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
+                             const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *out)
+{
+  size_t i = thread_index();
+  if (i < (size_t)n)
+    eval_bond_at((int)i, bond, dm, lim, b1, b2, st, out);
 }
 
 /* ---- host side -------------------------------------------------------------------- */
@@ -395,9 +441,9 @@ static void launch_step(fl_gpu *g, const fl_system *sys, const fl_grip_motion *g
   int threads = 256;
   size_t nd = g->nsd, nb = g->nsb;
   if (nd > 0)
-    k_bonds<<<(unsigned)((nd + threads - 1) / threads), threads>>>(d);
-  k_bodies<<<(unsigned)((nb + threads - 1) / threads), threads>>>(d, tools, sys->gravity, sys->dt, gm->disp, gm->qg,
-                                                                   gm->wg, sys->grip_speed);
+    FL_LAUNCH(k_bonds, (unsigned)((nd + threads - 1) / threads), threads, 0, d);
+  FL_LAUNCH(k_bodies, (unsigned)((nb + threads - 1) / threads), threads, 0, d, tools, sys->gravity, sys->dt, gm->disp,
+            gm->qg, gm->wg, sys->grip_speed);
 }
 
 extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int *bad_spec, int *bad_bond)
@@ -455,8 +501,8 @@ extern "C" int fl_gpu_step_tracked(fl_gpu *g, fl_system *sys, long n, double tm,
   fl_gpu_dev d = g->d;
   fl_grip_motion gm = fl_system_grip_motion(sys);
   launch_step(g, sys, &gm);
-  k_measure<<<(d.nspec + 127) / 128, 128>>>(d);
-  k_track<<<(d.nspec + 127) / 128, 128>>>(d, g->kind, n, tm, pos);
+  FL_LAUNCH(k_measure, (d.nspec + 127) / 128, 128, 0, d);
+  FL_LAUNCH(k_track, (d.nspec + 127) / 128, 128, 0, d, g->kind, n, tm, pos);
   if (cudaGetLastError() != cudaSuccess)
     return FL_EIO;
   fl_system_step_end(sys, &gm);
@@ -516,9 +562,9 @@ extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_dampi
       rc = FL_EIO;
   }
   if (rc == FL_OK) {
-    k_eval_bonds<<<(n + 127) / 128, 128>>>(n, (const fl_bond *)p[0], (const fl_bond_damping *)p[1],
-                                           (const fl_bond_limits *)p[2], (const fl_body *)p[3], (const fl_body *)p[4],
-                                           (fl_bond_state *)p[5], (fl_bond_loads *)p[6]);
+    FL_LAUNCH(k_eval_bonds, (n + 127) / 128, 128, 0, n, (const fl_bond *)p[0], (const fl_bond_damping *)p[1],
+              (const fl_bond_limits *)p[2], (const fl_body *)p[3], (const fl_body *)p[4], (fl_bond_state *)p[5],
+              (fl_bond_loads *)p[6]);
     if (cudaGetLastError() != cudaSuccess || get(st, p[5], sizeof *st * (size_t)n) ||
         get(loads, p[6], sizeof *loads * (size_t)n))
       rc = FL_EIO;

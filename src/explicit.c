@@ -84,9 +84,8 @@ static void cpu_close(void **dev) { *dev = NULL; }
 
 static const engine cpu_engine = {cpu_open, cpu_step, cpu_sync, cpu_put, cpu_close};
 
-/* The CUDA engine (the one place a build with and without CUDA differ): the device
- * watches every step itself, and the host waits for it only at a sync. */
-#ifdef HAVE_CUDA
+/* The CUDA engine: the device watches every step itself, and the host waits for it
+ * only at a sync.  A build without CUDA links gpu_none.c, whose engine never opens. */
 static int gpu_open(void **dev, fl_system *sys, char *err, size_t errlen)
 {
   *dev = NULL;
@@ -119,7 +118,6 @@ static int gpu_put(void *dev, enum fl_test_kind kind, const fl_track *tr)
 static void gpu_close(void **dev) { fl_gpu_free((fl_gpu **)dev); }
 
 static const engine gpu_engine = {gpu_open, gpu_step, gpu_sync, gpu_put, gpu_close};
-#endif
 
 /* ---- the solver --------------------------------------------------------------- */
 
@@ -218,12 +216,7 @@ static int explicit_create_cuda(void **out, const fl_solver_setup *su, char *err
              fl_test_kind_name(su->exps[0]->test.kind));
     return FL_EINPUT;
   }
-#ifdef HAVE_CUDA
   return explicit_create(out, su, &gpu_engine, err, errlen);
-#else
-  snprintf(err, errlen, "this fiberlab was built without CUDA");
-  return FL_EINPUT;
-#endif
 }
 
 /* The message of a step that found the run unstable. */
