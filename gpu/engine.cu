@@ -31,6 +31,18 @@ extern "C" {
 #define FL_LAUNCH(kernel, blocks, threads, stream, ...) kernel<<<(blocks), (threads), 0, (stream)>>>(__VA_ARGS__)
 #endif
 
+/* Threads a block for a launch over n indices: at most 256, a whole number of warps,
+ * no more than n needs (which spares the host shim's loop the idle threads); and
+ * the blocks that cover n. */
+static inline unsigned block_threads(size_t n)
+{
+  return n >= 256 ? 256u : n == 0 ? 32u : (unsigned)((n + 31) / 32 * 32);
+}
+static inline unsigned blocks_for(size_t n, unsigned threads)
+{
+  return (unsigned)((n + threads - 1) / threads);
+}
+
 /* The index of the calling thread over the whole launch. */
 __device__ static inline size_t thread_index(void)
 {
@@ -70,6 +82,7 @@ struct fl_gpu_dev {
   int *bad;                  /* first body that left the finite numbers, or nbody */
   double *energy, *overlap;
   fl_vec3 *grip_force, *grip_torque, *tool_force;
+  double *pload_force;       /* the point load of the step along its direction, N */
   fl_track *track;           /* the explicit solver's watch of every step (track.h) */
   long *bad_step;            /* the first step a body left the finite numbers, or -1 */
   int *bad_body;             /* that body */
@@ -85,9 +98,16 @@ struct fl_gpu {
   size_t nsb, nsd;  /* specimen x body, specimen x bond */
 };
 
-/* The tools of a step, by value. */
-struct fl_tools {
+/* What a step's body kernel takes from the host, by value: the tools where they are,
+ * the point load, gravity, the time step, and the moving grip's motion over the step. */
+struct fl_step_args {
   fl_tool tool[FL_MAX_TOOLS];
+  fl_point_load pl;
+  fl_vec3 g;
+  double dt;
+  double disp, vg; /* the grip's displacement at the step's end (m) and speed (m/s) */
+  fl_quat qg;      /* its turn */
+  fl_vec3 wg;      /* its angular velocity, rad/s */
 };
 
 /* Bond idx (specimen idx / nbond): its loads into bf, bt1, bt2, be and its state moved
@@ -126,15 +146,14 @@ __global__ void k_bonds(fl_gpu_dev d)
 
 /* Body k (specimen k / nbody): its bonds' loads gathered in ascending bond order, its
  * tool contacts, and its step.  Returns 0 when a free body left the finite numbers. */
-FL_HD static inline int body_at(const fl_gpu_dev &d, size_t k, const fl_tools &tools, fl_vec3 g, double dt,
-                                double disp, fl_quat qg, fl_vec3 wg, double vg)
+FL_HD static inline int body_at(const fl_gpu_dev &d, size_t k, const fl_step_args &a)
 {
   int s = (int)(k / d.nbody), i = (int)(k - (size_t)s * d.nbody);
   size_t bb = (size_t)s * d.nbond;
   fl_vec3 f = fl_v3(0.0, 0.0, 0.0), t = fl_v3(0.0, 0.0, 0.0);
-  for (int a = d.adj_start[i]; a < d.adj_start[i + 1]; a++) {
-    size_t bi = bb + d.adj_bond[a];
-    if (d.adj_side[a]) {
+  for (int n = d.adj_start[i]; n < d.adj_start[i + 1]; n++) {
+    size_t bi = bb + d.adj_bond[n];
+    if (d.adj_side[n]) {
       f = fl_add(f, d.bf[bi]);
       t = fl_add(t, d.bt1[bi]);
     } else {
@@ -144,26 +163,34 @@ FL_HD static inline int body_at(const fl_gpu_dev &d, size_t k, const fl_tools &t
   }
   d.ov[k] = 0.0;
   if (d.motion[i] == FL_FREE && d.ntool > 0)
-    fl_contact_tools(d.law + (size_t)s * d.ntool, tools.tool, d.ntool, d.x[k], d.q[k], d.v[k], d.w[k], d.hl[i],
-                     d.radius[i], dt, d.xi + k * d.ntool, 1, &f, &t, d.tshare + k * d.ntool, &d.ov[k]);
+    fl_contact_tools(d.law + (size_t)s * d.ntool, a.tool, d.ntool, d.x[k], d.q[k], d.v[k], d.w[k], d.hl[i],
+                     d.radius[i], a.dt, d.xi + k * d.ntool, 1, &f, &t, d.tshare + k * d.ntool, &d.ov[k]);
+  if (i == a.pl.body) { /* the cantilever's tip load, as the CPU engine's gather adds it */
+    fl_vec3 arm, p_ref = fl_add(d.x_ref[i], fl_qrot(d.q_ref[i], a.pl.arm));
+    double load = fl_point_load_value(&a.pl, d.x[k], d.q[k], p_ref, &arm);
+    fl_vec3 fp = fl_scale(a.pl.dir, load);
+    f = fl_add(f, fp);
+    t = fl_add(t, fl_cross(arm, fp));
+    d.pload_force[s] = load;
+  }
   d.f[k] = f;
   d.t[k] = t;
   if (d.motion[i] == FL_GRIP_MOVING)
     d.gt[k] = fl_add(t, fl_cross(d.x[k], f));
   if (d.motion[i] == FL_FREE)
-    return fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, g, d.mass[i], d.ia[i], d.it[i], dt);
+    return fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, a.g, d.mass[i], d.ia[i], d.it[i],
+                             a.dt);
   if (d.motion[i] == FL_GRIP_MOVING)
-    fl_integrate_grip(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], d.x_ref[i], d.q_ref[i], disp, qg, wg, vg);
+    fl_integrate_grip(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], d.x_ref[i], d.q_ref[i], a.disp, a.qg, a.wg, a.vg);
   return 1;
 }
 
-__global__ void k_bodies(fl_gpu_dev d, fl_tools tools, fl_vec3 g, double dt, double disp, fl_quat qg, fl_vec3 wg,
-                         double vg)
+__global__ void k_bodies(fl_gpu_dev d, fl_step_args a)
 {
   size_t k = thread_index();
   if (k >= (size_t)d.nspec * d.nbody)
     return;
-  if (!body_at(d, k, tools, g, dt, disp, qg, wg, vg))
+  if (!body_at(d, k, a))
     atomicMin(&d.bad[k / d.nbody], (int)(k % d.nbody));
 }
 
@@ -210,7 +237,8 @@ __global__ void k_measure(fl_gpu_dev d)
  * measure_at: the first step a body left the finite numbers (then bad[] is cleared for
  * the next step), and the peak, the first touch and the first event, so that the host
  * need not wait for the device at every step. */
-FL_HD static inline void track_at(const fl_gpu_dev &d, int s, enum fl_test_kind kind, long n, double tm, double pos)
+FL_HD static inline void track_at(const fl_gpu_dev &d, int s, enum fl_test_kind kind, const fl_point_load &pl, long n,
+                                  double tm, double pos)
 {
   if (d.bad[s] < d.nbody) {
     if (d.bad_step[s] < 0) {
@@ -219,17 +247,25 @@ FL_HD static inline void track_at(const fl_gpu_dev &d, int s, enum fl_test_kind 
     }
     d.bad[s] = d.nbody;
   }
-  double y = fl_track_load(kind, d.tool_force + (size_t)s * d.ntool, d.ntool, d.grip_force[s], d.grip_torque[s], 0.0);
+  double y = fl_track_load(kind, d.tool_force + (size_t)s * d.ntool, d.ntool, d.grip_force[s], d.grip_torque[s],
+                           d.pload_force[s]);
   fl_track *tr = &d.track[s];
-  if (fl_track_step(tr, fl_test_bends(kind), y, d.nbroken[s], tm, pos, n))
+  if (!fl_track_step(tr, fl_test_bends(kind), y, d.nbroken[s], tm, pos, n))
+    return;
+  if (kind == FL_TEST_CANTILEVER) { /* the tip's displacement after the step (fl_measure_x) */
+    size_t k = (size_t)s * d.nbody + pl.body;
+    fl_vec3 arm, p_ref = fl_add(d.x_ref[pl.body], fl_qrot(d.q_ref[pl.body], pl.arm));
+    tr->x_at_peak = fl_point_load_travel(&pl, d.x[k], d.q[k], p_ref, &arm);
+  } else {
     tr->x_at_peak = fl_track_travel(tr->touch, pos);
+  }
 }
 
-__global__ void k_track(fl_gpu_dev d, enum fl_test_kind kind, long n, double tm, double pos)
+__global__ void k_track(fl_gpu_dev d, enum fl_test_kind kind, fl_point_load pl, long n, double tm, double pos)
 {
   size_t s = thread_index();
   if (s < (size_t)d.nspec)
-    track_at(d, (int)s, kind, n, tm, pos);
+    track_at(d, (int)s, kind, pl, n, tm, pos);
 }
 
 /* Bond i of fl_gpu_eval_bonds' arrays. */
@@ -260,24 +296,54 @@ static int cuda_fail(cudaError_t e, const char *what, char *msg, size_t len)
   return e == cudaErrorMemoryAllocation ? FL_ENOMEM : FL_EIO;
 }
 
+/* The device this process runs on: the ranks of an MPI run on one node take its
+ * devices in turn by their rank on the node, which Open MPI, MPICH, MVAPICH and Slurm
+ * put in the environment (no MPI: rank 0, the first device).  *dev and *count: the
+ * device taken and the devices seen.  0, or an error with a message. */
+static cudaError_t select_device(int *dev, int *count, char *msg, size_t len)
+{
+  static const char *const local_rank[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                           "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"};
+  *dev = *count = 0;
+  cudaError_t e = cudaGetDeviceCount(count);
+  if (e != cudaSuccess || *count == 0) {
+    snprintf(msg, len, "no CUDA device answers (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    cudaGetLastError();
+    return e != cudaSuccess ? e : cudaErrorInvalidDevice;
+  }
+  long rank = 0;
+  for (size_t k = 0; k < sizeof local_rank / sizeof *local_rank; k++) {
+    const char *v = getenv(local_rank[k]);
+    char *end;
+    long r = v ? strtol(v, &end, 10) : -1;
+    if (v && *v && !*end && r >= 0) {
+      rank = r;
+      break;
+    }
+  }
+  *dev = (int)(rank % *count);
+  e = cudaSetDevice(*dev);
+  if (e != cudaSuccess) {
+    snprintf(msg, len, "CUDA: cannot take device %d of %d: %s", *dev, *count, cudaGetErrorString(e));
+    cudaGetLastError();
+  }
+  return e;
+}
+
 extern "C" int fl_gpu_available(char *msg, size_t len)
 {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess || n == 0) {
-    snprintf(msg, len, "no CUDA device answers (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+  int dev, n;
+  if (select_device(&dev, &n, msg, len) != cudaSuccess)
     return 0;
-  }
   /* A device answers; it must also hold code it can run: this build's machine code is
    * for one architecture (NVCCFLAGS, sm_90 by default), with PTX that only devices of at
    * least that compute capability can compile.  Asking for a kernel's attributes loads
    * the module for the current device and fails if no image in it fits. */
   cudaFuncAttributes fa;
-  e = cudaFuncGetAttributes(&fa, k_bonds);
+  cudaError_t e = cudaFuncGetAttributes(&fa, k_bonds);
   if (e != cudaSuccess) {
     cudaDeviceProp p;
-    int dev = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess)
+    if (cudaGetDeviceProperties(&p, dev) == cudaSuccess)
       snprintf(msg, len, "the CUDA device %s (compute capability %d.%d) cannot run this build's code (%s)", p.name,
                p.major, p.minor, cudaGetErrorString(e));
     else
@@ -291,10 +357,11 @@ extern "C" int fl_gpu_available(char *msg, size_t len)
 extern "C" int fl_gpu_describe(char *name, size_t len, double *bandwidth_gbs)
 {
   cudaDeviceProp p;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)
+  int dev = 0, n = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceCount(&n) != cudaSuccess ||
+      cudaGetDeviceProperties(&p, dev) != cudaSuccess)
     return FL_EIO;
-  snprintf(name, len, "%s", p.name);
+  snprintf(name, len, "%s (device %d of %d)", p.name, dev, n);
   int clock_khz = 0, bus_bits = 0;
   cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev);
   cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev);
@@ -328,10 +395,14 @@ static int put(fl_gpu *g, void **dst, const void *src, size_t n, char *msg, size
 
 extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size_t len)
 {
+  *out = NULL;
+  int dev, ndev;
+  cudaError_t e = select_device(&dev, &ndev, msg, len);
+  if (e != cudaSuccess)
+    return e == cudaErrorMemoryAllocation ? FL_ENOMEM : FL_EIO;
   fl_gpu *g = (fl_gpu *)calloc(1, sizeof *g);
   if (!g)
     return FL_ENOMEM;
-  *out = NULL;
   int nb = sys->nbody, nd = sys->nbond, ns = sys->nspec, nt = sys->ntool;
   g->d.nspec = ns;
   g->d.nbody = nb;
@@ -420,6 +491,7 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(grip_force, NULL, ns * v3);
   PUT(grip_torque, NULL, ns * v3);
   PUT(tool_force, NULL, (size_t)ns * nt * v3);
+  PUT(pload_force, sys->pload_force, ns * sizeof(double));
   PUT(track, NULL, ns * sizeof(fl_track));
   PUT(bad_step, NULL, ns * sizeof(long));
   PUT(bad_body, NULL, ns * sizeof(int));
@@ -436,14 +508,19 @@ static int get(void *dst, const void *src, size_t n)
 static void launch_step(fl_gpu *g, const fl_system *sys, const fl_grip_motion *gm)
 {
   fl_gpu_dev d = g->d;
-  fl_tools tools;
-  memcpy(tools.tool, sys->tool, sizeof tools.tool);
-  int threads = 256;
+  fl_step_args a;
+  memcpy(a.tool, sys->tool, sizeof a.tool);
+  a.pl = sys->pload;
+  a.g = sys->gravity;
+  a.dt = sys->dt;
+  a.disp = gm->disp;
+  a.vg = sys->grip_speed;
+  a.qg = gm->qg;
+  a.wg = gm->wg;
   size_t nd = g->nsd, nb = g->nsb;
   if (nd > 0)
-    FL_LAUNCH(k_bonds, (unsigned)((nd + threads - 1) / threads), threads, 0, d);
-  FL_LAUNCH(k_bodies, (unsigned)((nb + threads - 1) / threads), threads, 0, d, tools, sys->gravity, sys->dt, gm->disp,
-            gm->qg, gm->wg, sys->grip_speed);
+    FL_LAUNCH(k_bonds, blocks_for(nd, block_threads(nd)), block_threads(nd), 0, d);
+  FL_LAUNCH(k_bodies, blocks_for(nb, block_threads(nb)), block_threads(nb), 0, d, a);
 }
 
 extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int *bad_spec, int *bad_bond)
@@ -501,8 +578,9 @@ extern "C" int fl_gpu_step_tracked(fl_gpu *g, fl_system *sys, long n, double tm,
   fl_gpu_dev d = g->d;
   fl_grip_motion gm = fl_system_grip_motion(sys);
   launch_step(g, sys, &gm);
-  FL_LAUNCH(k_measure, (d.nspec + 127) / 128, 128, 0, d);
-  FL_LAUNCH(k_track, (d.nspec + 127) / 128, 128, 0, d, g->kind, n, tm, pos);
+  size_t ns = (size_t)d.nspec;
+  FL_LAUNCH(k_measure, blocks_for(ns, block_threads(ns)), block_threads(ns), 0, d);
+  FL_LAUNCH(k_track, blocks_for(ns, block_threads(ns)), block_threads(ns), 0, d, g->kind, sys->pload, n, tm, pos);
   if (cudaGetLastError() != cudaSuccess)
     return FL_EIO;
   fl_system_step_end(sys, &gm);
@@ -551,6 +629,8 @@ extern "C" int fl_gpu_download(fl_gpu *g, fl_system *sys)
 extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
                                  const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *loads)
 {
+  if (n <= 0)
+    return FL_OK;
   void *p[7] = {0};
   size_t sz[7] = {sizeof *bond, sizeof *dm, sizeof *lim, sizeof *b1, sizeof *b2, sizeof *st, sizeof *loads};
   const void *src[7] = {bond, dm, lim, b1, b2, st, NULL};
@@ -562,7 +642,7 @@ extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_dampi
       rc = FL_EIO;
   }
   if (rc == FL_OK) {
-    FL_LAUNCH(k_eval_bonds, (n + 127) / 128, 128, 0, n, (const fl_bond *)p[0], (const fl_bond_damping *)p[1],
+    FL_LAUNCH(k_eval_bonds, blocks_for((size_t)n, block_threads((size_t)n)), block_threads((size_t)n), 0, n, (const fl_bond *)p[0], (const fl_bond_damping *)p[1],
               (const fl_bond_limits *)p[2], (const fl_body *)p[3], (const fl_body *)p[4], (fl_bond_state *)p[5],
               (fl_bond_loads *)p[6]);
     if (cudaGetLastError() != cudaSuccess || get(st, p[5], sizeof *st * (size_t)n) ||

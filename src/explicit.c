@@ -211,11 +211,6 @@ static int explicit_create_cpu(void **out, const fl_solver_setup *su, char *err,
 static int explicit_create_cuda(void **out, const fl_solver_setup *su, char *err, size_t errlen)
 {
   *out = NULL;
-  if (su->sys->pload.body >= 0) {
-    snprintf(err, errlen, "test.kind: a %s test runs on the CPU only; allowed on the GPU: bend3pt | tension | torsion",
-             fl_test_kind_name(su->exps[0]->test.kind));
-    return FL_EINPUT;
-  }
   return explicit_create(out, su, &gpu_engine, err, errlen);
 }
 

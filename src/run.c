@@ -175,6 +175,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   res->bk_umin = exp->bond.buckling.displacement_at_min_force;
   res->bk_slope = exp->bond.buckling.slope_after_min_force;
   res->solver = solver;
+  res->device = type == &fl_solver_explicit_cuda;
 
   /* the output rows: the solver advances from one to the next */
   fl_solver_setup setup = {exps, nspec, s0, &sys, &info, hooks, &p, first, curve, res};

@@ -168,15 +168,19 @@ inline const char *cudaGetErrorString(cudaError_t e)
   default: return "unknown error";
   }
 }
+/* FL_SHIM_DEVICES=N: as many devices (1 without it), for the choice by local rank */
 inline cudaError_t cudaGetDeviceCount(int *n)
 {
-  *n = 1;
+  const char *e = getenv("FL_SHIM_DEVICES");
+  *n = e ? atoi(e) : 1;
   return cudaSuccess;
 }
 inline int fl_shim_device = 0;
 inline cudaError_t cudaSetDevice(int d)
 {
-  if (d != 0)
+  int n;
+  cudaGetDeviceCount(&n);
+  if (d < 0 || d >= n)
     return fl_shim_last = cudaErrorInvalidDevice;
   fl_shim_device = d;
   return cudaSuccess;
