@@ -91,10 +91,10 @@ struct fl_gpu_dev {
 struct fl_gpu {
   fl_gpu_dev d;
   enum fl_test_kind kind; /* the test the watch measures (fl_gpu_track_put) */
-  int watching;           /* 1: the watch is set up */
   int *bad_host;    /* nspec: the step's bad[] on the host */
-  void *blocks[48]; /* every cudaMalloc, for freeing */
+  void *blocks[64]; /* every cudaMalloc, for freeing */
   int nblocks;
+  char err[256];    /* the last CUDA error, for messages (fl_gpu_error) */
   size_t nsb, nsd;  /* specimen x body, specimen x bond */
 };
 
@@ -296,6 +296,16 @@ static int cuda_fail(cudaError_t e, const char *what, char *msg, size_t len)
   return e == cudaErrorMemoryAllocation ? FL_ENOMEM : FL_EIO;
 }
 
+/* FL_OK for cudaSuccess; else the error kept in g (fl_gpu_error) and FL_EIO, or
+ * FL_ENOMEM.  A kernel's fault shows at the next call that waits for it. */
+static int check(fl_gpu *g, cudaError_t e, const char *what)
+{
+  if (e == cudaSuccess)
+    return FL_OK;
+  cudaGetLastError(); /* a launch's error is reported once, here */
+  return cuda_fail(e, what, g ? g->err : NULL, g ? sizeof g->err : 0);
+}
+
 /* The device this process runs on: the ranks of an MPI run on one node take its
  * devices in turn by their rank on the node, which Open MPI, MPICH, MVAPICH and Slurm
  * put in the environment (no MPI: rank 0, the first device).  *dev and *count: the
@@ -370,26 +380,28 @@ extern "C" int fl_gpu_describe(char *name, size_t len, double *bandwidth_gbs)
 }
 
 /* Allocate and copy n bytes (src may be NULL: zeroed). */
+/* Allocate n bytes (at least 8) on the device and copy n bytes of src there (src
+ * NULL: zeroed). */
 static int put(fl_gpu *g, void **dst, const void *src, size_t n, char *msg, size_t len)
 {
-  if (n == 0)
-    n = 8;
-  cudaError_t e = cudaMalloc(dst, n);
+  if (g->nblocks == (int)(sizeof g->blocks / sizeof *g->blocks)) {
+    snprintf(msg, len, "CUDA: more device arrays than the engine keeps");
+    return FL_ELIMIT;
+  }
+  cudaError_t e = cudaMalloc(dst, n > 8 ? n : 8);
   if (e != cudaSuccess)
     return cuda_fail(e, "cudaMalloc", msg, len);
   g->blocks[g->nblocks++] = *dst;
-  e = src ? cudaMemcpy(*dst, src, n, cudaMemcpyHostToDevice) : cudaMemset(*dst, 0, n);
+  e = src ? cudaMemcpy(*dst, src, n, cudaMemcpyHostToDevice) : cudaMemset(*dst, 0, n > 8 ? n : 8);
   return e == cudaSuccess ? FL_OK : cuda_fail(e, "copy to the device", msg, len);
 }
 
+/* put() into g->d.field, or to fail: with the status in rc. */
 #define PUT(field, src, n)                                                                                      \
   do {                                                                                                          \
     void *p_ = NULL;                                                                                            \
-    int rc_ = put(g, &p_, (src), (n), msg, len);                                                                \
-    if (rc_) {                                                                                                  \
-      fl_gpu_free(&g);                                                                                          \
-      return rc_;                                                                                               \
-    }                                                                                                           \
+    if ((rc = put(g, &p_, (src), (n), msg, len)) != FL_OK)                                                      \
+      goto fail;                                                                                                \
     *(void **)&g->d.field = p_;                                                                                 \
   } while (0)
 
@@ -403,6 +415,12 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   fl_gpu *g = (fl_gpu *)calloc(1, sizeof *g);
   if (!g)
     return FL_ENOMEM;
+  int rc = FL_ENOMEM;
+  int *start = NULL, *list = NULL, *fill = NULL;
+  unsigned char *side = NULL;
+  fl_bond_state *whole = NULL;
+  long *none = NULL;
+  const size_t v3 = sizeof(fl_vec3);
   int nb = sys->nbody, nd = sys->nbond, ns = sys->nspec, nt = sys->ntool;
   g->d.nspec = ns;
   g->d.nbody = nb;
@@ -411,18 +429,15 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   g->nsb = (size_t)ns * nb;
   g->nsd = (size_t)ns * nd;
   g->bad_host = (int *)malloc((size_t)ns * sizeof(int));
-  if (!g->bad_host) {
-    free(g);
-    return FL_ENOMEM;
-  }
   /* each body's bonds, in ascending bond order */
-  int *start = (int *)calloc((size_t)nb + 1, sizeof(int)), *list = (int *)malloc(2 * (size_t)nd * sizeof(int) + 8);
-  unsigned char *side = (unsigned char *)malloc(2 * (size_t)nd + 8);
-  int *fill = (int *)calloc((size_t)nb + 1, sizeof(int));
-  if (!start || !list || !side || !fill) {
-    free(start), free(list), free(side), free(fill), free(g->bad_host), free(g);
-    return FL_ENOMEM;
-  }
+  start = (int *)calloc((size_t)nb + 1, sizeof(int));
+  list = (int *)malloc(2 * (size_t)nd * sizeof(int) + 8);
+  side = (unsigned char *)malloc(2 * (size_t)nd + 8);
+  fill = (int *)calloc((size_t)nb + 1, sizeof(int));
+  whole = (fl_bond_state *)malloc(g->nsd * sizeof(fl_bond_state) + 8);
+  none = (long *)malloc((size_t)ns * sizeof(long));
+  if (!g->bad_host || !start || !list || !side || !fill || !whole || !none)
+    goto fail;
   for (int b = 0; b < nd; b++)
     start[sys->b1[b] + 1]++, start[sys->b2[b] + 1]++;
   for (int i = 0; i < nb; i++)
@@ -432,7 +447,6 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
     list[start[i] + fill[i]] = b, side[start[i] + fill[i]++] = 1;
     list[start[j] + fill[j]] = b, side[start[j] + fill[j]++] = 0;
   }
-  size_t v3 = sizeof(fl_vec3);
   PUT(mass, sys->mass, nb * sizeof(double));
   PUT(ia, sys->inertia_axial, nb * sizeof(double));
   PUT(it, sys->inertia_trans, nb * sizeof(double));
@@ -444,7 +458,6 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(adj_start, start, ((size_t)nb + 1) * sizeof(int));
   PUT(adj_bond, list, 2 * (size_t)nd * sizeof(int));
   PUT(adj_side, side, 2 * (size_t)nd);
-  free(start), free(list), free(side), free(fill);
   PUT(b1, sys->b1, nd * sizeof(int));
   PUT(b2, sys->b2, nd * sizeof(int));
   PUT(x, sys->x, g->nsb * v3);
@@ -459,24 +472,10 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(xi, sys->xi, g->nsb * nt * v3);
   PUT(tshare, NULL, g->nsb * nt * v3);
   PUT(bond, sys->bond, g->nsd * sizeof(fl_bond));
-  {
-    /* the bonds' whole states: the host keeps their damping state in rows of its own */
-    fl_bond_state *whole = (fl_bond_state *)malloc(g->nsd * sizeof(fl_bond_state) + 8);
-    if (!whole) {
-      fl_gpu_free(&g);
-      return FL_ENOMEM;
-    }
-    for (int s = 0; s < ns; s++)
-      fl_system_states_get(sys, s, whole + (size_t)s * nd);
-    void *p_ = NULL;
-    int rc_ = put(g, &p_, whole, g->nsd * sizeof(fl_bond_state), msg, len);
-    free(whole);
-    if (rc_) {
-      fl_gpu_free(&g);
-      return rc_;
-    }
-    g->d.st = (fl_bond_state *)p_;
-  }
+  /* the bonds' whole states: the host keeps their damping state in rows of its own */
+  for (int s = 0; s < ns; s++)
+    fl_system_states_get(sys, s, whole + (size_t)s * nd);
+  PUT(st, whole, g->nsd * sizeof(fl_bond_state));
   PUT(bf, NULL, g->nsd * v3);
   PUT(bt1, NULL, g->nsd * v3);
   PUT(bt2, NULL, g->nsd * v3);
@@ -485,7 +484,9 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(limits, sys->limits, ns * sizeof(fl_bond_limits));
   PUT(law, sys->law, (size_t)ns * nt * sizeof(fl_contact_law));
   PUT(nbroken, sys->nbroken, ns * sizeof(int));
-  PUT(bad, NULL, ns * sizeof(int));
+  for (int s = 0; s < ns; s++) /* no body lost yet */
+    g->bad_host[s] = nb, none[s] = -1;
+  PUT(bad, g->bad_host, ns * sizeof(int));
   PUT(energy, NULL, ns * sizeof(double));
   PUT(overlap, sys->overlap, ns * sizeof(double));
   PUT(grip_force, NULL, ns * v3);
@@ -493,15 +494,21 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(tool_force, NULL, (size_t)ns * nt * v3);
   PUT(pload_force, sys->pload_force, ns * sizeof(double));
   PUT(track, NULL, ns * sizeof(fl_track));
-  PUT(bad_step, NULL, ns * sizeof(long));
+  PUT(bad_step, none, ns * sizeof(long));
   PUT(bad_body, NULL, ns * sizeof(int));
   *out = g;
-  return FL_OK;
+  rc = FL_OK;
+fail:
+  free(start), free(list), free(side), free(fill), free(whole), free(none);
+  if (rc != FL_OK)
+    fl_gpu_free(&g);
+  return rc;
 }
 
-static int get(void *dst, const void *src, size_t n)
+/* Copy n bytes back from the device (waiting for it), the error kept in g. */
+static int get(fl_gpu *g, void *dst, const void *src, size_t n)
 {
-  return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) == cudaSuccess ? FL_OK : FL_EIO;
+  return n == 0 ? FL_OK : check(g, cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "copy from the device");
 }
 
 /* The bond and body kernels of one step with the grip's motion gm (no wait). */
@@ -531,13 +538,12 @@ extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int *bad_spec, int *bad_bo
   int *fill = g->bad_host;
   for (int s = 0; s < d.nspec; s++)
     fill[s] = d.nbody;
-  if (cudaMemcpy(d.bad, fill, (size_t)d.nspec * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess)
-    return FL_EIO;
+  int rc = check(g, cudaMemcpy(d.bad, fill, (size_t)d.nspec * sizeof(int), cudaMemcpyHostToDevice), "copy to the device");
+  if (rc)
+    return rc;
   launch_step(g, sys, &gm);
-  if (cudaGetLastError() != cudaSuccess)
-    return FL_EIO;
-  if (get(fill, d.bad, (size_t)d.nspec * sizeof(int)))
-    return FL_EIO;
+  if ((rc = check(g, cudaGetLastError(), "a step's kernels")) || (rc = get(g, fill, d.bad, (size_t)d.nspec * sizeof(int))))
+    return rc;
   fl_system_step_end(sys, &gm);
   for (int s = 0; s < d.nspec; s++)
     if (fill[s] < d.nbody) {
@@ -550,27 +556,9 @@ extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int *bad_spec, int *bad_bo
 
 extern "C" int fl_gpu_track_put(fl_gpu *g, enum fl_test_kind kind, const fl_track *tr)
 {
-  fl_gpu_dev d = g->d;
-  size_t ns = (size_t)d.nspec;
-  if (cudaMemcpy(d.track, tr, ns * sizeof *tr, cudaMemcpyHostToDevice) != cudaSuccess)
-    return FL_EIO;
   g->kind = kind;
-  if (g->watching)
-    return FL_OK;
-  /* the first: no body lost yet */
-  long *none = (long *)malloc(ns * sizeof(long));
-  if (!none)
-    return FL_ENOMEM;
-  for (size_t s = 0; s < ns; s++)
-    none[s] = -1, g->bad_host[s] = d.nbody;
-  int rc = cudaMemcpy(d.bad_step, none, ns * sizeof(long), cudaMemcpyHostToDevice) == cudaSuccess &&
-                   cudaMemcpy(d.bad, g->bad_host, ns * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess
-               ? FL_OK
-               : FL_EIO;
-  free(none);
-  if (rc == FL_OK)
-    g->watching = 1;
-  return rc;
+  return check(g, cudaMemcpy(g->d.track, tr, (size_t)g->d.nspec * sizeof *tr, cudaMemcpyHostToDevice),
+               "copy to the device");
 }
 
 extern "C" int fl_gpu_step_tracked(fl_gpu *g, fl_system *sys, long n, double tm, double pos)
@@ -581,10 +569,8 @@ extern "C" int fl_gpu_step_tracked(fl_gpu *g, fl_system *sys, long n, double tm,
   size_t ns = (size_t)d.nspec;
   FL_LAUNCH(k_measure, blocks_for(ns, block_threads(ns)), block_threads(ns), 0, d);
   FL_LAUNCH(k_track, blocks_for(ns, block_threads(ns)), block_threads(ns), 0, d, g->kind, sys->pload, n, tm, pos);
-  if (cudaGetLastError() != cudaSuccess)
-    return FL_EIO;
   fl_system_step_end(sys, &gm);
-  return FL_OK;
+  return check(g, cudaGetLastError(), "a step's kernels");
 }
 
 extern "C" int fl_gpu_track_get(fl_gpu *g, const fl_system *sys, fl_track *tr, long *bad_step, int *bad_spec,
@@ -595,10 +581,11 @@ extern "C" int fl_gpu_track_get(fl_gpu *g, const fl_system *sys, fl_track *tr, l
   long *step = (long *)malloc(ns * sizeof(long));
   if (!step)
     return FL_ENOMEM;
-  int rc = get(tr, d.track, ns * sizeof *tr) || get(step, d.bad_step, ns * sizeof(long)) ||
-                   get(g->bad_host, d.bad_body, ns * sizeof(int))
-               ? FL_EIO
-               : FL_OK;
+  int rc = get(g, tr, d.track, ns * sizeof *tr);
+  if (rc == FL_OK)
+    rc = get(g, step, d.bad_step, ns * sizeof(long));
+  if (rc == FL_OK)
+    rc = get(g, g->bad_host, d.bad_body, ns * sizeof(int));
   *bad_step = -1;
   for (size_t s = 0; rc == FL_OK && s < ns; s++)
     if (step[s] >= 0 && (*bad_step < 0 || step[s] < *bad_step)) {
@@ -614,10 +601,10 @@ extern "C" int fl_gpu_download(fl_gpu *g, fl_system *sys)
 {
   fl_gpu_dev d = g->d;
   size_t v3 = sizeof(fl_vec3);
-  if (get(sys->x, d.x, g->nsb * v3) || get(sys->v, d.v, g->nsb * v3) || get(sys->w, d.w, g->nsb * v3) ||
-      get(sys->L, d.L, g->nsb * v3) || get(sys->q, d.q, g->nsb * sizeof(fl_quat)) ||
-      get(sys->xi, d.xi, g->nsb * d.ntool * v3) || get(sys->bstate, d.st, g->nsd * sizeof(fl_bond_state)) ||
-      get(sys->nbroken, d.nbroken, d.nspec * sizeof(int)) || get(sys->overlap, d.overlap, d.nspec * sizeof(double)))
+  if (get(g, sys->x, d.x, g->nsb * v3) || get(g, sys->v, d.v, g->nsb * v3) || get(g, sys->w, d.w, g->nsb * v3) ||
+      get(g, sys->L, d.L, g->nsb * v3) || get(g, sys->q, d.q, g->nsb * sizeof(fl_quat)) ||
+      get(g, sys->xi, d.xi, g->nsb * d.ntool * v3) || get(g, sys->bstate, d.st, g->nsd * sizeof(fl_bond_state)) ||
+      get(g, sys->nbroken, d.nbroken, d.nspec * sizeof(int)) || get(g, sys->overlap, d.overlap, d.nspec * sizeof(double)))
     return FL_EIO;
   /* the damping state and the flags into the host's rows (whole states came down) */
   for (int s = 0; s < d.nspec; s++)
@@ -645,8 +632,8 @@ extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_dampi
     FL_LAUNCH(k_eval_bonds, blocks_for((size_t)n, block_threads((size_t)n)), block_threads((size_t)n), 0, n, (const fl_bond *)p[0], (const fl_bond_damping *)p[1],
               (const fl_bond_limits *)p[2], (const fl_body *)p[3], (const fl_body *)p[4], (fl_bond_state *)p[5],
               (fl_bond_loads *)p[6]);
-    if (cudaGetLastError() != cudaSuccess || get(st, p[5], sizeof *st * (size_t)n) ||
-        get(loads, p[6], sizeof *loads * (size_t)n))
+    if (cudaGetLastError() != cudaSuccess || get(NULL, st, p[5], sizeof *st * (size_t)n) ||
+        get(NULL, loads, p[6], sizeof *loads * (size_t)n))
       rc = FL_EIO;
   }
   for (int k = 0; k < 7; k++)
@@ -654,6 +641,8 @@ extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_dampi
       cudaFree(p[k]);
   return rc;
 }
+
+extern "C" const char *fl_gpu_error(const fl_gpu *g) { return g && g->err[0] ? g->err : "CUDA: no error recorded"; }
 
 extern "C" void fl_gpu_free(fl_gpu **gpu)
 {

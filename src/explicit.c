@@ -45,6 +45,8 @@ typedef struct {
   int (*sync)(void *dev, fl_system *sys, fl_track *tr, failure *fail);
   /* The host's watch tr back to the engine (after an output row changed it). */
   int (*put)(void *dev, enum fl_test_kind kind, const fl_track *tr);
+  /* Why the engine's last call failed, for the message ("" when it cannot say). */
+  const char *(*why)(const void *dev);
   void (*close)(void **dev);
 } engine;
 
@@ -80,9 +82,15 @@ static int cpu_put(void *dev, enum fl_test_kind kind, const fl_track *tr)
   return FL_OK;
 }
 
+static const char *cpu_why(const void *dev)
+{
+  (void)dev;
+  return "";
+}
+
 static void cpu_close(void **dev) { *dev = NULL; }
 
-static const engine cpu_engine = {cpu_open, cpu_step, cpu_sync, cpu_put, cpu_close};
+static const engine cpu_engine = {cpu_open, cpu_step, cpu_sync, cpu_put, cpu_why, cpu_close};
 
 /* The CUDA engine: the device watches every step itself, and the host waits for it
  * only at a sync.  A build without CUDA links gpu_none.c, whose engine never opens. */
@@ -94,9 +102,11 @@ static int gpu_open(void **dev, fl_system *sys, char *err, size_t errlen)
 
 static int gpu_sync(void *dev, fl_system *sys, fl_track *tr, failure *fail)
 {
-  if (fl_gpu_download((fl_gpu *)dev, sys) ||
-      fl_gpu_track_get((fl_gpu *)dev, sys, tr, &fail->step, &fail->spec, &fail->bond))
-    return FL_EIO;
+  int rc = fl_gpu_download((fl_gpu *)dev, sys);
+  if (rc == FL_OK)
+    rc = fl_gpu_track_get((fl_gpu *)dev, sys, tr, &fail->step, &fail->spec, &fail->bond);
+  if (rc)
+    return rc;
   return fail->step >= 0 ? FL_EUNSTABLE : FL_OK;
 }
 
@@ -115,9 +125,11 @@ static int gpu_put(void *dev, enum fl_test_kind kind, const fl_track *tr)
   return fl_gpu_track_put((fl_gpu *)dev, kind, tr);
 }
 
+static const char *gpu_why(const void *dev) { return fl_gpu_error((const fl_gpu *)dev); }
+
 static void gpu_close(void **dev) { fl_gpu_free((fl_gpu **)dev); }
 
-static const engine gpu_engine = {gpu_open, gpu_step, gpu_sync, gpu_put, gpu_close};
+static const engine gpu_engine = {gpu_open, gpu_step, gpu_sync, gpu_put, gpu_why, gpu_close};
 
 /* ---- the solver --------------------------------------------------------------- */
 
@@ -193,8 +205,10 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
     x->track[s].touch = fl_test_bends(t->kind) ? -1.0 : 0.0;
   }
   if ((rc = eng->put(x->dev, t->kind, x->track))) {
-    snprintf(err, errlen, rc == FL_ENOMEM ? "out of memory for %d specimens" : "cannot copy the specimens to the GPU",
-             nspec);
+    if (rc == FL_ENOMEM)
+      snprintf(err, errlen, "out of memory for %d specimens", nspec);
+    else
+      snprintf(err, errlen, "cannot copy the specimens to the GPU: %s", eng->why(x->dev));
     return rc;
   }
   double target = fl_test_target(t);
@@ -236,7 +250,7 @@ static int sync(explicit_solver *x, fl_solver_status *st, char *err, size_t errl
   if (rc == FL_EUNSTABLE)
     return unstable(x, rc, &f, st, err, errlen);
   if (rc) {
-    snprintf(err, errlen, "cannot copy the state back from the GPU");
+    snprintf(err, errlen, "cannot copy the state back from the GPU: %s", x->eng->why(x->dev));
     st->fail_key = 2.0 * x->n;
   }
   return rc;
@@ -305,7 +319,7 @@ static int record(explicit_solver *x, fl_solver_status *st, char *err, size_t er
     }
   }
   if (x->eng->put(x->dev, kind, x->track)) {
-    snprintf(err, errlen, "cannot copy the state to the GPU");
+    snprintf(err, errlen, "cannot copy the state to the GPU: %s", x->eng->why(x->dev));
     st->fail_key = 2.0 * n;
     return FL_EIO;
   }
@@ -337,8 +351,8 @@ static int step(explicit_solver *x, fl_solver_status *st, char *err, size_t errl
     sys->grip_omega = rate;
   failure f = {n, 0, 0};
   int rc = x->eng->step(x->dev, sys, kind, n, tm, pos, x->track, &f);
-  if (rc == FL_EIO) {
-    snprintf(err, errlen, "the GPU step failed at step %ld", n + 1);
+  if (rc != FL_OK && rc != FL_EUNSTABLE) {
+    snprintf(err, errlen, "the GPU step failed at step %ld: %s", n + 1, x->eng->why(x->dev));
     st->fail_key = 2.0 * n + 1.0;
     return rc;
   }

@@ -47,6 +47,9 @@ int fl_gpu_download(fl_gpu *gpu, fl_system *sys);
  * lim[i] (criterion none and buckling none: elastic). */
 int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
                       const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *loads);
+/* The last CUDA error a call on gpu met ("CUDA: what: why"), for the caller's message:
+ * a kernel's fault shows at the next call that waits for the device. */
+const char *fl_gpu_error(const fl_gpu *gpu);
 void fl_gpu_free(fl_gpu **gpu);
 
 #ifdef __cplusplus

@@ -70,6 +70,12 @@ int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, con
   return FL_EINPUT;
 }
 
+const char *fl_gpu_error(const fl_gpu *gpu)
+{
+  (void)gpu;
+  return none;
+}
+
 void fl_gpu_free(fl_gpu **gpu)
 {
   if (gpu)

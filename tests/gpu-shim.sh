@@ -14,7 +14,8 @@
 #     test kind with --device gpu --solver explicit writes the CPU's CSV and summary
 #     byte for byte, the summary saying device: gpu; --device auto and gpu on a
 #     quasi-static test keep the CPU's static solver or run explicit on the GPU, each
-#     with a note; MPI ranks take the devices in turn by their local rank.
+#     with a note; a device out of memory or a kernel's fault ends the run with
+#     CUDA's reason; MPI ranks take the devices in turn by their local rank.
 # Skipped (77) only where no C++ compiler built the shim.
 prog="${top_builddir:-.}/tests/gpu_check_shim"
 src="${top_srcdir:-.}"
@@ -87,6 +88,20 @@ if grep -q '^solver: explicit$' a.sum && grep -q '^device: gpu$' a.sum && grep -
 else
   echo "FAIL: --device gpu on a quasi-static test"; cat a.sum a.err; fails=$((fails + 1))
 fi
+# a device out of memory while the engine is made, and a kernel's fault seen at a copy:
+# exit 1 with CUDA's reason, nothing written (leaks: the sanitised suite)
+for f in "malloc:20 CUDA: cudaMalloc: out of memory" \
+  "copy:3 cannot copy the state back from the GPU: CUDA: copy from the device: an illegal memory access"; do
+  rm -f f.csv
+  FL_SHIM_FAIL=${f%% *} "$fiber" tension --device gpu -q --plot none -s simulation.output_points=5 -o f \
+    "$ex/glass-fibre-tension.yaml" >/dev/null 2>f.err
+  rc=$?
+  if [ $rc -eq 1 ] && grep -q "${f#* }" f.err && [ ! -e f.csv ]; then
+    echo "ok: FL_SHIM_FAIL=${f%% *}: exit 1, $(grep -o "${f#* }" f.err)"
+  else
+    echo "FAIL: FL_SHIM_FAIL=${f%% *}: exit $rc"; cat f.err; fails=$((fails + 1))
+  fi
+done
 # ranks on a node take its devices in turn
 if FL_SHIM_DEVICES=4 OMPI_COMM_WORLD_LOCAL_RANK=6 "$prog" --bonds 10 --random 0 --no-fixed 2>&1 | grep -q '(device 2 of 4)'; then
   echo "ok: local rank 6 of a node with 4 devices takes device 2"

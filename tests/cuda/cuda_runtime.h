@@ -9,7 +9,11 @@
  * With FL_SHIM_ULP=N in the environment (N >= 1), one result in N of sin, cos and
  * atan2 in the engine (a deterministic pseudo-random choice by the argument's bits) is
  * moved by one unit in the last place, up or down, as a device's maths library may
- * round them (gpu/README.md, Accuracy). */
+ * round them (gpu/README.md, Accuracy).
+ *
+ * With FL_SHIM_FAIL=malloc:N or copy:N the N-th cudaMalloc, or the N-th copy from the
+ * device, fails as a device that ran out of memory or met a kernel's fault would: the
+ * engine's error paths under test. */
 #ifndef FL_CUDA_SHIM_H
 #define FL_CUDA_SHIM_H
 
@@ -44,6 +48,7 @@ enum {
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorIllegalAddress = 700,
   cudaErrorInvalidDevice = 101
 };
 enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
@@ -99,8 +104,22 @@ template <typename F> inline void fl_shim_launch(dim3 grid, dim3 block, F body)
 
 #define FL_SHIM_POISON 0xff
 
+/* 1 when this call of kind ("malloc" or "copy") is the one FL_SHIM_FAIL names */
+inline bool fl_shim_fails(const char *kind, long *count)
+{
+  const char *e = getenv("FL_SHIM_FAIL");
+  size_t n = strlen(kind);
+  ++*count;
+  return e && strncmp(e, kind, n) == 0 && e[n] == ':' && atol(e + n + 1) == *count;
+}
+inline long fl_shim_mallocs = 0, fl_shim_copies = 0;
+
 inline cudaError_t cudaMalloc(void **p, size_t n)
 {
+  if (fl_shim_fails("malloc", &fl_shim_mallocs)) {
+    *p = NULL;
+    return fl_shim_last = cudaErrorMemoryAllocation;
+  }
   *p = malloc(n ? n : 1);
   if (!*p)
     return fl_shim_last = cudaErrorMemoryAllocation;
@@ -117,10 +136,12 @@ inline cudaError_t cudaFree(void *p)
   return cudaSuccess;
 }
 inline cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
-inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind)
+inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind k)
 {
   if (n && (!dst || !src))
     return fl_shim_last = cudaErrorInvalidValue;
+  if (k == cudaMemcpyDeviceToHost && fl_shim_fails("copy", &fl_shim_copies))
+    return cudaErrorIllegalAddress; /* as a kernel's fault shows at the next copy */
   memmove(dst, src, n);
   return cudaSuccess;
 }
@@ -165,6 +186,7 @@ inline const char *cudaGetErrorString(cudaError_t e)
   case cudaErrorInvalidValue: return "invalid argument";
   case cudaErrorMemoryAllocation: return "out of memory";
   case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+  case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
   default: return "unknown error";
   }
 }
