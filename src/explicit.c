@@ -35,11 +35,12 @@ typedef struct {
   /* Make the engine's copy of sys; FL_OK or a status with a message. */
   int (*open)(void **dev, fl_system *sys, char *err, size_t errlen);
   /* Take step n from time tm (s) and path position pos, and watch it into tr (one per
-   * specimen, track.h) for a test of kind; every 1024 steps the state is in sys, for
-   * the bounding-box check.  FL_OK, FL_EUNSTABLE with *fail, FL_EIO when the device
+   * specimen, track.h) for a test of kind; with box > 0, check that every body ends it
+   * within box of the origin (m).  FL_OK, FL_EUNSTABLE with *fail (the CUDA engine:
+   * every 1024 steps, for a failure since the last look), FL_EIO when the device
    * failed. */
-  int (*step)(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, fl_track *tr,
-              failure *fail);
+  int (*step)(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, double box,
+              fl_track *tr, failure *fail);
   /* The engine's state into sys and its watch into tr: FL_OK, FL_EUNSTABLE with *fail
    * (a failure since the last sync), FL_EIO. */
   int (*sync)(void *dev, fl_system *sys, fl_track *tr, failure *fail);
@@ -58,8 +59,8 @@ static int cpu_open(void **dev, fl_system *sys, char *err, size_t errlen)
 }
 
 /* The CPU engine's step, watched on the host from the loads it leaves in sys. */
-static int cpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, fl_track *tr,
-                    failure *fail)
+static int cpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, double box,
+                    fl_track *tr, failure *fail)
 {
   (void)dev;
   fail->step = n;
@@ -67,6 +68,8 @@ static int cpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, d
   for (int s = 0; s < sys->nspec; s++)
     if (fl_track_step(&tr[s], fl_test_bends(kind), fl_run_measured(sys, kind, s), sys->nbroken[s], tm, pos, n))
       tr[s].x_at_peak = fl_measure_x(sys, kind, s, tr[s].touch, pos);
+  if (rc == FL_OK && box > 0.0)
+    rc = fl_system_outside(sys, box, &fail->spec, &fail->bond);
   return rc;
 }
 
@@ -110,13 +113,16 @@ static int gpu_sync(void *dev, fl_system *sys, fl_track *tr, failure *fail)
   return fail->step >= 0 ? FL_EUNSTABLE : FL_OK;
 }
 
-static int gpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, fl_track *tr,
-                    failure *fail)
+static int gpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, double box,
+                    fl_track *tr, failure *fail)
 {
   (void)kind;
-  int rc = fl_gpu_step_tracked((fl_gpu *)dev, sys, n, tm, pos);
-  if (rc == FL_OK && (n & 1023) == 0)
-    rc = gpu_sync(dev, sys, tr, fail);
+  int rc = fl_gpu_step((fl_gpu *)dev, sys, n, tm, pos, box);
+  if (rc == FL_OK && (n & 1023) == 0) { /* a look at the watch: has a body failed? */
+    rc = fl_gpu_track_get((fl_gpu *)dev, sys, tr, &fail->step, &fail->spec, &fail->bond);
+    if (rc == FL_OK && fail->step >= 0)
+      rc = FL_EUNSTABLE;
+  }
   return rc;
 }
 
@@ -350,14 +356,12 @@ static int step(explicit_solver *x, fl_solver_status *st, char *err, size_t errl
   else
     sys->grip_omega = rate;
   failure f = {n, 0, 0};
-  int rc = x->eng->step(x->dev, sys, kind, n, tm, pos, x->track, &f);
+  int rc = x->eng->step(x->dev, sys, kind, n, tm, pos, (n & 1023) == 0 ? x->box : 0.0, x->track, &f);
   if (rc != FL_OK && rc != FL_EUNSTABLE) {
     snprintf(err, errlen, "the GPU step failed at step %ld: %s", n + 1, x->eng->why(x->dev));
     st->fail_key = 2.0 * n + 1.0;
     return rc;
   }
-  if (rc == FL_OK && (n & 1023) == 0)
-    rc = fl_system_outside(sys, x->box, &f.spec, &f.bond);
   if (rc)
     return unstable(x, rc, &f, st, err, errlen);
   if (hooks && hooks->stop && *hooks->stop) {

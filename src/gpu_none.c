@@ -32,21 +32,15 @@ int fl_gpu_create(fl_gpu **gpu, const fl_system *sys, char *msg, size_t len)
   return FL_EINPUT;
 }
 
-int fl_gpu_step(fl_gpu *gpu, fl_system *sys, int *bad_spec, int *bad_bond)
-{
-  (void)gpu, (void)sys, (void)bad_spec, (void)bad_bond;
-  return FL_EINPUT;
-}
-
 int fl_gpu_track_put(fl_gpu *gpu, enum fl_test_kind kind, const fl_track *tr)
 {
   (void)gpu, (void)kind, (void)tr;
   return FL_EINPUT;
 }
 
-int fl_gpu_step_tracked(fl_gpu *gpu, fl_system *sys, long n, double tm, double pos)
+int fl_gpu_step(fl_gpu *gpu, fl_system *sys, long n, double tm, double pos, double box)
 {
-  (void)gpu, (void)sys, (void)n, (void)tm, (void)pos;
+  (void)gpu, (void)sys, (void)n, (void)tm, (void)pos, (void)box;
   return FL_EINPUT;
 }
 
@@ -74,6 +68,18 @@ const char *fl_gpu_error(const fl_gpu *gpu)
 {
   (void)gpu;
   return none;
+}
+
+int fl_gpu_kernels(fl_gpu_kernel *k, int max)
+{
+  (void)k, (void)max;
+  return 0;
+}
+
+double fl_gpu_bytes_per_update(const fl_system *sys)
+{
+  (void)sys;
+  return -1.0;
 }
 
 void fl_gpu_free(fl_gpu **gpu)

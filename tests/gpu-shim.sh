@@ -72,6 +72,13 @@ same torsion "$ex/aluminium-tube-torsion-yield.yaml" -s fiber.segments=18
 same cantilever "$ex/wheat-straw-vibration.yaml" -s fiber.segments=8
 same cantilever "$ex/wheat-straw-taper-cantilever.yaml" -s fiber.segments=10 -s test.max_tip_displacement=0.01
 same compression "$ex/wheat-straw-compression.yaml" -s fiber.segments=10
+# a batch large enough that the downloads page-lock the host's arrays, and unlock them
+same tension "$ex/glass-fibre-tension.yaml" --batch 12000 -s fiber.segments=4 -s simulation.output_points=3 -s test.speed=5
+if grep -q ' [1-9][0-9]* host arrays page-locked;' g.err && ! grep -q 'LEFT LOCKED' g.err; then
+  echo "ok: the batch's host arrays page-locked for the downloads, and unlocked"
+else
+  echo "FAIL: page-locking: $(grep 'cuda shim' g.err)"; fails=$((fails + 1))
+fi
 # the device and the solver: auto keeps the CPU's static solver, gpu runs explicit
 quick="-s fiber.segments=12 -s test.max_displacement=5e-4 -q --plot none"
 # shellcheck disable=SC2086

@@ -633,6 +633,64 @@ static int check_random(int count)
   return fails;
 }
 
+/* ---- failures ---------------------------------------------------------------------- */
+
+/* A batch whose specimen 2 has body 5 far out, and specimen 1 body 7 out and past the
+ * finite numbers: both engines find the same first failure (the finite numbers before
+ * the box, the first specimen), and report it at the same bond, after a step that
+ * checks the box; one that does not check it finds only the finite numbers. */
+static int check_failures(void)
+{
+  static const char *const sets[] = {"test.kind=tension", "fiber.segments=12", "bond.damping=1e-6"};
+  fl_experiment e = fl_experiment_default();
+  if (setup(&e, sets, 3, "failures"))
+    return 1;
+  int fails = 0;
+  for (int box = 0; box < 2; box++) {
+    fl_system sys[2];
+    fl_build_info info;
+    int spec[2] = {-1, -1}, bond[2] = {-1, -1}, rc[2];
+    long step[2] = {-1, -1};
+    for (int k = 0; k < 2; k++) {
+      if (fl_build(&e, 3, &sys[k], &info)) {
+        printf("failures: cannot build -> FAIL\n");
+        return 1;
+      }
+      fl_system_set_step(&sys[k], 0.2 * info.critical_step);
+      fl_system_set_damping(&sys[k], -1, 1e-6, 1.0);
+      sys[k].x[2 * sys[k].nbody + 5] = fl_v3(5.0, 0.0, 0.0);
+      sys[k].x[1 * sys[k].nbody + 7] = fl_v3(5.0, 0.0, 0.0);
+      sys[k].v[1 * sys[k].nbody + 7] = fl_v3(INFINITY, 0.0, 0.0);
+    }
+    if (!box) /* no body past the finite numbers: the box alone */
+      sys[0].v[sys[0].nbody + 7] = sys[1].v[sys[1].nbody + 7] = fl_v3(0.0, 0.0, 0.0);
+    rc[0] = fl_system_step(&sys[0], &spec[0], &bond[0]);
+    if (rc[0] == FL_OK && (rc[0] = fl_system_outside(&sys[0], 1.0, &spec[0], &bond[0])) == FL_OK)
+      spec[0] = bond[0] = -1;
+    step[0] = rc[0] ? 0 : -1;
+    fl_gpu *g = NULL;
+    char err[256];
+    fl_track tr[3];
+    memset(tr, 0, sizeof tr);
+    rc[1] = fl_gpu_create(&g, &sys[1], err, sizeof err);
+    if (rc[1] == FL_OK)
+      rc[1] = fl_gpu_track_put(g, FL_TEST_TENSION, tr);
+    if (rc[1] == FL_OK)
+      rc[1] = fl_gpu_step(g, &sys[1], 0, 0.0, 0.0, 1.0);
+    if (rc[1] == FL_OK)
+      rc[1] = fl_gpu_track_get(g, &sys[1], tr, &step[1], &spec[1], &bond[1]);
+    fl_gpu_free(&g);
+    int ok = rc[1] == FL_OK && step[0] == step[1] && spec[0] == spec[1] && bond[0] == bond[1];
+    printf("failures (%s): CPU step %ld, specimen %d, bond %d; GPU step %ld, specimen %d, bond %d -> %s\n",
+           box ? "the finite numbers and the box" : "the box alone", step[0], spec[0], bond[0], step[1], spec[1],
+           bond[1], ok ? "ok" : "FAIL");
+    fails += !ok;
+    fl_system_free(&sys[0]);
+    fl_system_free(&sys[1]);
+  }
+  return fails;
+}
+
 /* ---- 4. experiment files -------------------------------------------------------------- */
 
 static int check_file(const char *path)
@@ -709,7 +767,7 @@ int main(int argc, char **argv)
          exact ? "every difference must be 0" : "differences within the device's tolerance");
   int fails = check_bonds((int)nbonds);
   if (fixed)
-    fails += check_fixed();
+    fails += check_fixed() + check_failures();
   fails += check_random((int)nrandom);
   for (int i = first_file; i < argc; i++)
     fails += check_file(argv[i]);

@@ -64,12 +64,16 @@ inline fl_shim_counts fl_shim_count;
 inline cudaError_t fl_shim_last = cudaSuccess; /* for cudaGetLastError */
 inline long fl_shim_calls = 0; /* sin, cos, atan2 results seen */
 inline long fl_shim_moved = 0; /* and moved by an ulp */
+inline long fl_shim_locked = 0; /* host arrays page-locked and not yet unlocked */
+inline long fl_shim_locks = 0;  /* page-lockings in all */
 
 /* What the shim saw, on the standard error at exit. */
 inline void fl_shim_report(void)
 {
-  fprintf(stderr, "cuda shim: %ld launches, %ld threads, %zu bytes allocated; sin, cos, atan2: %ld results, %ld moved by an ulp\n",
-          fl_shim_count.launches, fl_shim_count.threads, fl_shim_count.bytes, fl_shim_calls, fl_shim_moved);
+  fprintf(stderr, "cuda shim: %ld launches, %ld threads, %zu bytes allocated, %ld host arrays page-locked%s; sin, cos, "
+                  "atan2: %ld results, %ld moved by an ulp\n",
+          fl_shim_count.launches, fl_shim_count.threads, fl_shim_count.bytes, fl_shim_locks,
+          fl_shim_locked ? " (SOME LEFT LOCKED)" : "", fl_shim_calls, fl_shim_moved);
 }
 
 template <typename F> inline void fl_shim_launch(dim3 grid, dim3 block, F body)
@@ -136,6 +140,23 @@ inline cudaError_t cudaFree(void *p)
   return cudaSuccess;
 }
 inline cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
+/* page-locking the host's memory in place: nothing to do on the host alone */
+enum { cudaHostRegisterDefault = 0 };
+inline cudaError_t cudaHostRegister(void *p, size_t n, unsigned)
+{
+  if (!p || !n)
+    return fl_shim_last = cudaErrorInvalidValue;
+  fl_shim_locked++;
+  fl_shim_locks++;
+  return cudaSuccess;
+}
+inline cudaError_t cudaHostUnregister(void *p)
+{
+  if (!p)
+    return fl_shim_last = cudaErrorInvalidValue;
+  fl_shim_locked--;
+  return cudaSuccess;
+}
 inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind k)
 {
   if (n && (!dst || !src))
