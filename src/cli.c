@@ -224,24 +224,26 @@ int fl_cli_use_gpu(const char *prog, int device, int *use_gpu)
   return 0;
 }
 
-int fl_cli_device_for(const char *prog, int device, const fl_experiment *exp)
+int fl_cli_device_for(const char *prog, int device, const fl_experiment *exp, int *use_gpu)
 {
-  if (device == 0 || exp->sim.solver == FL_SOLVER_STATIC)
-    return 0;
+  *use_gpu = 0;
+  if (exp->sim.solver == FL_SOLVER_STATIC)
+    device = 0;
+  int quasi_static = 0; /* simulation.solver auto takes the static solver on the CPU */
 #ifdef HAVE_CUDA /* (without it fl_cli_use_gpu says there is no GPU to weigh) */
-  if (exp->sim.solver == FL_SOLVER_AUTO && fl_solver_resolve(exp, 0) == FL_SOLVER_STATIC) {
-    if (device == 2) {
-      fprintf(stderr, "%s: note: --device auto: simulation.solver auto takes the static solver for this test, which "
-                      "runs on the CPU; running on the CPU (--device gpu runs it explicit on the GPU)\n", prog);
-      return 0;
-    }
+  quasi_static = device != 0 && exp->sim.solver == FL_SOLVER_AUTO && fl_solver_resolve(exp, 0) == FL_SOLVER_STATIC;
+  if (quasi_static && device == 2) {
+    fprintf(stderr, "%s: note: --device auto: simulation.solver auto takes the static solver for this test, which "
+                    "runs on the CPU; running on the CPU (--device gpu runs it explicit on the GPU)\n", prog);
+    return 0;
+  }
+#endif
+  if (fl_cli_use_gpu(prog, device, use_gpu))
+    return 2;
+  if (quasi_static && *use_gpu)
     fprintf(stderr, "%s: note: --device gpu: simulation.solver auto runs this test explicit on the GPU, where the CPU "
                     "would take the static solver; the results differ by the rate's effects\n", prog);
-  }
-#else
-  (void)prog, (void)exp;
-#endif
-  return device;
+  return 0;
 }
 
 void fl_cli_passive_threads(int threads, char **argv)
@@ -423,7 +425,7 @@ static int cli_run(enum fl_test_kind kind, int argc, char **argv)
 
   progress_ctx pc = {prog, -1.0};
   int use_gpu;
-  if (fl_cli_use_gpu(prog, fl_cli_device_for(prog, device, &exp), &use_gpu))
+  if (fl_cli_device_for(prog, device, &exp, &use_gpu))
     return 2;
   fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)threads, use_gpu, NULL, 0};
   if (force_progress || (!quiet && isatty(STDERR_FILENO)))

@@ -14,10 +14,11 @@
  * Runs are compared row by row (the curves) and, at every output row, bond by bond (the
  * state each run reached and the loads the host evaluates from it) and body by body.
  * With --exact every difference must be 0, bit for bit: the host shim's arithmetic is
- * the CPU's.  Without it the loads, curves and figures must agree to 1e-9 of their
- * scale (1e-12 for single bonds), the plastic offsets to that of their size with a
- * floor, and every flag and count exactly: what a device whose sin, cos and atan2 may
- * differ from the host's by an ulp must meet (gpu/README.md, Accuracy).
+ * the CPU's.  Without it the curves and figures must agree to 1e-9 of their scale,
+ * every bond's loads at every row to 1e-7 of the largest (a single bond's to 1e-12 of
+ * its own), the plastic offsets to 1e-9 of their size with a floor, and every flag and
+ * count exactly: what a device whose sin, cos and atan2 may differ from the host's by
+ * an ulp must meet (gpu/README.md, Accuracy).
  * Exit 77 (skipped) when no CUDA device answers. */
 #include <config.h>
 
@@ -36,7 +37,12 @@
 
 static int exact = 0;           /* 1: every difference must be 0 */
 static int rows_max = 0;        /* compare the first rows of each file's run only (0: all) */
-static const double TOL = 1e-9; /* whole runs: of the scale */
+static const double TOL = 1e-9; /* whole runs: curves and figures, of their scale */
+/* whole runs: each bond's loads at every row, of the largest of their kind.  A bond's
+ * force is its stiffness times a gap that is a small difference of two positions, so
+ * the positions' last digits weigh far more in it than in the curves: with sin, cos
+ * and atan2 an ulp off, 1.5e-9 in the worst of 270 random specimens (curves 2.4e-12) */
+static const double TOL_LOADS = 1e-7;
 static const double TOL_BOND = 1e-12; /* single bonds: of the bond's loads */
 /* the plastic offsets' floors: an offset that is noise on one side (a cap test of two
  * quantities equal to rounding) and exact 0 on the other is within tolerance */
@@ -385,7 +391,7 @@ static int compare_run(const char *name, const fl_experiment *e_in, int nspec, i
   int counts = c0.npoints == c1.npoints && rows0 == p.rows && step0 == p.step && r0.steps == r1.steps &&
                r0.bonds_broken == r1.bonds_broken && r0.bonds_yielded == r1.bonds_yielded;
   int ok = counts && within(fmax(dy, dx), TOL) && within(fmax(dk, de), TOL) && within(dfig, TOL) &&
-           within(p.worst_load, TOL) && within(p.worst_offset, TOL) && p.flag_diff == 0 &&
+           within(p.worst_load, TOL_LOADS) && within(p.worst_offset, TOL) && p.flag_diff == 0 &&
            (!exact || (p.body_diff == 0 && p.bond_diff == 0));
   int broken = 0, yielded = 0;
   for (int s = 0; s < nspec; s++) {
