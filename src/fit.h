@@ -48,6 +48,12 @@ typedef struct {
   double weight;                /* > 0 */
   double x_max;                 /* m or rad: the largest abscissa fitted */
   double x_min;                 /* m or rad: the smallest abscissa fitted (0: from the origin) */
+  int x_max_auto;               /* 1: x_max: auto, the range set from the first drop (fiberlab-fit(5)) */
+  double x_max_drop;            /* x_max: auto: the share of its peak a load must fall to make a drop */
+  double x_max_past;            /* x_max: auto: the range past the peak, a share of the peak's abscissa */
+  int auto_dropped;             /* x_max: auto: 1 a drop was found, 0 none (the range ends at the peak) */
+  double auto_peak_x;           /* x_max: auto: the peak before the drop (or the highest load), m or rad */
+  double auto_peak_y;           /* x_max: auto: its load, N or N m */
   int toe_auto;                 /* 1: toe: auto (ASTM D790 toe compensation) */
   double toe_shift;             /* m or rad: subtracted from every abscissa (0: none) */
   double x_unit_si;             /* SI value of the file's x unit (for reports) */

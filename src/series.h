@@ -42,4 +42,12 @@ int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out
  * drop, or no settled plateau after it (series.c says how each is read). */
 int fl_drop_features(const double *x, const double *y, int n, int simulated, double out[5]);
 
+/* The first significant drop of a loading curve (loads y, n rows in the order of
+ * their abscissae): the first row whose load lies more than the share `drop` below the
+ * highest load before it, where that highest load is at least half the curve's (the
+ * toe's noise makes no drop).  Into *ipeak the row of that highest load and into *idrop
+ * the row that fell; returns 1, or 0 when no row falls so far (*ipeak: the highest
+ * load's row, *idrop: -1).  Loads are taken by magnitude. */
+int fl_first_drop(const double *y, int n, double drop, int *ipeak, int *idrop);
+
 #endif
