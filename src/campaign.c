@@ -23,6 +23,7 @@
 #include "table_text.h"
 #include "measured.h"
 #include "mpi_batch.h"
+#include "series.h"
 #include "yaml_input.h"
 
 #define DEG (FL_PI / 180.0)

@@ -261,11 +261,6 @@ typedef struct {
  * status is not converged), or an error status with err set when no point could be
  * evaluated (then there is nothing to report). */
 int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen);
-/* 1 when the curve m has a drop after its peak followed by a settled plateau (the
- * features of fiber-calibrate(1), STARTING VALUES), 0 otherwise (a curve that rises to
- * its end, or one that ends at its fall: a break).  simulated 1: a noiseless simulated
- * curve, whose plateau may rise; 0: a measured one. */
-int fl_fit_curve_drops(const fl_measured *m, int simulated);
 /* 1 when curve item d carries a kink residual: kink_weight > 0 and its measured curve
  * drops (fl_fit_curve_drops); its residual rows are then data.n + 1. */
 int fl_fit_has_kink(const fl_fit_data *d);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "fl_defs.h"
-#include "fit.h"
 #include "series.h"
 
 double fl_fit_slope(const double *x, const double *y, int a, int b)

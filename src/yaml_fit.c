@@ -18,6 +18,7 @@
 #include "fit_item.h"
 #include "fl_defs.h"
 #include "measured.h"
+#include "series.h"
 #include "table_text.h"
 #include "yaml_input.h"
 
