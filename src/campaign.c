@@ -23,6 +23,7 @@
 #include "table_text.h"
 #include "measured.h"
 #include "mpi_batch.h"
+#include "series.h"
 #include "yaml_input.h"
 
 #define DEG (FL_PI / 180.0)
@@ -573,6 +574,8 @@ static int keep_result(const fl_fit *fit, const fl_calibration *cal, fl_campaign
   r->features = cal->features;
   const fl_calibration_curve *cv = &cal->curve[0];
   r->points = cv->points;
+  r->x_max = fit->data[0].x_max;
+  r->x_max_from = fit->data[0].x_max_auto ? 2 - fit->data[0].auto_dropped : 0;
   size_t b = (size_t)cv->points * sizeof(double);
   if (!(r->x = malloc(b)) || !(r->measured = malloc(b)) || !(r->fitted = malloc(b)))
     return FL_ENOMEM;

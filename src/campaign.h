@@ -94,6 +94,8 @@ typedef struct {
   double std_error[FL_FIT_MAX_FREE]; /* NAN when not determined */
   double r_squared;
   int points;                        /* the first curve's rows */
+  double x_max;                      /* its fitted range's end, m or rad */
+  int x_max_from;                    /* 0: the fit file or the table, 1: auto at a drop, 2: auto at the peak */
   double *x, *measured, *fitted;     /* its abscissae (SI), measured and fitted ordinates */
   enum fl_test_kind test;            /* its test */
   fl_experiment calibrated;          /* the specimen's experiment with its fitted values */

@@ -38,9 +38,14 @@ static int write_specimens(FILE *f, const fl_campaign *c, const fl_campaign_resu
   int drops = 0;
   for (int i = 0; i < c->nspec; i++)
     drops |= res[i].done && res[i].features.item >= 0;
+  int autos = 0; /* x_max: auto in the fit: each row's range as read from its curve */
+  for (int i = 0; i < c->nspec; i++)
+    autos |= res[i].done && res[i].x_max_from > 0;
   fprintf(f, "row,id,file,status,r_squared,iterations,simulations");
   for (int j = 0; j < c->nmap; j++)
     fprintf(f, ",%s", c->map[j].key);
+  if (autos)
+    fprintf(f, ",data.x_max,x_max_from");
   for (int j = 0; j < c->nfree; j++)
     fprintf(f, ",%s,%s_se", c->free[j].path, c->free[j].path);
   if (drops)
@@ -55,6 +60,9 @@ static int write_specimens(FILE *f, const fl_campaign *c, const fl_campaign_resu
     fprintf(f, ",%s,%.8f,%d,%ld", status_names[r->status], r->r_squared, r->iterations, r->simulations);
     for (int j = 0; j < c->nmap; j++)
       fprintf(f, ",%.10g", c->spec[i].value[j]);
+    if (autos)
+      fprintf(f, ",%.6g,%s", r->done ? r->x_max : NAN,
+              !r->done ? "" : r->x_max_from == 1 ? "first_drop" : r->x_max_from == 2 ? "highest_load" : "given");
     for (int j = 0; j < c->nfree; j++)
       fprintf(f, ",%.10g,%.6g", r->value[j], r->std_error[j]);
     if (drops) {
