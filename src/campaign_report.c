@@ -482,17 +482,26 @@ int fl_campaign_summary(FILE *out, const fl_campaign *c, const fl_campaign_resul
                         const fl_campaign_paths *paths, double wall_time)
 {
   fl_yaml_out *y = fl_yaml_out_open(out);
-  int conv = 0;
+  int conv = 0, retried = 0, rescued = 0;
   long sims = 0;
   for (int i = 0; i < c->nspec; i++) {
     conv += res[i].status == FL_CAL_CONVERGED;
     sims += res[i].simulations;
+    retried += res[i].retries > 0;
+    rescued += res[i].retried_from > 0;
   }
   fl_yaml_map_begin(y, 0);
   fl_yaml_key_str(y, "test", "campaign");
   fl_yaml_key_str(y, "campaign", c->file);
   fl_yaml_key_int(y, "specimens", c->nspec);
   fl_yaml_key_int(y, "converged", conv);
+  if (retried) {
+    fl_yaml_str(y, "retried");
+    fl_yaml_map_begin(y, 1);
+    fl_yaml_key_int(y, "rows", retried);
+    fl_yaml_key_int(y, "converged", rescued);
+    fl_yaml_map_end(y);
+  }
   fl_yaml_key_int(y, "simulations", sims);
   fl_yaml_key_num(y, "wall_time", "%.3f", wall_time);
   left_out(y, c, res);
