@@ -64,8 +64,8 @@ static void retry_message(const fl_campaign *c, fl_campaign_result *r, const cha
     snprintf(r->message, sizeof r->message, "converged on a retry from row %d's solution; the first fit: %.400s",
              c->spec[won].row, first);
   else
-    snprintf(r->message, sizeof r->message, "%.400s; retried from the solution%s of row%s %s: none converged", first,
-             n > 1 ? "s" : "", n > 1 ? "s" : "", rows);
+    snprintf(r->message, sizeof r->message, "%.380s; retried from the solution%s of row%s %.60s: none converged",
+             first, n > 1 ? "s" : "", n > 1 ? "s" : "", rows);
 }
 
 int fl_campaign_retry(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int *interrupted,
