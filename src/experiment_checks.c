@@ -11,24 +11,19 @@
 #include "experiment.h"
 #include "experiment_keys.h"
 #include "fl_defs.h"
+#include "kind/kinds.h"
 #include "shape.h"
 
-/* An experiment being finished, and where its messages go. */
-typedef struct {
-  fl_experiment *exp;
-  const char *path; /* the experiment file, for messages */
-  char *err;
-  size_t errlen;
-} checker;
+/* An experiment being finished, and where its messages go (experiment_keys.h). */
+typedef fl_exp_checker checker;
 
 /* A failed check, at the place key was given. */
 static int fail_key(const checker *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail_key(const checker *c, const char *key, const char *fmt, ...)
 {
-  fl_exp_origin o = fl_exp_key_origin(c->exp, c->path, key);
   va_list ap;
   va_start(ap, fmt);
-  int rc = fl_exp_vfail(c->err, c->errlen, &o, fmt, ap);
+  int rc = fl_exp_check_vfail(c, key, fmt, ap);
   va_end(ap);
   return rc;
 }
@@ -226,22 +221,6 @@ static int shape_keys(const checker *c)
   return FL_OK;
 }
 
-/* A curved fiber in 3-point bending lies on both supports. */
-static int check_bend3pt_reach(const checker *c, const fl_shape *sh)
-{
-  const fl_experiment *exp = c->exp;
-  if (!sh->curved || exp->test.kind != FL_TEST_BEND3PT)
-    return FL_OK;
-  double reach = 0.0;
-  for (int i = 0; i < sh->n; i++)
-    reach = fmax(reach, fabs(sh->x[i].x));
-  if (!(0.5 * exp->test.span_m < reach))
-    return fail_key(c, "test.span", "test.span: %g m does not fit under the %s fiber, whose segment centres reach "
-                    "x = +-%g m; allowed: a span below %g m", exp->test.span_m, fl_exp_shape_names[exp->fiber.shape],
-                    reach, 2.0 * reach);
-  return FL_OK;
-}
-
 /* The shape's keys, then the files read and the shape built once, so that a bad file
  * stops the program before it writes anything.  A polyline sets the fiber's length. */
 static int finish_shape(const checker *c)
@@ -268,7 +247,7 @@ static int finish_shape(const checker *c)
   }
   if (rc)
     return rc;
-  rc = check_bend3pt_reach(c, &sh);
+  rc = fl_bend3pt_check_shape(c, &sh);
   fl_shape_free(&sh);
   return rc;
 }
@@ -294,80 +273,19 @@ static int finish_cycles(const checker *c)
 
 /* ---- the checks of each test kind ---------------------------------------------- */
 
-/* Before the path's checks: a cantilever hangs in the air, without gravity unless the
- * file asks for it, from a clamp of whole segments that leaves at least 2 free. */
-static int settle_cantilever(const checker *c)
-{
-  const fl_fiber_def *fb = &c->exp->fiber;
-  fl_test_def *t = &c->exp->test;
-  if (!t->gravity_given)
-    t->gravity = 0.0;
-  double h = fb->length_m / fb->segments;
-  int ng = (int)floor(t->clamp_length_m / h + 0.5);
-  if (ng < 1 || fb->segments - ng < 2)
-    return fail_key(c, "test.clamp_length", "test.clamp_length: %g m clamps %d of the %d segments of %g m; allowed: "
-                    "at least half a segment, and at least 2 segments free: [%g, %g) m",
-                    t->clamp_length_m, ng, fb->segments, h, 0.5 * h, (fb->segments - 1.5) * h);
-  return FL_OK;
-}
-
-/* The supports inside the fiber's length (3- and 4-point bending). */
-static int check_span(const checker *c)
-{
-  const fl_test_def *t = &c->exp->test;
-  if (t->span_m >= c->exp->fiber.length_m)
-    return fail_key(c, "test.span", "test.span: %g m is not shorter than fiber.length %g m; allowed: span < length",
-                    t->span_m, c->exp->fiber.length_m);
-  return FL_OK;
-}
-
-static int check_bend3pt(const checker *c) { return check_span(c); }
-
-/* The two noses between the supports. */
-static int check_bend4pt(const checker *c)
-{
-  const fl_test_def *t = &c->exp->test;
-  if (t->loading_span_m >= t->span_m)
-    return fail_key(c, "test.loading_span", "test.loading_span: %g m is not shorter than test.span %g m; allowed: "
-                    "loading_span < span", t->loading_span_m, t->span_m);
-  return check_span(c);
-}
-
-/* The gauge and the two grips within the fiber (tension and torsion). */
-static int check_grips(const checker *c)
-{
-  const fl_test_def *t = &c->exp->test;
-  const fl_fiber_def *fb = &c->exp->fiber;
-  if (t->gauge_length_m + 2.0 * t->grip_length_m > fb->length_m * (1.0 + 1e-9))
-    return fail_key(c, "test.gauge_length", "test.gauge_length: %g m plus two grip_length %g m exceeds fiber.length "
-                    "%g m; allowed: gauge_length + 2 grip_length <= length",
-                    t->gauge_length_m, t->grip_length_m, fb->length_m);
-  return FL_OK;
-}
-
-/* A grip segment at each end and 2 free between them. */
-static int check_compression(const checker *c)
-{
-  const fl_fiber_def *fb = &c->exp->fiber;
-  if (fb->segments < 4)
-    return fail_key(c, "fiber.segments", "fiber.segments: %d for a compression test; allowed: at least 4 (a grip "
-                    "segment at each end, 2 free)", fb->segments);
-  return FL_OK;
-}
-
 /* The test kind's own checks, after those of every test. */
 static int check_test_kind(const checker *c)
 {
   switch (c->exp->test.kind) {
   case FL_TEST_BEND3PT:
-    return check_bend3pt(c);
+    return fl_bend3pt_check(c);
   case FL_TEST_BEND4PT:
-    return check_bend4pt(c);
+    return fl_bend4pt_check(c);
   case FL_TEST_TENSION:
   case FL_TEST_TORSION:
-    return check_grips(c);
+    return fl_grips_check(c);
   case FL_TEST_COMPRESSION:
-    return check_compression(c);
+    return fl_compression_check(c);
   case FL_TEST_CANTILEVER:
     break;
   }
@@ -381,7 +299,7 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
   if ((rc = finish_section(&c)) || (rc = finish_elastic(&c)) || (rc = finish_failure(&c)) ||
       (rc = finish_buckling(&c)) || (rc = finish_shape(&c)))
     return rc;
-  if (exp->test.kind == FL_TEST_CANTILEVER && (rc = settle_cantilever(&c)))
+  if (exp->test.kind == FL_TEST_CANTILEVER && (rc = fl_cantilever_settle(&c)))
     return rc;
   if ((rc = finish_cycles(&c)))
     return rc;
@@ -390,29 +308,17 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
 
 /* ---- warnings ------------------------------------------------------------------ */
 
-/* Warnings gathered one a line into buf. */
-typedef struct {
-  const fl_experiment *exp;
-  const char *path; /* the experiment file, for messages */
-  char *buf;
-  size_t len, used; /* used: as snprintf counts, which may pass len */
-  int n;            /* lines written, and before buf (unit warnings) */
-} warner;
+/* Warnings gathered one a line into buf (experiment_keys.h). */
+typedef fl_exp_warner warner;
 
 /* One warning about key, at the place it was given, while buf has room. */
 static void warn(warner *w, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void warn(warner *w, const char *key, const char *fmt, ...)
 {
-  char where[4200], msg[1024];
-  if (w->used >= w->len)
-    return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  fl_exp_vwarn(w, key, fmt, ap);
   va_end(ap);
-  fl_experiment_where(w->exp, w->path, key, where, sizeof where);
-  w->used += (size_t)snprintf(w->buf + w->used, w->len - w->used, "%s%s: %s", w->n ? "\n" : "", where, msg);
-  w->n++;
 }
 
 /* The values whose magnitude suggests a unit mistake (the experiment's units are SI). */
@@ -471,68 +377,18 @@ static void warn_ellipse_area(warner *w)
          "stiffness) is %.3g %% %s", 100.0 * fabs(Aeq / A - 1.0), Aeq < A ? "smaller" : "larger");
 }
 
-/* 3-point bending: a buckling envelope measured on another span. */
-static void warn_bend3pt_envelope(warner *w)
-{
-  const fl_experiment *exp = w->exp;
-  const fl_buckling_def *bk = &exp->bond.buckling;
-  if (bk->type != FL_BUCKLING_NONE && exp->test.kind == FL_TEST_BEND3PT &&
-      fabs(bk->sample_length / exp->test.span_m - 1.0) > 0.2)
-    warn(w, "bond.buckling.sample_length", "bond.buckling.sample_length %g m differs from test.span %g m: the "
-         "envelope comes from a test of another span", bk->sample_length, exp->test.span_m);
-}
-
-/* 3-point bending: an odd segment count puts a segment centre under the nose. */
-static void warn_bend3pt_segments(warner *w)
-{
-  const fl_experiment *exp = w->exp;
-  if (exp->test.kind == FL_TEST_BEND3PT && exp->fiber.segments % 2 == 1)
-    warn(w, "fiber.segments", "fiber.segments %d is odd: a segment centre, not a bond, lies under the loading nose, "
-         "so two bonds share the hinge (use an even count)", exp->fiber.segments);
-}
-
-/* Tension and torsion: the grips hold whole segments, so the gauge simulated is the
- * whole number m of segment lengths nearest to the one asked for (run.c).  Say so when
- * they differ, with the segment count nearest to the file's that makes them equal. */
-static void warn_grips_gauge(warner *w)
-{
-  const fl_experiment *exp = w->exp;
-  if (exp->test.kind != FL_TEST_TENSION && exp->test.kind != FL_TEST_TORSION)
-    return;
-  const fl_fiber_def *fb = &exp->fiber;
-  double h = fb->length_m / fb->segments, g = exp->test.gauge_length_m;
-  double m = floor(g / h + 0.5);
-  if (m < 2)
-    m = 2;
-  if (!(fabs(m * h - g) > 1e-9 * g))
-    return;
-  char hint[160] = "";
-  int best = 0;
-  for (int d = 0; d <= 100000 && !best; d++) /* n segments give a whole n g / L */
-    for (int sgn = -1; sgn <= 1 && !best; sgn += 2) {
-      int cand = fb->segments + sgn * d;
-      double wc = cand * g / fb->length_m;
-      if (cand >= 3 && cand <= 1000000 && wc >= 1.5 && fabs(wc - floor(wc + 0.5)) <= 1e-9 * wc)
-        best = cand;
-    }
-  if (best)
-    snprintf(hint, sizeof hint, "; fiber.segments: %d would give it exactly", best);
-  warn(w, "test.gauge_length", "test.gauge_length %g m is simulated as %.6g m (%.4g %%): the grips hold whole segments "
-       "of %.6g m%s", g, m * h, 100.0 * (m * h / g - 1.0), h, hint);
-}
-
 int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len)
 {
   warner w = {exp, path, buf, len, 0, 0};
   buf[0] = '\0';
   warn_buckling_unused(&w);
-  warn_bend3pt_envelope(&w);
-  warn_grips_gauge(&w);
+  fl_bend3pt_warn(&w);
+  fl_grips_warn(&w);
   warn_ellipse_area(&w);
   if (w.used < len) {
     w.n += fl_experiment_unit_warnings(exp, path, buf + w.used, len - w.used, w.n);
     w.used += strlen(buf + w.used);
   }
-  warn_bend3pt_segments(&w);
+  fl_bend3pt_warn_fiber(&w);
   return w.n;
 }

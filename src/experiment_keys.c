@@ -334,3 +334,39 @@ void fl_experiment_where(const fl_experiment *exp, const char *file, const char 
   else
     snprintf(buf, len, "--set '%s'", path);
 }
+
+/* ---- failed checks and warnings, at the place a key was given ------------------ */
+
+int fl_exp_check_vfail(const fl_exp_checker *c, const char *key, const char *fmt, va_list ap)
+{
+  fl_exp_origin o = fl_exp_key_origin(c->exp, c->path, key);
+  return fl_exp_vfail(c->err, c->errlen, &o, fmt, ap);
+}
+
+int fl_exp_check_fail(const fl_exp_checker *c, const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = fl_exp_check_vfail(c, key, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+void fl_exp_vwarn(fl_exp_warner *w, const char *key, const char *fmt, va_list ap)
+{
+  char where[4200], msg[1024];
+  if (w->used >= w->len)
+    return;
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  fl_experiment_where(w->exp, w->path, key, where, sizeof where);
+  w->used += (size_t)snprintf(w->buf + w->used, w->len - w->used, "%s%s: %s", w->n ? "\n" : "", where, msg);
+  w->n++;
+}
+
+void fl_exp_warn(fl_exp_warner *w, const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fl_exp_vwarn(w, key, fmt, ap);
+  va_end(ap);
+}

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 
 #include "cantilever.h"
-#include "compression.h"
 #include "fl_defs.h"
 #include "gpu.h"
 #include "measure.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "measure.h"
-#include "compression.h"
+#include "kind/kinds.h"
 #include "series.h"
 #include "track.h"
 
