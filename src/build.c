@@ -13,8 +13,7 @@
 #include "rng.h"
 #include "run.h"
 #include "shape.h"
-#include "cantilever.h"
-#include "kind/kinds.h"
+#include "test_kind.h"
 
 /* One side's stiffness: section sec, length d, the fiber's moduli times mod (a node's
  * modulus over the fiber's; 1 elsewhere). */
@@ -88,51 +87,12 @@ int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b)
          a->sim.output_points == b->sim.output_points && a->sim.force_time_step == b->sim.force_time_step;
 }
 
-/* The test kind's layout of its specimen (src/kind/). */
-static int kind_layout(const fl_experiment *exp, double h, fl_test_layout *lay, fl_build_info *info)
-{
-  switch (exp->test.kind) {
-  case FL_TEST_BEND3PT:
-  case FL_TEST_BEND4PT:
-    return fl_bend_layout(exp, h, lay, info);
-  case FL_TEST_COMPRESSION:
-    return fl_compression_layout(exp, h, lay, info);
-  case FL_TEST_CANTILEVER:
-    return fl_cantilever_layout(exp, h, lay, info);
-  case FL_TEST_TENSION:
-  case FL_TEST_TORSION:
-    break;
-  }
-  return fl_grips_layout(exp, h, lay, info);
-}
-
-/* The test kind's tools, grips and loads on the built specimens, and their lowest
- * mode's period into info; returns the stiffest tool contact's stiffness (0: none). */
-static double kind_place(const fl_experiment *exp, const fl_experiment *const *exps, int nspec, const fl_shape *sh,
-                         fl_system *sys, fl_build_info *info)
-{
-  switch (exp->test.kind) {
-  case FL_TEST_BEND3PT:
-  case FL_TEST_BEND4PT:
-    return fl_bend_place(exp, exps, nspec, sh, sys, info);
-  case FL_TEST_COMPRESSION:
-    return fl_compression_place(exp, exps, nspec, sh, sys, info);
-  case FL_TEST_CANTILEVER:
-    fl_cantilever_load(exp, info, sys);
-    return 0.0;
-  case FL_TEST_TENSION:
-  case FL_TEST_TORSION:
-    break;
-  }
-  return fl_grips_place(exp, exps, nspec, sh, sys, info);
-}
-
 int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, int nspec, int first,
                    fl_system *sys, fl_build_info *info)
 {
   const fl_experiment *exp = lead; /* geometry, test and simulation */
   const fl_fiber_def *fb = &exp->fiber;
-  const fl_test_def *t = &exp->test;
+  const fl_test_type *type = fl_test_type_of(exp->test.kind);
   double R = fb->outer_radius_m, Ri = fb->inner_radius_ratio * R;
   double h = fb->length_m / fb->segments;
   fl_section sec = fl_section_hollow(R, Ri);
@@ -144,7 +104,7 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
   for (int s = 0; s < nspec; s++)
     if ((s > 0 || exps[s] != exp) && !fl_experiment_batchable(exp, exps[s]))
       return FL_EINPUT;
-  int rc = kind_layout(exp, h, &lay, info);
+  int rc = type->layout(exp, h, &lay, info);
   if (rc)
     return rc;
   int nbody = lay.nbody, ng = lay.ngrip, nfree = lay.nfree;
@@ -171,6 +131,8 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
     sys->radius[i] = sh.varies ? sh.r_out[i] : fl_fiber_outer_fibre(fb);
     sys->motion[i] = i < ng ? FL_GRIP_FIXED : (i >= ng + nfree ? FL_GRIP_MOVING : FL_FREE);
   }
+  if (type->rest)
+    type->rest(exp, sys, h); /* the kind's own rest shape, before the bonds are made in it */
   /* Bonds and limits per specimen: specimens of a batch may differ in their bond
    * parameters and moduli (a calibration's perturbed runs). */
   for (int s = 0; s < nspec; s++) {
@@ -181,8 +143,6 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
       continue;
     }
     fl_side_stiffness st = side_stiffness(exps[s], &sec, 0.5 * h, 1.0);
-    if (t->kind == FL_TEST_COMPRESSION)
-      fl_compression_shape(exp, sys, h);
     for (int b = 0; b < nbody - 1; b++) {
       fl_side_stiffness k1 = st, k2 = st;
       if (sh.varies || sh.curved) {
@@ -202,7 +162,7 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
     }
     sys->limits[s] = bond_limits(exps[s], &sec);
   }
-  double kc = kind_place(exp, exps, nspec, &sh, sys, info);
+  double kc = type->place(exp, exps, nspec, &sh, sys, info);
   /* The stability bound of the batch: the smallest of its specimens'. */
   info->critical_step = HUGE_VAL;
   for (int s = 0; s < nspec; s++) {

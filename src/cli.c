@@ -19,6 +19,7 @@
 #include "mpi_batch.h"
 #include "output.h"
 #include "run.h"
+#include "test_kind.h"
 #include "yaml_emit.h"
 
 #define MAX_BODIES 50000000L /* specimens x segments held in memory at once */

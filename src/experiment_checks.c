@@ -1,6 +1,7 @@
 /* experiment_checks.c: the checks across keys once an experiment is complete (file and
- * every -s: fl_experiment_finish), those of every test by concern, then those of each
- * test kind; and the warnings about a valid experiment (fl_experiment_warnings). */
+ * every -s: fl_experiment_finish), those of every test by concern, then those of its
+ * test kind (its table's, test_kind.h); and the warnings about a valid experiment
+ * (fl_experiment_warnings). */
 #include <config.h>
 
 #include <math.h>
@@ -11,8 +12,8 @@
 #include "experiment.h"
 #include "experiment_keys.h"
 #include "fl_defs.h"
-#include "kind/kinds.h"
 #include "shape.h"
+#include "test_kind.h"
 
 /* An experiment being finished, and where its messages go (experiment_keys.h). */
 typedef fl_exp_checker checker;
@@ -142,27 +143,6 @@ static int finish_buckling(const checker *c)
   return FL_OK;
 }
 
-/* Why a test kind takes a straight fiber only, or NULL when a curved one goes in it:
- * 3-point bending, tension and torsion (their grips hold the end segments as they lie
- * and pull along, or turn about, the chord between them), and a static cantilever (its
- * clamp holds the first segments as they lie, its tip load acts at the free end). */
-static const char *straight_only(const fl_test_def *t)
-{
-  switch (t->kind) {
-  case FL_TEST_BEND3PT:
-  case FL_TEST_TENSION:
-  case FL_TEST_TORSION:
-    return NULL;
-  case FL_TEST_CANTILEVER:
-    return t->mode == FL_MODE_STATIC ? NULL : "its first mode is a straight beam's";
-  case FL_TEST_COMPRESSION:
-    return "its imperfection is the half-sine bow test.imperfection gives";
-  case FL_TEST_BEND4PT:
-    break;
-  }
-  return "its two noses are placed on a straight fiber";
-}
-
 /* The shape and section keys (fiberlab-experiment(5), SHAPE AND SECTIONS): each with its
  * shape, one arc size, one way of varying the section, what the tests serve. */
 static int shape_keys(const checker *c)
@@ -212,12 +192,11 @@ static int shape_keys(const checker *c)
   if (varies && exp->bond.buckling.type != FL_BUCKLING_NONE)
     return fail_key(c, "bond.buckling.type", "bond.buckling.type: '%s' with a section varying along the fiber (%s); "
                     "allowed with a varying section: none", fl_exp_buckling_names[exp->bond.buckling.type], vkey);
-  enum fl_test_kind kind = exp->test.kind;
-  const char *why = straight_only(&exp->test);
+  const fl_test_type *type = fl_test_type_of(exp->test.kind);
+  const char *in = type->name, *why = type->straight_only(&exp->test, &in);
   if (fb->shape != FL_SHAPE_STRAIGHT && why)
     return fail_key(c, "fiber.shape", "fiber.shape: '%s' in a %s test; allowed in %s: straight (%s; a curved fiber "
-                    "goes in bend3pt, tension, torsion or a static cantilever)", shape, fl_exp_kind_names[kind],
-                    kind == FL_TEST_CANTILEVER ? "a vibration cantilever" : fl_exp_kind_names[kind], why);
+                    "goes in bend3pt, tension, torsion or a static cantilever)", shape, type->name, in, why);
   return FL_OK;
 }
 
@@ -247,7 +226,8 @@ static int finish_shape(const checker *c)
   }
   if (rc)
     return rc;
-  rc = fl_bend3pt_check_shape(c, &sh);
+  const fl_test_type *type = fl_test_type_of(c->exp->test.kind);
+  rc = type->check_shape ? type->check_shape(c, &sh) : FL_OK;
   fl_shape_free(&sh);
   return rc;
 }
@@ -258,9 +238,10 @@ static int finish_cycles(const checker *c)
   const fl_test_def *t = &c->exp->test;
   if (t->ncycles == 0)
     return FL_OK;
-  double unit = t->kind == FL_TEST_TORSION ? DEG : 1.0;
-  const char *maxkey = fl_exp_target_key(t);
-  double target = fl_test_target(t), last = t->cycles[t->ncycles - 1];
+  const fl_test_type *type = fl_test_type_of(t->kind);
+  double unit = type->angular ? DEG : 1.0;
+  const char *maxkey = type->target_key(t);
+  double target = type->target(t), last = t->cycles[t->ncycles - 1];
   if (fabs(last - target) > 1e-9 * target)
     return fail_key(c, "test.cycles", "test.cycles: the last turning point %g is not %s %g; allowed: a list ending at "
                     "the maximum", last / unit, maxkey + 5, target / unit);
@@ -271,27 +252,6 @@ static int finish_cycles(const checker *c)
   return FL_OK;
 }
 
-/* ---- the checks of each test kind ---------------------------------------------- */
-
-/* The test kind's own checks, after those of every test. */
-static int check_test_kind(const checker *c)
-{
-  switch (c->exp->test.kind) {
-  case FL_TEST_BEND3PT:
-    return fl_bend3pt_check(c);
-  case FL_TEST_BEND4PT:
-    return fl_bend4pt_check(c);
-  case FL_TEST_TENSION:
-  case FL_TEST_TORSION:
-    return fl_grips_check(c);
-  case FL_TEST_COMPRESSION:
-    return fl_compression_check(c);
-  case FL_TEST_CANTILEVER:
-    break;
-  }
-  return FL_OK;
-}
-
 int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen)
 {
   checker c = {exp, path, err, errlen};
@@ -299,11 +259,12 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
   if ((rc = finish_section(&c)) || (rc = finish_elastic(&c)) || (rc = finish_failure(&c)) ||
       (rc = finish_buckling(&c)) || (rc = finish_shape(&c)))
     return rc;
-  if (exp->test.kind == FL_TEST_CANTILEVER && (rc = fl_cantilever_settle(&c)))
+  const fl_test_type *type = fl_test_type_of(exp->test.kind);
+  if (type->settle && (rc = type->settle(&c)))
     return rc;
   if ((rc = finish_cycles(&c)))
     return rc;
-  return check_test_kind(&c);
+  return type->check ? type->check(&c) : FL_OK;
 }
 
 /* ---- warnings ------------------------------------------------------------------ */
@@ -382,13 +343,15 @@ int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf
   warner w = {exp, path, buf, len, 0, 0};
   buf[0] = '\0';
   warn_buckling_unused(&w);
-  fl_bend3pt_warn(&w);
-  fl_grips_warn(&w);
+  const fl_test_type *type = fl_test_type_of(exp->test.kind);
+  if (type->warn)
+    type->warn(&w);
   warn_ellipse_area(&w);
   if (w.used < len) {
     w.n += fl_experiment_unit_warnings(exp, path, buf + w.used, len - w.used, w.n);
     w.used += strlen(buf + w.used);
   }
-  fl_bend3pt_warn_fiber(&w);
+  if (type->warn_fiber)
+    type->warn_fiber(&w);
   return w.n;
 }

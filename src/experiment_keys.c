@@ -159,45 +159,7 @@ fl_experiment fl_experiment_default(void)
   return e;
 }
 
-const char *fl_test_kind_name(enum fl_test_kind kind) { return fl_exp_kind_names[kind]; }
 const char *fl_solver_name(enum fl_solver solver) { return solver_names[solver]; }
-
-/* The end of each test kind's loading path: its value in SI, and its key. */
-double fl_test_target(const fl_test_def *t)
-{
-  switch (t->kind) {
-  case FL_TEST_BEND3PT:
-  case FL_TEST_BEND4PT:
-    return t->max_displacement_m;
-  case FL_TEST_TENSION:
-    return t->max_elongation_m;
-  case FL_TEST_TORSION:
-    return t->max_twist_rad;
-  case FL_TEST_COMPRESSION:
-    return t->max_shortening_m;
-  case FL_TEST_CANTILEVER:
-    return t->tip_control == FL_TIP_LOAD ? t->max_tip_load_n : t->max_tip_displacement_m;
-  }
-  return 0.0;
-}
-
-const char *fl_exp_target_key(const fl_test_def *t)
-{
-  switch (t->kind) {
-  case FL_TEST_BEND3PT:
-  case FL_TEST_BEND4PT:
-    return "test.max_displacement";
-  case FL_TEST_TENSION:
-    return "test.max_elongation";
-  case FL_TEST_TORSION:
-    return "test.max_twist";
-  case FL_TEST_COMPRESSION:
-    return "test.max_shortening";
-  case FL_TEST_CANTILEVER:
-    return t->tip_control == FL_TIP_LOAD ? "test.max_tip_load" : "test.max_tip_displacement";
-  }
-  return "";
-}
 
 const key_def *fl_exp_key_find(const char *path)
 {

@@ -62,9 +62,6 @@ static inline size_t fl_exp_key_index(const key_def *k) { return (size_t)(k - fl
 /* "a, b, c": the keys allowed directly under prefix ("" the top level), those of test
  * kind kind only (-1: of every kind). */
 void fl_exp_keys_allowed(const char *prefix, int kind, char *buf, size_t len);
-/* The key of the end of the test's loading path ("test.max_displacement" ...), which
- * fl_test_target gives in SI. */
-const char *fl_exp_target_key(const fl_test_def *t);
 
 /* Where a value came from, for messages. */
 typedef struct {

@@ -17,6 +17,7 @@
 #include "gpu.h"
 #include "measure.h"
 #include "solver.h"
+#include "test_kind.h"
 #include "track.h"
 
 /* ---- the engines ------------------------------------------------------------- */
@@ -127,6 +128,7 @@ typedef struct {
   const engine *eng;
   void *dev;          /* the engine's state */
   const fl_test_def *t;
+  const fl_test_type *type; /* its kind's table */
   double dt;          /* s */
   long n, nsteps;     /* the next step; steps to the path's end */
   int np;             /* rows planned */
@@ -165,6 +167,7 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
   }
   x->su = *su;
   x->t = t;
+  x->type = fl_test_type_of(t->kind);
   x->dt = su->sys->dt;
   /* the step limit before a device is opened and filled */
   double steps_needed = ceil(su->path->total / x->dt);
@@ -391,8 +394,8 @@ static int explicit_advance(void *state, fl_solver_status *st, char *err, size_t
     x->tm = x->n * x->dt;
     x->leg = 0;
     x->pos = fl_path_schedule_position(su->path, x->tm, &x->leg);
-    if (x->t->kind == FL_TEST_CANTILEVER)
-      fl_cantilever_drive(su->sys, x->t, x->pos);
+    if (x->type->load_at)
+      x->type->load_at(su->sys, x->t, x->pos);
     int recorded = 0;
     double t_out = st->rows * su->path->total / (x->np - 1);
     if (st->rows < x->np && x->tm + 0.5 * x->dt >= t_out) {

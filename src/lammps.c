@@ -16,6 +16,7 @@
 #include "lammps.h"
 #include "path.h"
 #include "run.h"
+#include "test_kind.h"
 
 
 #define LEVELS 10          /* positions the longest leg of the path is held at */

@@ -13,6 +13,7 @@
 #include "files.h"
 #include "fl_defs.h"
 #include "output.h"
+#include "test_kind.h"
 #include "yaml_emit.h"
 
 int fl_gnuplot_available(void)

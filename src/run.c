@@ -19,6 +19,7 @@
 #include "mpi_batch.h"
 #include "path.h"
 #include "solver.h"
+#include "test_kind.h"
 
 /* ---- results --------------------------------------------------------------- */
 

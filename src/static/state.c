@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cantilever.h"
 #include "integrate.h"
 #include "internal.h"
+#include "test_kind.h"
 
 /* Every body's position and orientation into x, q. */
 void fl_static_save_state(workspace *w, fl_vec3 *x, fl_quat *q)
@@ -34,8 +34,9 @@ void fl_static_apply_position(workspace *w, double u)
 {
   fl_system *sys = w->sys;
   w->u = u;
-  if (w->kind == FL_TEST_CANTILEVER) {
-    fl_cantilever_drive(sys, &w->exp->test, u);
+  const fl_test_type *type = fl_test_type_of(w->kind);
+  if (type->load_at) {
+    type->load_at(sys, &w->exp->test, u);
     return;
   }
   if (fl_test_bends(w->kind)) {

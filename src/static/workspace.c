@@ -13,36 +13,12 @@
 
 #include "fl_defs.h"
 #include "internal.h"
+#include "test_kind.h"
 
 #define TOL 1e-9            /* converged: residual below TOL times its scale */
 #define RELAX_PERIODS 100.0 /* longest relaxation, in periods of the lowest bending mode ... */
 #define SNAP_PERIODS 10.0   /* ... and after an event: a specimen not at rest by then falls */
 #define SOLVE_CHECKS 2      /* a workspace's first solves, checked against GSL's own */
-
-/* The test's elastic load at the path's largest position, by beam theory: the scale the
- * convergence test takes its tolerance from. */
-static double load_estimate(const fl_experiment *exp, const fl_build_info *info, double span_or_gauge)
-{
-  const fl_test_def *t = &exp->test;
-  double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus, L = span_or_gauge;
-  double top = fl_test_target(t);
-  if (t->kind == FL_TEST_CANTILEVER) /* Euler-Bernoulli's tip stiffness, or the load itself */
-    return t->tip_control == FL_TIP_LOAD
-               ? top
-               : 3.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (L * L * L) * top;
-  if (t->kind == FL_TEST_COMPRESSION) /* the pinned column's Euler load */
-    return exp->bond.torque_stiffness_scale * E * info->section.inertia * (FL_PI / L) *
-           (FL_PI / L);
-  if (t->kind == FL_TEST_BEND4PT) { /* each nose F/2 at c from its support: delta = (F/2) c^2 (3 L - 4 c) / (6 E I) */
-    double c = 0.5 * (L - t->loading_span_m);
-    return 12.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (c * c * (3.0 * L - 4.0 * c)) * top;
-  }
-  if (t->kind == FL_TEST_BEND3PT)
-    return 48.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (L * L * L) * top;
-  if (t->kind == FL_TEST_TENSION)
-    return exp->bond.force_stiffness_scale * E * info->section.area / L * top;
-  return exp->bond.torque_stiffness_scale * G * info->section.polar / L * top;
-}
 
 /* A test whose specimen, tools, grips, gravity and point load all lie in the x-y plane
  * (every test but torsion, on a straight or in-plane curved fiber): a mirror image in
@@ -139,8 +115,10 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
       w->nf++;
     }
   w->n = NDOF * w->nf;
-  double L = fl_test_bends(w->kind) ? info->span : info->gauge;
-  double P = load_estimate(exp, info, L);
+  /* the test's elastic load at the path's end, by beam theory: the scale the
+   * convergence test takes its tolerance from */
+  double L = info->length;
+  double P = fl_test_type_of(w->kind)->load_scale(exp, info);
   w->st.length_scale = L;
   if (w->kind == FL_TEST_TORSION) {
     w->ts = P;
