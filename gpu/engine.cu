@@ -1,12 +1,28 @@
 /* engine.cu: the CUDA engine.  The same physics as the CPU engine (src/engine.c), from
  * the same headers: bond.h (bond law, limits, buckling), contact.h (tool contacts),
- * integrate.h (rigid-body step).  Bodies and bonds live in device memory as the arrays
- * of fl_system (cudaMalloc).  One step is three kernels: every bond of every specimen
- * (one thread each), every body (gathers its bonds' loads in ascending bond order, then
- * its tool contacts, then integrates: no atomics on floating-point data, so runs repeat
- * bit for bit), and, when asked, one thread per specimen summing what the test
- * measures. */
+ * integrate.h (rigid-body step), and the same arrays: the state lives in device memory
+ * in the layout of fl_system (system.h), so that a download is a copy.  One step:
+ *  - k_bonds: one thread per bond of every specimen, the common bond (damped, without
+ *    limits, neither broken, yielded nor buckled, sides in line: the vectorised law
+ *    fl_bond_eval_inline, on the definitions' rows shared by the specimens) into the
+ *    loads' rows; a bond it does not serve is marked for
+ *  - k_bonds_general: the general law fl_bond_eval on the bond's whole state (kept
+ *    apart from the common bond, whose registers it would otherwise set);
+ *  - k_bodies: one thread per body: its bonds' loads gathered in ascending bond order
+ *    (no floating-point atomics: runs repeat bit for bit), its tool contacts, the
+ *    point load, its step (with the CPU's quotients), and every 1024 steps the
+ *    bounding-box check;
+ *  - k_watch: one thread per specimen: the tool and grip loads the test measures
+ *    (summed in body order over the bodies that can carry them) and the explicit
+ *    solver's watch (track.h), so that the host waits for the device only at the
+ *    output rows.
+ * Energies and the rows' other values are evaluated on the host, from the state, at
+ * the rows.  Each kernel is a thin wrapper around a host and device function of one
+ * index (what one thread does), launched through FL_LAUNCH, so that the tests' host
+ * shim of the CUDA runtime (tests/cuda/cuda_runtime.h) runs this file unchanged on the
+ * CPU, every index in order. */
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,187 +38,392 @@ extern "C" {
 }
 #include "gpu.h"
 
-/* Device arrays, passed to kernels by value. */
+/* A launch of kernel over blocks of threads on stream; the host shim defines it as a
+ * loop over the blocks and threads. */
+#ifndef FL_LAUNCH
+#define FL_LAUNCH(kernel, blocks, threads, stream, ...) kernel<<<(blocks), (threads), 0, (stream)>>>(__VA_ARGS__)
+#endif
+
+/* Threads a block for a launch over n indices: at most cap, a whole number of warps,
+ * no more than n needs (which spares the host shim's loop the idle threads); and
+ * the blocks that cover n. */
+static inline unsigned block_threads(size_t n, unsigned cap = 256)
+{
+  return n >= cap ? cap : n == 0 ? 32u : (unsigned)((n + 31) / 32 * 32);
+}
+static inline unsigned blocks_for(size_t n, unsigned threads)
+{
+  return (unsigned)((n + threads - 1) / threads);
+}
+
+/* The index of the calling thread over the whole launch. */
+__device__ static inline size_t thread_index(void)
+{
+  return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+/* The load rows a bond writes for its bodies: the force on body 1 and the torques on
+ * both (fl_load_row's first nine; the energy is the host's, at the rows). */
+enum { LOAD_ROWS = FL_LOAD_E };
+
+/* Device arrays, passed to kernels by value.  "rows": structure of arrays as system.h
+ * lays them out, row r of specimen s at (s * ROWS + r) * nbond. */
 struct fl_gpu_dev {
   int nspec, nbody, nbond, ntool;
+  int chain;                 /* bond b joins bodies b and b + 1 (adj_chain) */
+  int def_shared;            /* one set of definitions for every specimen */
+  int def_uniform;           /* q0 and the stiffnesses those of the first bond */
+  int ngrip;                 /* bodies the moving grip holds */
   /* per body, shared */
+  const double *quot;        /* the free step's quotients, FL_BODY_ROWS rows of nbody */
   const double *mass, *ia, *it, *hl, *radius;
   const unsigned char *motion;
   const fl_vec3 *x_ref;
   const fl_quat *q_ref;
-  const int *adj_start;          /* body i's bonds: adj_bond[adj_start[i] .. adj_start[i + 1]) */
-  const int *adj_bond;           /* in ascending order */
-  const unsigned char *adj_side; /* 1: the body is the bond's body 1 */
-  const int *b1, *b2;            /* per bond, shared */
-  /* per specimen and body */
+  const int *adj_start;      /* body i's bonds: adj_bond[adj_start[i] .. adj_start[i + 1]) */
+  const int *adj_bond;       /* in ascending order */
+  const unsigned char *adj_side; /* 1: the body is the bond's body 1; 2: its body 2 */
+  const int *grip_slot;      /* body i's place among the moving grip's bodies, or -1 */
+  const int *b1, *b2;        /* per bond */
+  const double *def;         /* the definitions' rows (FL_DEF_ROWS), one set or per specimen */
+  const fl_bond *bond;       /* the whole definitions, for the general law, likewise */
+  /* per specimen and body, index s * nbody + i */
   fl_vec3 *x, *v, *w, *L;
   fl_quat *q;
-  fl_vec3 *f, *t;    /* loads of the step, for the measurement */
-  fl_vec3 *gt;       /* moving-grip bodies: t + x x f about the origin, before the step */
-  double *ov;        /* largest tool overlap of the step */
-  fl_vec3 *xi;       /* contact history, (s * nbody + i) * ntool + k */
-  fl_vec3 *tshare;   /* force on tool k from body i, same index */
+  fl_vec3 *xi;               /* contact history, (s * nbody + i) * ntool + k */
+  fl_vec3 *tshare;           /* force of body i on tool k, same index */
   /* per specimen and bond */
-  const fl_bond *bond;
-  fl_bond_state *st;
-  fl_vec3 *bf, *bt1, *bt2;
-  double *be;
+  double *srow;              /* the state rows (FL_STATE_ROWS): damping state, live flags */
+  fl_bond_state *st;         /* the rest of the state, index s * nbond + b (fd, td 0) */
+  double *load;              /* LOAD_ROWS rows */
+  unsigned char *redo;       /* 1: the common law did not serve the bond this step */
   /* per specimen */
+  const unsigned char *common; /* 1: damped and without limits, the common law may serve it */
   const fl_bond_damping *damping;
   const fl_bond_limits *limits;
   const fl_contact_law *law; /* s * ntool + k */
   int *nbroken;
-  int *bad;                  /* first body that left the finite numbers, or nbody */
-  double *energy, *overlap;
-  fl_vec3 *grip_force, *grip_torque, *tool_force;
+  double *overlap;           /* the largest tool overlap so far, m (kept by its bits) */
+  int *touch_lo, *touch_hi;  /* s * ntool + k: the bodies that touched tool k this step */
+  fl_vec3 *grip_f, *grip_t;  /* s * ngrip + j: the grip's body j's force and torque about the origin */
+  double *pload_force;       /* the point load of the step along its direction, N */
+  int *bad;                  /* the first body that left the finite numbers this step, or nbody */
+  int *out;                  /* the first body outside the box after this step, or nbody */
   fl_track *track;           /* the explicit solver's watch of every step (track.h) */
-  long *bad_step;            /* the first step a body left the finite numbers, or -1 */
-  int *bad_body;             /* that body */
+  long *bad_step;            /* the first step a body failed, or -1 */
+  int *bad_body;             /* that body, */
+  int *bad_box;              /* 1: it left the box, 0: the finite numbers */
+};
+
+/* What a step's body kernel takes from the host, by value: the tools where they are,
+ * the point load, gravity, the time step, the moving grip's motion over the step, and
+ * the bounding box. */
+struct fl_step_args {
+  fl_tool tool[FL_MAX_TOOLS];
+  fl_point_load pl;
+  fl_vec3 g;
+  double dt;
+  double disp, vg; /* the grip's displacement at the step's end (m) and speed (m/s) */
+  fl_quat qg;      /* its turn */
+  fl_vec3 wg;      /* its angular velocity, rad/s */
+  double box;      /* > 0: check every body within this distance of the origin, m */
 };
 
 struct fl_gpu {
   fl_gpu_dev d;
   enum fl_test_kind kind; /* the test the watch measures (fl_gpu_track_put) */
-  int watching;           /* 1: the watch is set up */
-  int *bad_host;    /* nspec: the step's bad[] on the host */
-  void *blocks[48]; /* every cudaMalloc, for freeing */
+  int any_common;         /* some specimen's bonds may take the common law */
+  int *host_int;          /* nspec ints, pinned: a download's staging */
+  long *host_long;        /* nspec longs, pinned */
+  void *blocks[64];       /* every cudaMalloc, for freeing */
   int nblocks;
-  size_t nsb, nsd;  /* specimen x body, specimen x bond */
+  void *pinned[2];        /* every cudaMallocHost */
+  void *locked[8];        /* the host's arrays the downloads fill, page-locked in place */
+  int nlocked;
+  size_t nsb, nsd;        /* specimen x body, specimen x bond */
+  char err[256];          /* the last CUDA error, for messages (fl_gpu_error) */
 };
 
-/* The tools of a step, by value. */
-struct fl_tools {
-  fl_tool tool[FL_MAX_TOOLS];
-};
+/* ---- kernels: one index each ------------------------------------------------------ */
 
-__global__ void k_bonds(fl_gpu_dev d)
+/* Body k of the arrays. */
+FL_HD static inline fl_body body_of(const fl_gpu_dev &d, size_t k)
 {
-  size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (idx >= (size_t)d.nspec * d.nbond)
-    return;
-  int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
+  fl_body b = {d.x[k], d.q[k], d.v[k], d.w[k]};
+  return b;
+}
+
+/* The bond's bodies in specimen s. */
+FL_HD static inline void bond_bodies(const fl_gpu_dev &d, int s, int b, fl_body *bi, fl_body *bj)
+{
   size_t base = (size_t)s * d.nbody;
-  int i = d.b1[b], j = d.b2[b];
-  fl_body bi = {d.x[base + i], d.q[base + i], d.v[base + i], d.w[base + i]};
-  fl_body bj = {d.x[base + j], d.q[base + j], d.v[base + j], d.w[base + j]};
+  int i = d.chain ? b : d.b1[b], j = d.chain ? b + 1 : d.b2[b];
+  *bi = body_of(d, base + i);
+  *bj = body_of(d, base + j);
+}
+
+/* Store a bond's loads in the rows (ld.force, torque1, torque2). */
+FL_HD static inline void put_loads(const fl_gpu_dev &d, int s, int b, fl_vec3 f, fl_vec3 t1, fl_vec3 t2)
+{
+  double *row = d.load + (size_t)s * LOAD_ROWS * d.nbond + b;
+  size_t n = (size_t)d.nbond;
+  row[0] = f.x, row[n] = f.y, row[2 * n] = f.z;
+  row[3 * n] = t1.x, row[4 * n] = t1.y, row[5 * n] = t1.z;
+  row[6 * n] = t2.x, row[7 * n] = t2.y, row[8 * n] = t2.z;
+}
+
+/* Bond idx (specimen idx / nbond) through the common law, as the CPU engine's
+ * vectorised pass takes it (engine.c): its loads into the rows and its damping state
+ * moved on.  Returns 0 where the law does not serve it (the specimen has limits or no
+ * damping, the bond is not live, its definition or its angles need the general law):
+ * the state is left as it was. */
+FL_HD static inline int bond_common_at(const fl_gpu_dev &d, size_t idx)
+{
+  int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
+  if (!d.common[s])
+    return 0;
+  size_t n = (size_t)d.nbond;
+  double *row = d.srow + (size_t)s * FL_STATE_ROWS * n + b;
+  const double *def = d.def + (d.def_shared ? 0 : (size_t)s * FL_DEF_ROWS * n);
+  size_t c = d.def_uniform ? 0 : (size_t)b; /* the column of q0 and the stiffnesses */
+  if (row[FL_STATE_LIVE * n] == 0.0 || def[FL_DEF_OK * n + c] == 0.0)
+    return 0;
+  fl_bond_inline_def bd;
+  bd.r1 = fl_v3(def[FL_DEF_R1 * n + b], def[(FL_DEF_R1 + 1) * n + b], def[(FL_DEF_R1 + 2) * n + b]);
+  bd.r2 = fl_v3(def[FL_DEF_R2 * n + b], def[(FL_DEF_R2 + 1) * n + b], def[(FL_DEF_R2 + 2) * n + b]);
+  bd.q0 = fl_q(def[FL_DEF_Q0 * n + c], def[(FL_DEF_Q0 + 1) * n + c], def[(FL_DEF_Q0 + 2) * n + c],
+               def[(FL_DEF_Q0 + 3) * n + c]);
+  bd.ks1 = def[FL_DEF_KS1 * n + c];
+  bd.kd1 = def[FL_DEF_KD1 * n + c];
+  bd.ks2 = def[FL_DEF_KS2 * n + c];
+  bd.kd2 = def[FL_DEF_KD2 * n + c];
+  bd.kt_eff = def[FL_DEF_KT * n + c];
+  bd.kb_eff = def[FL_DEF_KB * n + c];
+  fl_body bi, bj;
+  bond_bodies(d, s, b, &bi, &bj);
+  fl_vec3 fd = fl_v3(row[FL_STATE_FD * n], row[(FL_STATE_FD + 1) * n], row[(FL_STATE_FD + 2) * n]);
+  fl_vec3 td = fl_v3(row[FL_STATE_TD * n], row[(FL_STATE_TD + 1) * n], row[(FL_STATE_TD + 2) * n]);
+  fl_bond_inline_loads ld = fl_bond_eval_inline(bd, d.damping[s], bi, bj, fd, td);
+  if (!ld.ok)
+    return 0;
+  row[FL_STATE_FD * n] = ld.fd.x, row[(FL_STATE_FD + 1) * n] = ld.fd.y, row[(FL_STATE_FD + 2) * n] = ld.fd.z;
+  row[FL_STATE_TD * n] = ld.td.x, row[(FL_STATE_TD + 1) * n] = ld.td.y, row[(FL_STATE_TD + 2) * n] = ld.td.z;
+  put_loads(d, s, b, ld.force, ld.torque1, ld.torque2);
+  return 1;
+}
+
+/* 166 registers a thread (ptxas, sm_90; 128 would spill 170 bytes): three blocks of
+ * 128 threads fill an SM's registers, where blocks of 256 would leave a third idle */
+#define K_BONDS_THREADS 128
+__global__ void __launch_bounds__(K_BONDS_THREADS) k_bonds(fl_gpu_dev d)
+{
+  size_t idx = thread_index();
+  if (idx < (size_t)d.nspec * d.nbond)
+    d.redo[idx] = !bond_common_at(d, idx);
+}
+
+/* Bond idx through fl_bond_eval with its whole state (the damping state from the
+ * rows, and back there with the live flag), as the CPU engine's bond_eval_rows.
+ * Returns the bond's new breaks and buckles. */
+FL_HD static inline int bond_general_at(const fl_gpu_dev &d, size_t idx)
+{
+  int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
+  size_t n = (size_t)d.nbond;
+  double *row = d.srow + (size_t)s * FL_STATE_ROWS * n + b;
+  fl_body bi, bj;
+  bond_bodies(d, s, b, &bi, &bj);
   const fl_bond_limits *lim = &d.limits[s];
   if (lim->criterion == FL_CRIT_NONE && lim->buckling.type == FL_BUCKLING_NONE)
     lim = NULL;
-  fl_bond_state next = d.st[idx];
+  fl_bond_state st = d.st[idx];
+  st.fd = fl_v3(row[FL_STATE_FD * n], row[(FL_STATE_FD + 1) * n], row[(FL_STATE_FD + 2) * n]);
+  st.td = fl_v3(row[FL_STATE_TD * n], row[(FL_STATE_TD + 1) * n], row[(FL_STATE_TD + 2) * n]);
+  int before = st.broken + st.buckled;
   fl_bond_loads ld;
-  fl_bond_eval(&d.bond[idx], &d.damping[s], lim, &bi, &bj, &next, &ld);
-  int events = (next.broken - d.st[idx].broken) + (next.buckled - d.st[idx].buckled);
-  if (events)
-    atomicAdd(&d.nbroken[s], events); /* integer: order-independent */
-  d.st[idx] = next;
-  d.bf[idx] = ld.force;
-  d.bt1[idx] = ld.torque1;
-  d.bt2[idx] = ld.torque2;
-  d.be[idx] = ld.energy;
+  fl_bond_eval(&d.bond[d.def_shared ? (size_t)b : idx], &d.damping[s], lim, &bi, &bj, &st, &ld);
+  row[FL_STATE_FD * n] = st.fd.x, row[(FL_STATE_FD + 1) * n] = st.fd.y, row[(FL_STATE_FD + 2) * n] = st.fd.z;
+  row[FL_STATE_TD * n] = st.td.x, row[(FL_STATE_TD + 1) * n] = st.td.y, row[(FL_STATE_TD + 2) * n] = st.td.z;
+  row[FL_STATE_LIVE * n] = (st.broken | st.yielded | st.buckled) == 0 ? 1.0 : 0.0;
+  st.fd = st.td = fl_v3(0.0, 0.0, 0.0);
+  d.st[idx] = st;
+  put_loads(d, s, b, ld.force, ld.torque1, ld.torque2);
+  return st.broken + st.buckled - before;
 }
 
-__global__ void k_bodies(fl_gpu_dev d, fl_tools tools, fl_vec3 g, double dt, double disp, fl_quat qg, fl_vec3 wg,
-                         double vg)
+__global__ void k_bonds_general(fl_gpu_dev d, int all)
 {
-  size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  size_t idx = thread_index();
+  if (idx >= (size_t)d.nspec * d.nbond || !(all || d.redo[idx]))
+    return;
+  int events = bond_general_at(d, idx);
+  if (events)
+    atomicAdd(&d.nbroken[idx / d.nbond], events); /* integer: order-independent */
+}
+
+/* The bits of a double, which for nonnegative ones order as the double does: their
+ * largest by an integer maximum, which does not depend on the order threads come in. */
+FL_HD static inline unsigned long long order_bits(double x)
+{
+  unsigned long long u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/* What one body's step leaves for the counts of its specimen. */
+struct body_news {
+  int ok;        /* 0: a free body left the finite numbers */
+  int outside;   /* 1: the body ends the step farther than the box from the origin */
+  unsigned tools; /* bit m: the body carries a load of tool m */
+  double ov;     /* its largest tool overlap, m (0: none) */
+};
+
+/* Body k (specimen k / nbody): its bonds' loads gathered in ascending bond order, its
+ * tool contacts and the point load as the CPU engine's body_gather, and its step. */
+FL_HD static inline body_news body_at(const fl_gpu_dev &d, size_t k, const fl_step_args &a)
+{
+  body_news news = {1, 0, 0u, 0.0};
+  int s = (int)(k / d.nbody), i = (int)(k - (size_t)s * d.nbody);
+  size_t n = (size_t)d.nbond;
+  const double *row = d.load + (size_t)s * LOAD_ROWS * n;
+  fl_vec3 f = fl_v3(0.0, 0.0, 0.0), t = fl_v3(0.0, 0.0, 0.0);
+  int first = d.chain ? (i > 0 ? 2 * i - 1 : 0) : d.adj_start[i];
+  int last = d.chain ? (i < d.nbond ? 2 * i + 1 : 2 * i) : d.adj_start[i + 1];
+  for (int m = first; m < last; m++) {
+    /* a chain's body i: bond i - 1 as its body 2, then bond i as its body 1 */
+    int b = d.chain ? m / 2 : d.adj_bond[m], one = d.chain ? m % 2 == 0 : d.adj_side[m] == 1;
+    fl_vec3 fb = fl_v3(row[b], row[n + b], row[2 * n + b]);
+    const double *tr = row + (one ? 3 : 6) * n + b;
+    f = one ? fl_add(f, fb) : fl_sub(f, fb);
+    t = fl_add(t, fl_v3(tr[0], tr[n], tr[2 * n]));
+  }
+  unsigned char motion = d.motion[i];
+  if (motion == FL_FREE && d.ntool > 0) {
+    fl_vec3 *share = d.tshare + k * d.ntool;
+    fl_contact_tools(d.law + (size_t)s * d.ntool, a.tool, d.ntool, d.x[k], d.q[k], d.v[k], d.w[k], d.hl[i],
+                     d.radius[i], a.dt, d.xi + k * d.ntool, 1, &f, &t, share, &news.ov);
+    for (int m = 0; m < d.ntool; m++) /* a body that carries tool m's load (else it is a zero) */
+      if (share[m].x != 0.0 || share[m].y != 0.0 || share[m].z != 0.0)
+        news.tools |= 1u << m;
+  }
+  if (i == a.pl.body) { /* the cantilever's tip load */
+    fl_vec3 arm, p_ref = fl_add(d.x_ref[i], fl_qrot(d.q_ref[i], a.pl.arm));
+    double load = fl_point_load_value(&a.pl, d.x[k], d.q[k], p_ref, &arm);
+    fl_vec3 fp = fl_scale(a.pl.dir, load);
+    f = fl_add(f, fp);
+    t = fl_add(t, fl_cross(arm, fp));
+    d.pload_force[s] = load;
+  }
+  if (motion == FL_FREE) {
+    /* the CPU engine's vectorised step, and where it does not serve the general one */
+    fl_body_quotients kq;
+    size_t nb = (size_t)d.nbody;
+    kq.dtm = d.quot[FL_BODY_DTM * nb + i];
+    kq.dti = d.quot[FL_BODY_DTI * nb + i];
+    kq.rit = d.quot[FL_BODY_RIT * nb + i];
+    kq.di = d.quot[FL_BODY_DI * nb + i];
+    kq.dtdi = d.quot[FL_BODY_DTDI * nb + i];
+    fl_free_step r = fl_integrate_free_inline(d.x[k], d.v[k], d.q[k], d.L[k], f, t, a.g, kq, a.dt);
+    if (r.ok) {
+      d.x[k] = r.x, d.v[k] = r.v, d.q[k] = r.q, d.L[k] = r.L, d.w[k] = r.w;
+    } else {
+      news.ok = fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, a.g, d.mass[i], d.ia[i],
+                                  d.it[i], a.dt);
+    }
+  } else if (motion == FL_GRIP_MOVING) {
+    int j = d.grip_slot[i];
+    d.grip_f[(size_t)s * d.ngrip + j] = f;
+    d.grip_t[(size_t)s * d.ngrip + j] = fl_add(t, fl_cross(d.x[k], f)); /* before the grip moves */
+    fl_integrate_grip(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], d.x_ref[i], d.q_ref[i], a.disp, a.qg, a.wg, a.vg);
+  }
+  news.outside = a.box > 0.0 && fl_norm(d.x[k]) > a.box;
+  return news;
+}
+
+__global__ void k_bodies(fl_gpu_dev d, fl_step_args a)
+{
+  size_t k = thread_index();
   if (k >= (size_t)d.nspec * d.nbody)
     return;
-  int s = (int)(k / d.nbody), i = (int)(k - (size_t)s * d.nbody);
-  size_t bb = (size_t)s * d.nbond;
-  fl_vec3 f = fl_v3(0.0, 0.0, 0.0), t = fl_v3(0.0, 0.0, 0.0);
-  for (int a = d.adj_start[i]; a < d.adj_start[i + 1]; a++) {
-    size_t bi = bb + d.adj_bond[a];
-    if (d.adj_side[a]) {
-      f = fl_add(f, d.bf[bi]);
-      t = fl_add(t, d.bt1[bi]);
-    } else {
-      f = fl_sub(f, d.bf[bi]);
-      t = fl_add(t, d.bt2[bi]);
-    }
-  }
-  d.ov[k] = 0.0;
-  if (d.motion[i] == FL_FREE && d.ntool > 0)
-    fl_contact_tools(d.law + (size_t)s * d.ntool, tools.tool, d.ntool, d.x[k], d.q[k], d.v[k], d.w[k], d.hl[i],
-                     d.radius[i], dt, d.xi + k * d.ntool, 1, &f, &t, d.tshare + k * d.ntool, &d.ov[k]);
-  d.f[k] = f;
-  d.t[k] = t;
-  if (d.motion[i] == FL_GRIP_MOVING)
-    d.gt[k] = fl_add(t, fl_cross(d.x[k], f));
-  if (d.motion[i] == FL_FREE) {
-    if (!fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, g, d.mass[i], d.ia[i], d.it[i], dt))
-      atomicMin(&d.bad[s], i);
-  } else if (d.motion[i] == FL_GRIP_MOVING) {
-    fl_integrate_grip(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], d.x_ref[i], d.q_ref[i], disp, qg, wg, vg);
-  }
-}
-
-/* What the test measures, per specimen, summed in body order as on the CPU. */
-__global__ void k_measure(fl_gpu_dev d)
-{
-  int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= d.nspec)
-    return;
-  size_t base = (size_t)s * d.nbody, bb = (size_t)s * d.nbond;
-  double e = 0.0, ov = d.overlap[s];
-  for (int b = 0; b < d.nbond; b++)
-    e += d.be[bb + b];
-  fl_vec3 gf = fl_v3(0.0, 0.0, 0.0), gt = fl_v3(0.0, 0.0, 0.0);
-  fl_vec3 tf[FL_MAX_TOOLS];
-  for (int k = 0; k < d.ntool; k++)
-    tf[k] = fl_v3(0.0, 0.0, 0.0);
-  for (int i = 0; i < d.nbody; i++) {
-    size_t k = base + i;
-    if (d.motion[i] == FL_GRIP_MOVING) {
-      gf = fl_add(gf, d.f[k]);
-      gt = fl_add(gt, d.gt[k]);
-    }
-    if (d.motion[i] == FL_FREE) {
-      for (int m = 0; m < d.ntool; m++)
-        tf[m] = fl_add(tf[m], d.tshare[k * d.ntool + m]);
-      if (d.ov[k] > ov)
-        ov = d.ov[k];
-    }
-  }
-  d.energy[s] = e;
-  d.overlap[s] = ov;
-  d.grip_force[s] = gf;
-  d.grip_torque[s] = gt;
+  body_news news = body_at(d, k, a);
+  int s = (int)(k / d.nbody), i = (int)(k % d.nbody);
+  if (!news.ok)
+    atomicMin(&d.bad[s], i); /* integers: order-independent */
+  if (news.outside)
+    atomicMin(&d.out[s], i);
   for (int m = 0; m < d.ntool; m++)
-    d.tool_force[(size_t)s * d.ntool + m] = tf[m];
+    if (news.tools & 1u << m) {
+      atomicMin(&d.touch_lo[(size_t)s * d.ntool + m], i);
+      atomicMax(&d.touch_hi[(size_t)s * d.ntool + m], i);
+    }
+  if (news.ov > 0.0) /* a nonnegative double's bits order as it does */
+    atomicMax((unsigned long long *)&d.overlap[s], order_bits(news.ov));
 }
 
-/* The explicit solver's watch of the step just taken (track.h), per specimen, after
- * k_measure: the first step a body left the finite numbers (then bad[] is cleared for
- * the next step), and the peak, the first touch and the first event, so that the host
- * need not wait for the device at every step. */
-__global__ void k_track(fl_gpu_dev d, enum fl_test_kind kind, long n, double tm, double pos)
+/* Specimen s after step n, from time tm and path position pos: the first failure (a
+ * body that left the finite numbers, before one outside the box, as the CPU solver
+ * checks them), then the loads the test measures, summed in body order as the CPU
+ * engine sums them, and the explicit solver's watch (track.h): the peak, the first
+ * touch, the first event. */
+FL_HD static inline void watch_at(const fl_gpu_dev &d, int s, enum fl_test_kind kind, const fl_point_load &pl, long n,
+                                  double tm, double pos)
 {
-  int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= d.nspec)
-    return;
-  if (d.bad[s] < d.nbody) {
-    if (d.bad_step[s] < 0) {
-      d.bad_step[s] = n;
-      d.bad_body[s] = d.bad[s];
-    }
-    d.bad[s] = d.nbody;
+  if (d.bad_step[s] < 0 && (d.bad[s] < d.nbody || d.out[s] < d.nbody)) {
+    d.bad_step[s] = n;
+    d.bad_box[s] = d.bad[s] == d.nbody;
+    d.bad_body[s] = d.bad[s] < d.nbody ? d.bad[s] : d.out[s];
   }
-  double y = fl_track_load(kind, d.tool_force + (size_t)s * d.ntool, d.ntool, d.grip_force[s], d.grip_torque[s], 0.0);
+  d.bad[s] = d.out[s] = d.nbody;
+  fl_vec3 tf[FL_MAX_TOOLS];
+  for (int m = 0; m < d.ntool; m++) {
+    size_t at = (size_t)s * d.ntool + m;
+    tf[m] = fl_v3(0.0, 0.0, 0.0);
+    for (int i = d.touch_lo[at]; i <= d.touch_hi[at]; i++)
+      if (d.motion[i] == FL_FREE)
+        tf[m] = fl_add(tf[m], d.tshare[((size_t)s * d.nbody + i) * d.ntool + m]);
+    d.touch_lo[at] = d.nbody, d.touch_hi[at] = -1;
+  }
+  fl_vec3 gf = fl_v3(0.0, 0.0, 0.0), gt = fl_v3(0.0, 0.0, 0.0);
+  for (int j = 0; j < d.ngrip; j++) {
+    gf = fl_add(gf, d.grip_f[(size_t)s * d.ngrip + j]);
+    gt = fl_add(gt, d.grip_t[(size_t)s * d.ngrip + j]);
+  }
+  double y = fl_track_load(kind, tf, d.ntool, gf, gt, d.pload_force[s]);
   fl_track *tr = &d.track[s];
-  if (fl_track_step(tr, fl_test_bends(kind), y, d.nbroken[s], tm, pos, n))
+  if (!fl_track_step(tr, fl_test_bends(kind), y, d.nbroken[s], tm, pos, n))
+    return;
+  if (kind == FL_TEST_CANTILEVER) { /* the tip's displacement after the step (fl_measure_x) */
+    size_t k = (size_t)s * d.nbody + pl.body;
+    fl_vec3 arm, p_ref = fl_add(d.x_ref[pl.body], fl_qrot(d.q_ref[pl.body], pl.arm));
+    tr->x_at_peak = fl_point_load_travel(&pl, d.x[k], d.q[k], p_ref, &arm);
+  } else {
     tr->x_at_peak = fl_track_travel(tr->touch, pos);
+  }
+}
+
+__global__ void k_watch(fl_gpu_dev d, enum fl_test_kind kind, fl_point_load pl, long n, double tm, double pos)
+{
+  size_t s = thread_index();
+  if (s < (size_t)d.nspec)
+    watch_at(d, (int)s, kind, pl, n, tm, pos);
+}
+
+/* Bond i of fl_gpu_eval_bonds' arrays. */
+FL_HD static inline void eval_bond_at(int i, const fl_bond *bond, const fl_bond_damping *dm,
+                                      const fl_bond_limits *lim, const fl_body *b1, const fl_body *b2,
+                                      fl_bond_state *st, fl_bond_loads *out)
+{
+  const fl_bond_limits *l = &lim[i];
+  if (l->criterion == FL_CRIT_NONE && l->buckling.type == FL_BUCKLING_NONE)
+    l = NULL;
+  fl_bond_eval(&bond[i], &dm[i], l, &b1[i], &b2[i], &st[i], &out[i]);
 }
 
 __global__ void k_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
                              const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *out)
 {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  const fl_bond_limits *l = &lim[i];
-  if (l->criterion == FL_CRIT_NONE && l->buckling.type == FL_BUCKLING_NONE)
-    l = NULL;
-  fl_bond_eval(&bond[i], &dm[i], l, &b1[i], &b2[i], &st[i], &out[i]);
+  size_t i = thread_index();
+  if (i < (size_t)n)
+    eval_bond_at((int)i, bond, dm, lim, b1, b2, st, out);
 }
 
 /* ---- host side -------------------------------------------------------------------- */
@@ -214,24 +435,59 @@ static int cuda_fail(cudaError_t e, const char *what, char *msg, size_t len)
   return e == cudaErrorMemoryAllocation ? FL_ENOMEM : FL_EIO;
 }
 
+/* FL_OK for cudaSuccess; else the error kept in g (fl_gpu_error) and FL_EIO, or
+ * FL_ENOMEM.  A kernel's fault shows at the next call that waits for it. */
+static int check(fl_gpu *g, cudaError_t e, const char *what)
+{
+  if (e == cudaSuccess)
+    return FL_OK;
+  cudaGetLastError(); /* a launch's error is reported once, here */
+  return cuda_fail(e, what, g ? g->err : NULL, g ? sizeof g->err : 0);
+}
+
+static cudaError_t select_device(int *dev, int *count, char *msg, size_t len)
+{
+  static const char *const local_rank[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                           "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"};
+  *dev = *count = 0;
+  cudaError_t e = cudaGetDeviceCount(count);
+  if (e != cudaSuccess || *count == 0) {
+    snprintf(msg, len, "no CUDA device answers (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    cudaGetLastError();
+    return e != cudaSuccess ? e : cudaErrorInvalidDevice;
+  }
+  long rank = 0;
+  for (size_t k = 0; k < sizeof local_rank / sizeof *local_rank; k++) {
+    const char *v = getenv(local_rank[k]);
+    char *end;
+    long r = v ? strtol(v, &end, 10) : -1;
+    if (v && *v && !*end && r >= 0) {
+      rank = r;
+      break;
+    }
+  }
+  *dev = (int)(rank % *count);
+  e = cudaSetDevice(*dev);
+  if (e != cudaSuccess) {
+    snprintf(msg, len, "CUDA: cannot take device %d of %d: %s", *dev, *count, cudaGetErrorString(e));
+    cudaGetLastError();
+  }
+  return e;
+}
 extern "C" int fl_gpu_available(char *msg, size_t len)
 {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess || n == 0) {
-    snprintf(msg, len, "no CUDA device answers (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+  int dev, n;
+  if (select_device(&dev, &n, msg, len) != cudaSuccess)
     return 0;
-  }
   /* A device answers; it must also hold code it can run: this build's machine code is
    * for one architecture (NVCCFLAGS, sm_90 by default), with PTX that only devices of at
    * least that compute capability can compile.  Asking for a kernel's attributes loads
    * the module for the current device and fails if no image in it fits. */
   cudaFuncAttributes fa;
-  e = cudaFuncGetAttributes(&fa, k_bonds);
+  cudaError_t e = cudaFuncGetAttributes(&fa, k_bonds);
   if (e != cudaSuccess) {
     cudaDeviceProp p;
-    int dev = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess)
+    if (cudaGetDeviceProperties(&p, dev) == cudaSuccess)
       snprintf(msg, len, "the CUDA device %s (compute capability %d.%d) cannot run this build's code (%s)", p.name,
                p.major, p.minor, cudaGetErrorString(e));
     else
@@ -241,14 +497,14 @@ extern "C" int fl_gpu_available(char *msg, size_t len)
   }
   return 1;
 }
-
 extern "C" int fl_gpu_describe(char *name, size_t len, double *bandwidth_gbs)
 {
   cudaDeviceProp p;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)
+  int dev = 0, n = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceCount(&n) != cudaSuccess ||
+      cudaGetDeviceProperties(&p, dev) != cudaSuccess)
     return FL_EIO;
-  snprintf(name, len, "%s", p.name);
+  snprintf(name, len, "%s (device %d of %d)", p.name, dev, n);
   int clock_khz = 0, bus_bits = 0;
   cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev);
   cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev);
@@ -256,66 +512,121 @@ extern "C" int fl_gpu_describe(char *name, size_t len, double *bandwidth_gbs)
   return FL_OK;
 }
 
-/* Allocate and copy n bytes (src may be NULL: zeroed). */
+/* Allocate n bytes (at least 8) on the device and copy n bytes of src there (src
+ * NULL: zeroed). */
 static int put(fl_gpu *g, void **dst, const void *src, size_t n, char *msg, size_t len)
 {
-  if (n == 0)
-    n = 8;
-  cudaError_t e = cudaMalloc(dst, n);
+  if (g->nblocks == (int)(sizeof g->blocks / sizeof *g->blocks)) {
+    snprintf(msg, len, "CUDA: more device arrays than the engine keeps");
+    return FL_ELIMIT;
+  }
+  cudaError_t e = cudaMalloc(dst, n > 8 ? n : 8);
   if (e != cudaSuccess)
     return cuda_fail(e, "cudaMalloc", msg, len);
   g->blocks[g->nblocks++] = *dst;
-  e = src ? cudaMemcpy(*dst, src, n, cudaMemcpyHostToDevice) : cudaMemset(*dst, 0, n);
+  e = src ? cudaMemcpy(*dst, src, n, cudaMemcpyHostToDevice) : cudaMemset(*dst, 0, n > 8 ? n : 8);
   return e == cudaSuccess ? FL_OK : cuda_fail(e, "copy to the device", msg, len);
 }
 
+/* put() into g->d.field, or to fail: with the status in rc. */
 #define PUT(field, src, n)                                                                                      \
   do {                                                                                                          \
     void *p_ = NULL;                                                                                            \
-    int rc_ = put(g, &p_, (src), (n), msg, len);                                                                \
-    if (rc_) {                                                                                                  \
-      fl_gpu_free(&g);                                                                                          \
-      return rc_;                                                                                               \
-    }                                                                                                           \
+    if ((rc = put(g, &p_, (src), (n), msg, len)) != FL_OK)                                                      \
+      goto fail;                                                                                                \
     *(void **)&g->d.field = p_;                                                                                 \
   } while (0)
 
+/* The host arrays fl_gpu_create fills before they go to the device. */
+struct staging {
+  double *quot;        /* the free step's quotients */
+  int *grip_slot;      /* nbody */
+  unsigned char *common; /* nspec */
+  int *lo, *hi;        /* nspec * ntool: no body touched a tool yet */
+  int *none_int;       /* nspec: nbody, no body lost */
+  long *none_long;     /* nspec: -1, no failure */
+};
+
+static void staging_free(staging *t)
+{
+  free(t->quot), free(t->grip_slot), free(t->common), free(t->lo), free(t->hi), free(t->none_int), free(t->none_long);
+}
+
+/* What the device needs that sys does not hold as it is: the quotients of the free
+ * step at sys->dt, the grip's bodies, the specimens the common law may serve, the
+ * starting values of the counts.  Sets g->d.ngrip and g->any_common. */
+static int staging_fill(fl_gpu *g, const fl_system *sys, staging *t)
+{
+  size_t nb = (size_t)sys->nbody, ns = (size_t)sys->nspec, nt = (size_t)sys->ntool;
+  memset(t, 0, sizeof *t);
+  t->quot = (double *)malloc(FL_BODY_ROWS * nb * sizeof(double));
+  t->grip_slot = (int *)malloc(nb * sizeof(int));
+  t->common = (unsigned char *)malloc(ns);
+  t->lo = (int *)malloc((ns * nt + 1) * sizeof(int));
+  t->hi = (int *)malloc((ns * nt + 1) * sizeof(int));
+  t->none_int = (int *)malloc(ns * sizeof(int));
+  t->none_long = (long *)malloc(ns * sizeof(long));
+  if (!t->quot || !t->grip_slot || !t->common || !t->lo || !t->hi || !t->none_int || !t->none_long)
+    return FL_ENOMEM;
+  for (size_t i = 0; i < nb; i++) {
+    fl_body_quotients k = fl_integrate_quotients(sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt);
+    double v[FL_BODY_ROWS] = {k.dtm, k.dti, k.rit, k.di, k.dtdi};
+    for (int r = 0; r < FL_BODY_ROWS; r++)
+      t->quot[r * nb + i] = v[r];
+    t->grip_slot[i] = sys->motion[i] == FL_GRIP_MOVING ? g->d.ngrip++ : -1;
+  }
+  for (size_t s = 0; s < ns; s++) {
+    const fl_bond_limits *l = &sys->limits[s];
+    /* the CPU engine's inline_pass for an advancing step */
+    t->common[s] = sys->inline_law && sys->damping[s].a_damp > 0.0 && l->criterion == FL_CRIT_NONE &&
+                   l->buckling.type == FL_BUCKLING_NONE;
+    g->any_common |= t->common[s];
+    t->none_int[s] = sys->nbody;
+    t->none_long[s] = -1;
+  }
+  for (size_t k = 0; k < ns * nt; k++)
+    t->lo[k] = sys->nbody, t->hi[k] = -1;
+  return FL_OK;
+}
+
 extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size_t len)
 {
+  *out = NULL;
+  int dev, ndev;
+  cudaError_t e = select_device(&dev, &ndev, msg, len);
+  if (e != cudaSuccess)
+    return e == cudaErrorMemoryAllocation ? FL_ENOMEM : FL_EIO;
+  if (!sys->adj_ready) {
+    snprintf(msg, len, "the specimens' bond lists are not built (fl_system_adjacency)");
+    return FL_EINPUT;
+  }
   fl_gpu *g = (fl_gpu *)calloc(1, sizeof *g);
   if (!g)
     return FL_ENOMEM;
-  *out = NULL;
+  staging t;
+  int rc = staging_fill(g, sys, &t);
+  const size_t v3 = sizeof(fl_vec3);
   int nb = sys->nbody, nd = sys->nbond, ns = sys->nspec, nt = sys->ntool;
+  size_t nsets = sys->def_shared ? 1 : (size_t)ns;
+  if (rc != FL_OK)
+    goto fail;
   g->d.nspec = ns;
   g->d.nbody = nb;
   g->d.nbond = nd;
   g->d.ntool = nt;
+  g->d.chain = sys->adj_chain;
+  g->d.def_shared = sys->def_shared;
+  g->d.def_uniform = sys->def_uniform;
   g->nsb = (size_t)ns * nb;
   g->nsd = (size_t)ns * nd;
-  g->bad_host = (int *)malloc((size_t)ns * sizeof(int));
-  if (!g->bad_host) {
-    free(g);
-    return FL_ENOMEM;
+  /* pinned: the host waits on them at every row */
+  if ((rc = check(g, cudaMallocHost((void **)&g->host_int, (size_t)ns * sizeof(int)), "cudaMallocHost")) ||
+      (rc = check(g, cudaMallocHost((void **)&g->host_long, (size_t)ns * sizeof(long)), "cudaMallocHost"))) {
+    snprintf(msg, len, "%s", g->err);
+    goto fail;
   }
-  /* each body's bonds, in ascending bond order */
-  int *start = (int *)calloc((size_t)nb + 1, sizeof(int)), *list = (int *)malloc(2 * (size_t)nd * sizeof(int) + 8);
-  unsigned char *side = (unsigned char *)malloc(2 * (size_t)nd + 8);
-  int *fill = (int *)calloc((size_t)nb + 1, sizeof(int));
-  if (!start || !list || !side || !fill) {
-    free(start), free(list), free(side), free(fill), free(g->bad_host), free(g);
-    return FL_ENOMEM;
-  }
-  for (int b = 0; b < nd; b++)
-    start[sys->b1[b] + 1]++, start[sys->b2[b] + 1]++;
-  for (int i = 0; i < nb; i++)
-    start[i + 1] += start[i];
-  for (int b = 0; b < nd; b++) {
-    int i = sys->b1[b], j = sys->b2[b];
-    list[start[i] + fill[i]] = b, side[start[i] + fill[i]++] = 1;
-    list[start[j] + fill[j]] = b, side[start[j] + fill[j]++] = 0;
-  }
-  size_t v3 = sizeof(fl_vec3);
+  g->pinned[0] = g->host_int, g->pinned[1] = g->host_long;
+  PUT(quot, t.quot, FL_BODY_ROWS * (size_t)nb * sizeof(double));
   PUT(mass, sys->mass, nb * sizeof(double));
   PUT(ia, sys->inertia_axial, nb * sizeof(double));
   PUT(it, sys->inertia_trans, nb * sizeof(double));
@@ -324,187 +635,174 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(motion, sys->motion, nb);
   PUT(x_ref, sys->x_ref, nb * v3);
   PUT(q_ref, sys->q_ref, nb * sizeof(fl_quat));
-  PUT(adj_start, start, ((size_t)nb + 1) * sizeof(int));
-  PUT(adj_bond, list, 2 * (size_t)nd * sizeof(int));
-  PUT(adj_side, side, 2 * (size_t)nd);
-  free(start), free(list), free(side), free(fill);
+  PUT(adj_start, sys->adj_start, ((size_t)nb + 1) * sizeof(int));
+  PUT(adj_bond, sys->adj_bond, 2 * (size_t)nd * sizeof(int));
+  PUT(adj_side, sys->adj_side, 2 * (size_t)nd);
+  PUT(grip_slot, t.grip_slot, nb * sizeof(int));
   PUT(b1, sys->b1, nd * sizeof(int));
   PUT(b2, sys->b2, nd * sizeof(int));
+  PUT(def, sys->bond_def, nsets * FL_DEF_ROWS * nd * sizeof(double));
+  PUT(bond, sys->bond, nsets * nd * sizeof(fl_bond));
   PUT(x, sys->x, g->nsb * v3);
   PUT(v, sys->v, g->nsb * v3);
   PUT(w, sys->w, g->nsb * v3);
   PUT(L, sys->L, g->nsb * v3);
   PUT(q, sys->q, g->nsb * sizeof(fl_quat));
-  PUT(f, NULL, g->nsb * v3);
-  PUT(t, NULL, g->nsb * v3);
-  PUT(gt, NULL, g->nsb * v3);
-  PUT(ov, NULL, g->nsb * sizeof(double));
   PUT(xi, sys->xi, g->nsb * nt * v3);
   PUT(tshare, NULL, g->nsb * nt * v3);
-  PUT(bond, sys->bond, g->nsd * sizeof(fl_bond));
-  {
-    /* the bonds' whole states: the host keeps their damping state in rows of its own */
-    fl_bond_state *whole = (fl_bond_state *)malloc(g->nsd * sizeof(fl_bond_state) + 8);
-    if (!whole) {
-      fl_gpu_free(&g);
-      return FL_ENOMEM;
-    }
-    for (int s = 0; s < ns; s++)
-      fl_system_states_get(sys, s, whole + (size_t)s * nd);
-    void *p_ = NULL;
-    int rc_ = put(g, &p_, whole, g->nsd * sizeof(fl_bond_state), msg, len);
-    free(whole);
-    if (rc_) {
-      fl_gpu_free(&g);
-      return rc_;
-    }
-    g->d.st = (fl_bond_state *)p_;
-  }
-  PUT(bf, NULL, g->nsd * v3);
-  PUT(bt1, NULL, g->nsd * v3);
-  PUT(bt2, NULL, g->nsd * v3);
-  PUT(be, NULL, g->nsd * sizeof(double));
+  PUT(srow, sys->state_row, FL_STATE_ROWS * g->nsd * sizeof(double));
+  PUT(st, sys->bstate, g->nsd * sizeof(fl_bond_state));
+  PUT(load, NULL, LOAD_ROWS * g->nsd * sizeof(double));
+  PUT(redo, NULL, g->nsd);
+  PUT(common, t.common, ns);
   PUT(damping, sys->damping, ns * sizeof(fl_bond_damping));
   PUT(limits, sys->limits, ns * sizeof(fl_bond_limits));
   PUT(law, sys->law, (size_t)ns * nt * sizeof(fl_contact_law));
   PUT(nbroken, sys->nbroken, ns * sizeof(int));
-  PUT(bad, NULL, ns * sizeof(int));
-  PUT(energy, NULL, ns * sizeof(double));
   PUT(overlap, sys->overlap, ns * sizeof(double));
-  PUT(grip_force, NULL, ns * v3);
-  PUT(grip_torque, NULL, ns * v3);
-  PUT(tool_force, NULL, (size_t)ns * nt * v3);
+  PUT(touch_lo, t.lo, (size_t)ns * nt * sizeof(int));
+  PUT(touch_hi, t.hi, (size_t)ns * nt * sizeof(int));
+  PUT(grip_f, NULL, (size_t)ns * g->d.ngrip * v3);
+  PUT(grip_t, NULL, (size_t)ns * g->d.ngrip * v3);
+  PUT(pload_force, sys->pload_force, ns * sizeof(double));
+  PUT(bad, t.none_int, ns * sizeof(int));
+  PUT(out, t.none_int, ns * sizeof(int));
   PUT(track, NULL, ns * sizeof(fl_track));
-  PUT(bad_step, NULL, ns * sizeof(long));
+  PUT(bad_step, t.none_long, ns * sizeof(long));
   PUT(bad_body, NULL, ns * sizeof(int));
+  PUT(bad_box, NULL, ns * sizeof(int));
   *out = g;
-  return FL_OK;
+  rc = FL_OK;
+fail:
+  staging_free(&t);
+  if (rc != FL_OK)
+    fl_gpu_free(&g);
+  return rc;
 }
 
-static int get(void *dst, const void *src, size_t n)
+/* Copy n bytes back from the device (waiting for it), the error kept in g. */
+static int get(fl_gpu *g, void *dst, const void *src, size_t n)
 {
-  return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) == cudaSuccess ? FL_OK : FL_EIO;
-}
-
-/* The bond and body kernels of one step with the grip's motion gm (no wait). */
-static void launch_step(fl_gpu *g, const fl_system *sys, const fl_grip_motion *gm)
-{
-  fl_gpu_dev d = g->d;
-  fl_tools tools;
-  memcpy(tools.tool, sys->tool, sizeof tools.tool);
-  int threads = 256;
-  size_t nd = g->nsd, nb = g->nsb;
-  if (nd > 0)
-    k_bonds<<<(unsigned)((nd + threads - 1) / threads), threads>>>(d);
-  k_bodies<<<(unsigned)((nb + threads - 1) / threads), threads>>>(d, tools, sys->gravity, sys->dt, gm->disp, gm->qg,
-                                                                   gm->wg, sys->grip_speed);
-}
-
-extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, int *bad_spec, int *bad_bond)
-{
-  fl_gpu_dev d = g->d;
-  fl_grip_motion gm = fl_system_grip_motion(sys);
-  /* bad[s] = nbody: no body lost */
-  int *fill = g->bad_host;
-  for (int s = 0; s < d.nspec; s++)
-    fill[s] = d.nbody;
-  if (cudaMemcpy(d.bad, fill, (size_t)d.nspec * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess)
-    return FL_EIO;
-  launch_step(g, sys, &gm);
-  if (cudaGetLastError() != cudaSuccess)
-    return FL_EIO;
-  if (get(fill, d.bad, (size_t)d.nspec * sizeof(int)))
-    return FL_EIO;
-  fl_system_step_end(sys, &gm);
-  for (int s = 0; s < d.nspec; s++)
-    if (fill[s] < d.nbody) {
-      *bad_spec = s;
-      *bad_bond = fl_system_body_bond(sys, fill[s]);
-      return FL_EUNSTABLE;
-    }
-  return FL_OK;
+  return n == 0 ? FL_OK : check(g, cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "copy from the device");
 }
 
 extern "C" int fl_gpu_track_put(fl_gpu *g, enum fl_test_kind kind, const fl_track *tr)
 {
-  fl_gpu_dev d = g->d;
-  size_t ns = (size_t)d.nspec;
-  if (cudaMemcpy(d.track, tr, ns * sizeof *tr, cudaMemcpyHostToDevice) != cudaSuccess)
-    return FL_EIO;
   g->kind = kind;
-  if (g->watching)
-    return FL_OK;
-  /* the first: no body lost yet */
-  long *none = (long *)malloc(ns * sizeof(long));
-  if (!none)
-    return FL_ENOMEM;
-  for (size_t s = 0; s < ns; s++)
-    none[s] = -1, g->bad_host[s] = d.nbody;
-  int rc = cudaMemcpy(d.bad_step, none, ns * sizeof(long), cudaMemcpyHostToDevice) == cudaSuccess &&
-                   cudaMemcpy(d.bad, g->bad_host, ns * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess
-               ? FL_OK
-               : FL_EIO;
-  free(none);
-  if (rc == FL_OK)
-    g->watching = 1;
-  return rc;
+  return check(g, cudaMemcpyAsync(g->d.track, tr, (size_t)g->d.nspec * sizeof *tr, cudaMemcpyHostToDevice, 0),
+               "copy to the device");
 }
 
-extern "C" int fl_gpu_step_tracked(fl_gpu *g, fl_system *sys, long n, double tm, double pos)
+extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, long n, double tm, double pos, double box)
 {
-  fl_gpu_dev d = g->d;
+  const fl_gpu_dev &d = g->d;
   fl_grip_motion gm = fl_system_grip_motion(sys);
-  launch_step(g, sys, &gm);
-  k_measure<<<(d.nspec + 127) / 128, 128>>>(d);
-  k_track<<<(d.nspec + 127) / 128, 128>>>(d, g->kind, n, tm, pos);
-  if (cudaGetLastError() != cudaSuccess)
-    return FL_EIO;
+  fl_step_args a;
+  memcpy(a.tool, sys->tool, sizeof a.tool);
+  a.pl = sys->pload;
+  a.g = sys->gravity;
+  a.dt = sys->dt;
+  a.disp = gm.disp;
+  a.vg = sys->grip_speed;
+  a.qg = gm.qg;
+  a.wg = gm.wg;
+  a.box = box;
+  size_t nd = g->nsd, nb = g->nsb, ns = (size_t)d.nspec;
+  if (nd > 0 && g->any_common)
+    FL_LAUNCH(k_bonds, blocks_for(nd, block_threads(nd, K_BONDS_THREADS)), block_threads(nd, K_BONDS_THREADS), 0, d);
+  if (nd > 0)
+    FL_LAUNCH(k_bonds_general, blocks_for(nd, block_threads(nd)), block_threads(nd), 0, d, !g->any_common);
+  FL_LAUNCH(k_bodies, blocks_for(nb, block_threads(nb)), block_threads(nb), 0, d, a);
+  FL_LAUNCH(k_watch, blocks_for(ns, block_threads(ns)), block_threads(ns), 0, d, g->kind, sys->pload, n, tm, pos);
   fl_system_step_end(sys, &gm);
-  return FL_OK;
+  return check(g, cudaGetLastError(), "a step's kernels");
 }
 
 extern "C" int fl_gpu_track_get(fl_gpu *g, const fl_system *sys, fl_track *tr, long *bad_step, int *bad_spec,
                                 int *bad_bond)
 {
-  fl_gpu_dev d = g->d;
+  const fl_gpu_dev &d = g->d;
   size_t ns = (size_t)d.nspec;
-  long *step = (long *)malloc(ns * sizeof(long));
-  if (!step)
-    return FL_ENOMEM;
-  int rc = get(tr, d.track, ns * sizeof *tr) || get(step, d.bad_step, ns * sizeof(long)) ||
-                   get(g->bad_host, d.bad_body, ns * sizeof(int))
-               ? FL_EIO
-               : FL_OK;
   *bad_step = -1;
-  for (size_t s = 0; rc == FL_OK && s < ns; s++)
-    if (step[s] >= 0 && (*bad_step < 0 || step[s] < *bad_step)) {
-      *bad_step = step[s];
+  int rc = get(g, tr, d.track, ns * sizeof *tr);
+  if (rc == FL_OK)
+    rc = get(g, g->host_long, d.bad_step, ns * sizeof(long));
+  for (size_t s = 0; rc == FL_OK && s < ns; s++) /* the earliest step, then the first specimen */
+    if (g->host_long[s] >= 0 && (*bad_step < 0 || g->host_long[s] < *bad_step)) {
+      *bad_step = g->host_long[s];
       *bad_spec = (int)s;
-      *bad_bond = fl_system_body_bond(sys, g->bad_host[s]);
     }
-  free(step);
-  return rc;
+  if (rc != FL_OK || *bad_step < 0)
+    return rc;
+  /* the body, and the bond it is reported at: the first with it (the finite numbers),
+   * or the one before it (the box), as the CPU solver reports them */
+  int body = 0, box = 0;
+  if ((rc = get(g, &body, d.bad_body + *bad_spec, sizeof body)) || (rc = get(g, &box, d.bad_box + *bad_spec, sizeof box)))
+    return rc;
+  *bad_bond = box ? (body > 0 ? body - 1 : 0) : fl_system_body_bond(sys, body);
+  return FL_OK;
+}
+
+/* What a download copies: each device array into the host's own. */
+struct download {
+  void *to;
+  const void *from;
+  size_t n;
+};
+
+static int download_list(const fl_gpu *g, fl_system *sys, download *list)
+{
+  const fl_gpu_dev &d = g->d;
+  size_t v3 = sizeof(fl_vec3);
+  download all[] = {{sys->x, d.x, g->nsb * v3},
+                    {sys->v, d.v, g->nsb * v3},
+                    {sys->w, d.w, g->nsb * v3},
+                    {sys->L, d.L, g->nsb * v3},
+                    {sys->q, d.q, g->nsb * sizeof(fl_quat)},
+                    {sys->bstate, d.st, g->nsd * sizeof(fl_bond_state)},
+                    {sys->state_row, d.srow, FL_STATE_ROWS * g->nsd * sizeof(double)},
+                    {sys->xi, d.xi, g->nsb * d.ntool * v3},
+                    {sys->nbroken, d.nbroken, (size_t)d.nspec * sizeof(int)},
+                    {sys->overlap, d.overlap, (size_t)d.nspec * sizeof(double)}};
+  memcpy(list, all, sizeof all);
+  return (int)(sizeof all / sizeof *all);
+}
+
+/* Page-lock the host's large arrays that the downloads fill, in place, so that they
+ * go at the bus's full speed (where the system refuses, they stay pageable). */
+static void lock_host(fl_gpu *g, fl_system *sys)
+{
+  download list[16] = {};
+  int n = download_list(g, sys, list);
+  for (int k = 0; k < n && g->nlocked < (int)(sizeof g->locked / sizeof *g->locked); k++) {
+    if (list[k].n < ((size_t)1 << 18))
+      continue; /* small: not worth a lock */
+    if (cudaHostRegister(list[k].to, list[k].n, cudaHostRegisterDefault) == cudaSuccess)
+      g->locked[g->nlocked++] = list[k].to;
+    else
+      cudaGetLastError();
+  }
 }
 
 extern "C" int fl_gpu_download(fl_gpu *g, fl_system *sys)
 {
-  fl_gpu_dev d = g->d;
-  size_t v3 = sizeof(fl_vec3);
-  if (get(sys->x, d.x, g->nsb * v3) || get(sys->v, d.v, g->nsb * v3) || get(sys->w, d.w, g->nsb * v3) ||
-      get(sys->L, d.L, g->nsb * v3) || get(sys->q, d.q, g->nsb * sizeof(fl_quat)) ||
-      get(sys->xi, d.xi, g->nsb * d.ntool * v3) || get(sys->bstate, d.st, g->nsd * sizeof(fl_bond_state)) ||
-      get(sys->nbroken, d.nbroken, d.nspec * sizeof(int)) || get(sys->overlap, d.overlap, d.nspec * sizeof(double)))
-    return FL_EIO;
-  /* the damping state and the flags into the host's rows (whole states came down) */
-  for (int s = 0; s < d.nspec; s++)
-    for (int b = 0; b < d.nbond; b++)
-      fl_system_damp_put(sys, s, b, &sys->bstate[(size_t)s * d.nbond + b]);
+  download list[16] = {};
+  int n = download_list(g, sys, list);
+  if (g->nlocked == 0 && g->nsd + g->nsb >= ((size_t)1 << 16))
+    lock_host(g, sys); /* once, at the first download of a large system */
+  for (int k = 0; k < n; k++) {
+    int rc = get(g, list[k].to, list[k].from, list[k].n);
+    if (rc)
+      return rc;
+  }
   return FL_OK;
 }
 
 extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
                                  const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *loads)
 {
+  if (n <= 0)
+    return FL_OK;
   void *p[7] = {0};
   size_t sz[7] = {sizeof *bond, sizeof *dm, sizeof *lim, sizeof *b1, sizeof *b2, sizeof *st, sizeof *loads};
   const void *src[7] = {bond, dm, lim, b1, b2, st, NULL};
@@ -516,11 +814,11 @@ extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_dampi
       rc = FL_EIO;
   }
   if (rc == FL_OK) {
-    k_eval_bonds<<<(n + 127) / 128, 128>>>(n, (const fl_bond *)p[0], (const fl_bond_damping *)p[1],
-                                           (const fl_bond_limits *)p[2], (const fl_body *)p[3], (const fl_body *)p[4],
-                                           (fl_bond_state *)p[5], (fl_bond_loads *)p[6]);
-    if (cudaGetLastError() != cudaSuccess || get(st, p[5], sizeof *st * (size_t)n) ||
-        get(loads, p[6], sizeof *loads * (size_t)n))
+    FL_LAUNCH(k_eval_bonds, blocks_for((size_t)n, block_threads((size_t)n)), block_threads((size_t)n), 0, n,
+              (const fl_bond *)p[0], (const fl_bond_damping *)p[1], (const fl_bond_limits *)p[2], (const fl_body *)p[3],
+              (const fl_body *)p[4], (fl_bond_state *)p[5], (fl_bond_loads *)p[6]);
+    if (cudaGetLastError() != cudaSuccess || get(NULL, st, p[5], sizeof *st * (size_t)n) ||
+        get(NULL, loads, p[6], sizeof *loads * (size_t)n))
       rc = FL_EIO;
   }
   for (int k = 0; k < 7; k++)
@@ -529,13 +827,68 @@ extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_dampi
   return rc;
 }
 
+extern "C" int fl_gpu_kernels(fl_gpu_kernel *k, int max)
+{
+  struct {
+    const char *name;
+    const void *fn;
+  } all[] = {{"k_bonds", (const void *)k_bonds},
+             {"k_bonds_general", (const void *)k_bonds_general},
+             {"k_bodies", (const void *)k_bodies},
+             {"k_watch", (const void *)k_watch}};
+  int n = 0;
+  for (size_t i = 0; i < sizeof all / sizeof *all && n < max; i++) {
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, all[i].fn) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    k[n].name = all[i].name;
+    k[n].registers = fa.numRegs;
+    k[n].local_bytes = (long)fa.localSizeBytes;
+    n++;
+  }
+  return n;
+}
+
+extern "C" double fl_gpu_bytes_per_update(const fl_system *sys)
+{
+  if (!sys)
+    return 0.0;
+  double ns = sys->nspec, per_body = sys->nbond > 0 ? (double)sys->nbody / sys->nbond : 1.0;
+  double shared = sys->def_shared ? 1.0 / ns : 1.0; /* read once for the batch */
+  double d = sizeof(double);
+  /* k_bonds: r1 and r2 (and q0, the stiffnesses and the flag where they vary), the live
+   * flag, the damping state read and written, the two bodies (x, q, v, w; a body is
+   * shared by a chain's two bonds), the loads written, the redo flag */
+  double def = (6 + (sys->def_uniform ? 0 : FL_DEF_ROWS - FL_DEF_Q0)) * d * shared;
+  double bodies_read = (3 * sizeof(fl_vec3) + sizeof(fl_quat)) * per_body;
+  double ends = sys->adj_chain ? 0.0 : 2 * sizeof(int);
+  double bonds = def + d + 2 * 6 * d + bodies_read + ends + LOAD_ROWS * d + 1;
+  /* k_bonds_general: the redo flag */
+  bonds += 1;
+  /* k_bodies: the loads (each bond's once), the bond lists, the body read (x, v, q, L)
+   * and written (x, v, q, L, w), its quotients and motion (shared by the batch) */
+  double lists = sys->adj_chain ? 0.0 : (2 * (sizeof(int) + 1) + sizeof(int)) * shared;
+  double body = (3 * sizeof(fl_vec3) + sizeof(fl_quat)) + (4 * sizeof(fl_vec3) + sizeof(fl_quat)) +
+                (FL_BODY_ROWS * d + 1) * shared;
+  return bonds + LOAD_ROWS * d + lists + body * per_body;
+}
+
+extern "C" const char *fl_gpu_error(const fl_gpu *g) { return g && g->err[0] ? g->err : "CUDA: no error recorded"; }
+
 extern "C" void fl_gpu_free(fl_gpu **gpu)
 {
   if (!gpu || !*gpu)
     return;
-  for (int k = 0; k < (*gpu)->nblocks; k++)
-    cudaFree((*gpu)->blocks[k]);
-  free((*gpu)->bad_host);
-  free(*gpu);
+  fl_gpu *g = *gpu;
+  for (int k = 0; k < g->nblocks; k++)
+    cudaFree(g->blocks[k]);
+  for (int k = 0; k < 2; k++)
+    if (g->pinned[k])
+      cudaFreeHost(g->pinned[k]);
+  for (int k = 0; k < g->nlocked; k++)
+    cudaHostUnregister(g->locked[k]);
+  free(g);
   *gpu = NULL;
 }

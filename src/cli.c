@@ -19,6 +19,7 @@
 #include "mpi_batch.h"
 #include "output.h"
 #include "run.h"
+#include "solver.h" /* fl_solver_resolve */
 #include "test_kind.h"
 #include "yaml_emit.h"
 
@@ -109,6 +110,28 @@ int fl_cli_use_gpu(const char *prog, int device, int *use_gpu)
 #else
   fprintf(stderr, "%s: note: --device auto: this fiberlab was built without CUDA; running on the CPU\n", prog);
 #endif
+  return 0;
+}
+
+int fl_cli_device_for(const char *prog, int device, const fl_experiment *exp, int *use_gpu)
+{
+  *use_gpu = 0;
+  if (exp->sim.solver == FL_SOLVER_STATIC)
+    device = 0;
+  int quasi_static = 0; /* simulation.solver auto takes the static solver on the CPU */
+#ifdef HAVE_CUDA /* (without it fl_cli_use_gpu says there is no GPU to weigh) */
+  quasi_static = device != 0 && exp->sim.solver == FL_SOLVER_AUTO && fl_solver_resolve(exp, 0) == FL_SOLVER_STATIC;
+  if (quasi_static && device == 2) {
+    fprintf(stderr, "%s: note: --device auto: simulation.solver auto takes the static solver for this test, which "
+                    "runs on the CPU; running on the CPU (--device gpu runs it explicit on the GPU)\n", prog);
+    return 0;
+  }
+#endif
+  if (fl_cli_use_gpu(prog, device, use_gpu))
+    return 2;
+  if (quasi_static && *use_gpu)
+    fprintf(stderr, "%s: note: --device gpu: simulation.solver auto runs this test explicit on the GPU, where the CPU "
+                    "would take the static solver; the results differ by the rate's effects\n", prog);
   return 0;
 }
 
@@ -262,7 +285,7 @@ static int run_and_write(const fl_cli_options *o, const fl_experiment *exp, cons
   sigaction(SIGTERM, &sa, NULL);
   progress_ctx pc = {prog, -1.0};
   int use_gpu;
-  if (fl_cli_use_gpu(prog, exp->sim.solver == FL_SOLVER_STATIC ? 0 : o->device, &use_gpu))
+  if (fl_cli_device_for(prog, o->device, exp, &use_gpu))
     return 2;
   fl_run_hooks hooks = {NULL, NULL, &pc, &stop_flag, (int)o->threads, use_gpu, NULL, 0};
   if (o->force_progress || (!o->quiet && isatty(STDERR_FILENO)))

@@ -78,6 +78,10 @@ int fl_cli_bad_option(const char *prog, char **argv, int optind_now, int optopt_
 /* Whether to run on the GPU for --device (0 cpu, 1 gpu, 2 auto): 2 after a message when
  * gpu was asked for and no device answers; auto falls back to the CPU with a note. */
 int fl_cli_use_gpu(const char *prog, int device, int *use_gpu);
+/* fl_cli_use_gpu for a run of exp: the CPU for the static solver; where
+ * simulation.solver auto would take it on the CPU (a quasi-static test), auto keeps the
+ * CPU and gpu runs the test explicit, each with a note. */
+int fl_cli_device_for(const char *prog, int device, const fl_experiment *exp, int *use_gpu);
 
 /* With more than one thread, restart the program with OpenMP waiting passively (once:
  * it returns when OMP_WAIT_POLICY is already set, or the restart failed). */

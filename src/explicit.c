@@ -35,16 +35,19 @@ typedef struct {
   /* Make the engine's copy of sys; FL_OK or a status with a message. */
   int (*open)(void **dev, fl_system *sys, char *err, size_t errlen);
   /* Take step n from time tm (s) and path position pos, and watch it into tr (one per
-   * specimen, track.h) for a test of kind; every 1024 steps the state is in sys, for
-   * the bounding-box check.  FL_OK, FL_EUNSTABLE with *fail, FL_EIO when the device
+   * specimen, track.h) for a test of kind; with box > 0, check that every body ends it
+   * within box of the origin (m).  FL_OK, FL_EUNSTABLE with *fail (the CUDA engine:
+   * every 1024 steps, for a failure since the last look), FL_EIO when the device
    * failed. */
-  int (*step)(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, fl_track *tr,
-              failure *fail);
+  int (*step)(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, double box,
+              fl_track *tr, failure *fail);
   /* The engine's state into sys and its watch into tr: FL_OK, FL_EUNSTABLE with *fail
    * (a failure since the last sync), FL_EIO. */
   int (*sync)(void *dev, fl_system *sys, fl_track *tr, failure *fail);
   /* The host's watch tr back to the engine (after an output row changed it). */
   int (*put)(void *dev, enum fl_test_kind kind, const fl_track *tr);
+  /* Why the engine's last call failed, for the message ("" when it cannot say). */
+  const char *(*why)(const void *dev);
   void (*close)(void **dev);
 } engine;
 
@@ -56,8 +59,8 @@ static int cpu_open(void **dev, fl_system *sys, char *err, size_t errlen)
 }
 
 /* The CPU engine's step, watched on the host from the loads it leaves in sys. */
-static int cpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, fl_track *tr,
-                    failure *fail)
+static int cpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, double box,
+                    fl_track *tr, failure *fail)
 {
   (void)dev;
   fail->step = n;
@@ -65,6 +68,8 @@ static int cpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, d
   for (int s = 0; s < sys->nspec; s++)
     if (fl_track_step(&tr[s], fl_test_bends(kind), fl_run_measured(sys, kind, s), sys->nbroken[s], tm, pos, n))
       tr[s].x_at_peak = fl_measure_x(sys, kind, s, tr[s].touch, pos);
+  if (rc == FL_OK && box > 0.0)
+    rc = fl_system_outside(sys, box, &fail->spec, &fail->bond);
   return rc;
 }
 
@@ -80,13 +85,18 @@ static int cpu_put(void *dev, enum fl_test_kind kind, const fl_track *tr)
   return FL_OK;
 }
 
+static const char *cpu_why(const void *dev)
+{
+  (void)dev;
+  return "";
+}
+
 static void cpu_close(void **dev) { *dev = NULL; }
 
-static const engine cpu_engine = {cpu_open, cpu_step, cpu_sync, cpu_put, cpu_close};
+static const engine cpu_engine = {cpu_open, cpu_step, cpu_sync, cpu_put, cpu_why, cpu_close};
 
-/* The CUDA engine (the one place a build with and without CUDA differ): the device
- * watches every step itself, and the host waits for it only at a sync. */
-#ifdef HAVE_CUDA
+/* The CUDA engine: the device watches every step itself, and the host waits for it
+ * only at a sync.  A build without CUDA links gpu_none.c, whose engine never opens. */
 static int gpu_open(void **dev, fl_system *sys, char *err, size_t errlen)
 {
   *dev = NULL;
@@ -95,19 +105,24 @@ static int gpu_open(void **dev, fl_system *sys, char *err, size_t errlen)
 
 static int gpu_sync(void *dev, fl_system *sys, fl_track *tr, failure *fail)
 {
-  if (fl_gpu_download((fl_gpu *)dev, sys) ||
-      fl_gpu_track_get((fl_gpu *)dev, sys, tr, &fail->step, &fail->spec, &fail->bond))
-    return FL_EIO;
+  int rc = fl_gpu_download((fl_gpu *)dev, sys);
+  if (rc == FL_OK)
+    rc = fl_gpu_track_get((fl_gpu *)dev, sys, tr, &fail->step, &fail->spec, &fail->bond);
+  if (rc)
+    return rc;
   return fail->step >= 0 ? FL_EUNSTABLE : FL_OK;
 }
 
-static int gpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, fl_track *tr,
-                    failure *fail)
+static int gpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, double box,
+                    fl_track *tr, failure *fail)
 {
   (void)kind;
-  int rc = fl_gpu_step_tracked((fl_gpu *)dev, sys, n, tm, pos);
-  if (rc == FL_OK && (n & 1023) == 0)
-    rc = gpu_sync(dev, sys, tr, fail);
+  int rc = fl_gpu_step((fl_gpu *)dev, sys, n, tm, pos, box);
+  if (rc == FL_OK && (n & 1023) == 0) { /* a look at the watch: has a body failed? */
+    rc = fl_gpu_track_get((fl_gpu *)dev, sys, tr, &fail->step, &fail->spec, &fail->bond);
+    if (rc == FL_OK && fail->step >= 0)
+      rc = FL_EUNSTABLE;
+  }
   return rc;
 }
 
@@ -116,10 +131,11 @@ static int gpu_put(void *dev, enum fl_test_kind kind, const fl_track *tr)
   return fl_gpu_track_put((fl_gpu *)dev, kind, tr);
 }
 
+static const char *gpu_why(const void *dev) { return fl_gpu_error((const fl_gpu *)dev); }
+
 static void gpu_close(void **dev) { fl_gpu_free((fl_gpu **)dev); }
 
-static const engine gpu_engine = {gpu_open, gpu_step, gpu_sync, gpu_put, gpu_close};
-#endif
+static const engine gpu_engine = {gpu_open, gpu_step, gpu_sync, gpu_put, gpu_why, gpu_close};
 
 /* ---- the solver --------------------------------------------------------------- */
 
@@ -197,8 +213,10 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
     x->track[s].touch = fl_test_bends(t->kind) ? -1.0 : 0.0;
   }
   if ((rc = eng->put(x->dev, t->kind, x->track))) {
-    snprintf(err, errlen, rc == FL_ENOMEM ? "out of memory for %d specimens" : "cannot copy the specimens to the GPU",
-             nspec);
+    if (rc == FL_ENOMEM)
+      snprintf(err, errlen, "out of memory for %d specimens", nspec);
+    else
+      snprintf(err, errlen, "cannot copy the specimens to the GPU: %s", eng->why(x->dev));
     return rc;
   }
   double target = fl_test_target(t);
@@ -215,17 +233,7 @@ static int explicit_create_cpu(void **out, const fl_solver_setup *su, char *err,
 static int explicit_create_cuda(void **out, const fl_solver_setup *su, char *err, size_t errlen)
 {
   *out = NULL;
-  if (su->sys->pload.body >= 0) {
-    snprintf(err, errlen, "test.kind: a %s test runs on the CPU only; allowed on the GPU: bend3pt | tension | torsion",
-             fl_test_kind_name(su->exps[0]->test.kind));
-    return FL_EINPUT;
-  }
-#ifdef HAVE_CUDA
   return explicit_create(out, su, &gpu_engine, err, errlen);
-#else
-  snprintf(err, errlen, "this fiberlab was built without CUDA");
-  return FL_EINPUT;
-#endif
 }
 
 /* The message of a step that found the run unstable. */
@@ -250,7 +258,7 @@ static int sync(explicit_solver *x, fl_solver_status *st, char *err, size_t errl
   if (rc == FL_EUNSTABLE)
     return unstable(x, rc, &f, st, err, errlen);
   if (rc) {
-    snprintf(err, errlen, "cannot copy the state back from the GPU");
+    snprintf(err, errlen, "cannot copy the state back from the GPU: %s", x->eng->why(x->dev));
     st->fail_key = 2.0 * x->n;
   }
   return rc;
@@ -319,7 +327,7 @@ static int record(explicit_solver *x, fl_solver_status *st, char *err, size_t er
     }
   }
   if (x->eng->put(x->dev, kind, x->track)) {
-    snprintf(err, errlen, "cannot copy the state to the GPU");
+    snprintf(err, errlen, "cannot copy the state to the GPU: %s", x->eng->why(x->dev));
     st->fail_key = 2.0 * n;
     return FL_EIO;
   }
@@ -350,14 +358,12 @@ static int step(explicit_solver *x, fl_solver_status *st, char *err, size_t errl
   else
     sys->grip_omega = rate;
   failure f = {n, 0, 0};
-  int rc = x->eng->step(x->dev, sys, kind, n, tm, pos, x->track, &f);
-  if (rc == FL_EIO) {
-    snprintf(err, errlen, "the GPU step failed at step %ld", n + 1);
+  int rc = x->eng->step(x->dev, sys, kind, n, tm, pos, (n & 1023) == 0 ? x->box : 0.0, x->track, &f);
+  if (rc != FL_OK && rc != FL_EUNSTABLE) {
+    snprintf(err, errlen, "the GPU step failed at step %ld: %s", n + 1, x->eng->why(x->dev));
     st->fail_key = 2.0 * n + 1.0;
     return rc;
   }
-  if (rc == FL_OK && (n & 1023) == 0)
-    rc = fl_system_outside(sys, x->box, &f.spec, &f.bond);
   if (rc)
     return unstable(x, rc, &f, st, err, errlen);
   if (hooks && hooks->stop && *hooks->stop) {

@@ -22,31 +22,50 @@ int fl_gpu_available(char *msg, size_t len);
 /* Device name and memory bandwidth (GB/s, from clock and bus width), for reports. */
 int fl_gpu_describe(char *name, size_t len, double *bandwidth_gbs);
 
-/* Copy sys (after fl_build and the time step) to the device. */
+/* Copy sys (after fl_build, the bond lists and the time step) to the device, in the
+ * host's layout (system.h). */
 int fl_gpu_create(fl_gpu **gpu, const fl_system *sys, char *msg, size_t len);
-/* One step on the device with the host's grip and tool motion (sys->grip_*, tool vel),
- * which it advances on the host as fl_system_step does, waiting for it (the benchmark's
- * step; a test steps with fl_gpu_step_tracked).  Returns FL_OK or FL_EUNSTABLE with
- * *bad_spec, *bad_bond. */
-int fl_gpu_step(fl_gpu *gpu, fl_system *sys, int *bad_spec, int *bad_bond);
-/* The explicit solver's watch on the device (track.h), so that the host waits for it
- * only at output rows or every so many steps.  First put the host's watch tr of every
- * specimen of a test of kind (again after the host changed it). */
+/* The explicit solver's watch of every step on the device (track.h), so that the host
+ * waits for it only at output rows.  Put the host's watch tr of every specimen of a
+ * test of kind (again after the host changed it). */
 int fl_gpu_track_put(fl_gpu *gpu, enum fl_test_kind kind, const fl_track *tr);
-/* Step n (from time tm and path position pos) on the device, watched there: the step
- * as fl_gpu_step (the host's bookkeeping included) without waiting for it, then the
- * measured loads and the watch.  FL_OK, or FL_EIO when a kernel did not start. */
-int fl_gpu_step_tracked(fl_gpu *gpu, fl_system *sys, long n, double tm, double pos);
+/* Step n (from time tm and path position pos) on the device with the host's grip, tool
+ * and point-load motion, without waiting: the step, the host's bookkeeping
+ * (fl_system_step_end), the measured loads and the watch, and with box > 0 the check
+ * that every body ends it within box of the origin (m).  FL_OK, or an error when a
+ * kernel did not start (fl_gpu_error). */
+int fl_gpu_step(fl_gpu *gpu, fl_system *sys, long n, double tm, double pos, double box);
 /* Wait for the device and copy the watch back into tr, with the first step at which a
- * body left the finite numbers (*bad_step, -1: none), its specimen and bond. */
+ * body left the finite numbers, or the box after a step that checked it (*bad_step,
+ * -1: none), its specimen and the bond it is reported at (as the CPU solver reports
+ * them). */
 int fl_gpu_track_get(fl_gpu *gpu, const fl_system *sys, fl_track *tr, long *bad_step, int *bad_spec, int *bad_bond);
-/* Copy the device state (bodies, bond states, contact history, counters) to sys. */
+/* Copy the device state (bodies, bond states and their rows, contact history, counters)
+ * to sys. */
 int fl_gpu_download(fl_gpu *gpu, fl_system *sys);
 /* Evaluate n bonds on the device (for the CPU-versus-GPU check): loads[i] for
  * bond[i] between b1[i] and b2[i] with state st[i] (advanced), damping dm[i], limits
  * lim[i] (criterion none and buckling none: elastic). */
 int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
                       const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *loads);
+
+/* One kernel as the device's compiler built it, for the benchmark. */
+typedef struct {
+  const char *name;
+  int registers;    /* a thread */
+  long local_bytes; /* a thread's local memory: stack and spills */
+} fl_gpu_kernel;
+/* The engine's kernels, at most max into k; how many (0 without a device). */
+int fl_gpu_kernels(fl_gpu_kernel *k, int max);
+/* Bytes a bond update moves through device memory on the common path, for sys's
+ * layout (a chain or any bonds, definitions uniform or not, shared by the batch or
+ * not): each array element once for each kernel that reads or writes it, a body's
+ * state once for its bonds, what the batch shares once for the batch (sys NULL: 0;
+ * -1 in a build without the engine). */
+double fl_gpu_bytes_per_update(const fl_system *sys);
+/* The last CUDA error a call on gpu met ("CUDA: what: why"), for the caller's message:
+ * a kernel's fault shows at the next call that waits for the device. */
+const char *fl_gpu_error(const fl_gpu *gpu);
 void fl_gpu_free(fl_gpu **gpu);
 
 #ifdef __cplusplus

@@ -401,6 +401,8 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fl_yaml_key_num(y, "wall_time", "%.3f", r->wall_time);
   fl_yaml_key_num(y, r->kind == FL_TEST_TORSION ? "angular_speed" : "speed", "%.6g", r->speed);
   fl_yaml_key_str(y, "solver", fl_solver_name(r->solver));
+  if (r->device) /* the CPU, which runs every solver, goes without saying */
+    fl_yaml_key_str(y, "device", "gpu");
   if (r->static_fallback[0])
     fl_yaml_key_str(y, "static_fallback", r->static_fallback);
   if (r->solver == FL_SOLVER_STATIC) {

@@ -239,6 +239,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
   if ((rc = curve_alloc(curve, res, nspec, exp->sim.output_points, err, errlen)))
     goto out;
   result_head(res, exp, nspec, &sys, &info, speed, solver);
+  res->device = type == &fl_solver_explicit_cuda;
 
   /* the output rows: the solver advances from one to the next */
   fl_solver_setup setup = {exps, nspec, s0, &sys, &info, hooks, &p, first, curve, res, fl_system_step};

@@ -105,6 +105,7 @@ typedef struct {
   double overlap_ref;    /* overlap assumed by the time step, m */
   /* the solver that ran, and for the static solver what it did (over all specimens) */
   enum fl_solver solver;  /* FL_SOLVER_EXPLICIT or FL_SOLVER_STATIC */
+  int device;             /* 1: the CUDA engine ran the loading path (gpu.h); 0: the CPU */
   long increments;        /* converged load increments */
   long newton_iterations;
   long tangents;          /* tangents built by finite differences */

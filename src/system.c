@@ -125,9 +125,8 @@ double fl_system_pload_displacement(const fl_system *sys, int s)
   if (pl->body < 0)
     return 0.0;
   size_t k = (size_t)s * sys->nbody + pl->body;
-  fl_vec3 p = fl_add(sys->x[k], fl_qrot(sys->q[k], pl->arm));
-  fl_vec3 p_ref = fl_add(sys->x_ref[pl->body], fl_qrot(sys->q_ref[pl->body], pl->arm));
-  return fl_dot(fl_sub(p, p_ref), pl->dir);
+  fl_vec3 arm, p_ref = fl_add(sys->x_ref[pl->body], fl_qrot(sys->q_ref[pl->body], pl->arm));
+  return fl_point_load_travel(pl, sys->x[k], sys->q[k], p_ref, &arm);
 }
 
 fl_section fl_section_hollow(double r_out, double r_in)

@@ -189,14 +189,20 @@ typedef struct {
   double *pload_force;    /* load applied along pload.dir in the last evaluation, per specimen, N */
 } fl_system;
 
-/* The point P of body (x, q) a point load acts at, its displacement along dir from its
- * rest position p_ref, and the load along dir: force + spring (anchor - that
- * displacement). */
-static inline double fl_point_load_value(const fl_point_load *pl, fl_vec3 x, fl_quat q, fl_vec3 p_ref,
-                                         fl_vec3 *arm_world)
+/* The displacement along dir of the point P of body (x, q) a point load acts at, from
+ * its rest position p_ref (m), and P's arm from the centre, world. */
+FL_HD static inline double fl_point_load_travel(const fl_point_load *pl, fl_vec3 x, fl_quat q, fl_vec3 p_ref,
+                                                fl_vec3 *arm_world)
 {
   *arm_world = fl_qrot(q, pl->arm);
-  double u = fl_dot(fl_sub(fl_add(x, *arm_world), p_ref), pl->dir);
+  return fl_dot(fl_sub(fl_add(x, *arm_world), p_ref), pl->dir);
+}
+
+/* The load along dir at that displacement: force + spring (anchor - displacement). */
+FL_HD static inline double fl_point_load_value(const fl_point_load *pl, fl_vec3 x, fl_quat q, fl_vec3 p_ref,
+                                               fl_vec3 *arm_world)
+{
+  double u = fl_point_load_travel(pl, x, q, p_ref, arm_world);
   return pl->force + pl->spring * (pl->anchor - u);
 }
 
