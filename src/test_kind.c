@@ -22,3 +22,24 @@ const char *fl_test_kind_name(enum fl_test_kind kind) { return types[kind]->name
 double fl_test_target(const fl_test_def *t) { return types[t->kind]->target(t); }
 
 int fl_test_rings(const fl_test_def *t) { return types[t->kind]->rings && types[t->kind]->rings(t); }
+
+void fl_test_drive_rate(fl_system *sys, enum fl_test_drive drive, double rate)
+{
+  switch (drive) {
+  case FL_DRIVE_NOSES:
+    for (int k = 2; k < sys->ntool; k++)
+      sys->tool[k].vel = fl_v3(0, -rate, 0);
+    break;
+  case FL_DRIVE_PULL:
+    sys->grip_speed = rate;
+    break;
+  case FL_DRIVE_PUSH:
+    sys->grip_speed = -rate;
+    break;
+  case FL_DRIVE_TURN:
+    sys->grip_omega = rate;
+    break;
+  case FL_DRIVE_LOAD: /* the load follows the path through the kind's load_at */
+    break;
+  }
+}

@@ -149,5 +149,9 @@ const char *fl_test_kind_name(enum fl_test_kind kind);
 double fl_test_target(const fl_test_def *t);
 /* 1 when the test's path ends in a release and a ring-down. */
 int fl_test_rings(const fl_test_def *t);
+/* Move what drive moves at the path's rate (m/s or rad/s) for an explicit step: the
+ * noses' velocity, or the moving grip's speed or turn rate; a point load moves through
+ * its kind's load_at instead. */
+void fl_test_drive_rate(fl_system *sys, enum fl_test_drive drive, double rate);
 
 #endif

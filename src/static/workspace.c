@@ -28,9 +28,9 @@
  * evaluations per tangent, and no out-of-plane rigid modes (a weightless chain on
  * frictionless rollers slides and spins along its rollers freely) for Newton to lose in
  * rounding.  The out-of-plane residuals stay in the convergence test all the same. */
-static int planar_problem(const fl_system *one, enum fl_test_kind kind)
+static int planar_problem(const fl_system *one, const fl_test_type *type)
 {
-  if (kind == FL_TEST_TORSION || one->gravity.z != 0.0)
+  if (type->drive == FL_DRIVE_TURN || one->gravity.z != 0.0)
     return 0;
   for (int i = 0; i < one->nbody; i++)
     if (one->x_ref[i].z != 0.0 || one->q_ref[i].x != 0.0 || one->q_ref[i].y != 0.0 || one->x[i].z != 0.0 ||
@@ -105,6 +105,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   memset(w, 0, sizeof *w);
   w->sys = one;
   w->kind = exp->test.kind;
+  w->type = fl_test_type_of(w->kind);
   w->exp = exp;
   int nb = one->nbody;
   w->first = -1;
@@ -118,9 +119,9 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   /* the test's elastic load at the path's end, by beam theory: the scale the
    * convergence test takes its tolerance from */
   double L = info->length;
-  double P = fl_test_type_of(w->kind)->load_scale(exp, info);
+  double P = w->type->load_scale(exp, info);
   w->st.length_scale = L;
-  if (w->kind == FL_TEST_TORSION) {
+  if (w->type->angular) { /* the scale is a torque */
     w->ts = P;
     w->fs = P / L;
   } else {
@@ -140,7 +141,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->hx = 4e-9 * info->h;
   w->reg = REG_MIN;
   /* the test suite's check of the reduction solves all six unknowns everywhere */
-  w->planar = !(hooks && hooks->options & FL_RUN_CHECK_ALL_UNKNOWNS) && planar_problem(one, w->kind);
+  w->planar = !(hooks && hooks->options & FL_RUN_CHECK_ALL_UNKNOWNS) && planar_problem(one, w->type);
   w->st.unknowns = w->nu = w->planar ? 3 : NDOF;
   for (int a = 0; a < w->nu; a++)
     w->dof[a] = w->planar ? (a < 2 ? a : 5) : a; /* planar: x, y and the turn about z */
@@ -148,7 +149,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->hb = 2 * w->nu - 1;
   w->hr = 1e-8;
   w->reach = 0.1 * exp->fiber.outer_radius_m;
-  if (fl_test_bends(w->kind))
+  if (w->type->drive == FL_DRIVE_NOSES)
     w->nose_y0 = one->tool[2].point.y;
   for (int k = 0; k < one->ntool; k++)
     w->beta[k] = one->law[k].beta;
@@ -182,7 +183,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
    * the contacts' curvature holds a bent specimen along its axis: there the secants
    * drift the chain along that soft slide, and Newton stalls a few increments later
    * (tests/static-collapse.yaml at 0.5 mm) */
-  w->updates = !(fl_test_bends(w->kind) && (exp->test.friction == 0.0 || exp->test.rollers == FL_ROLLERS_ROTATING));
+  w->updates = !(w->type->drive == FL_DRIVE_NOSES && (exp->test.friction == 0.0 || exp->test.rollers == FL_ROLLERS_ROTATING));
   return FL_OK;
 }
 
