@@ -138,6 +138,22 @@ static inline double fl_test_held_sum(const fl_system *sys, int s, double (*term
   return r;
 }
 
+/* c times the bending stiffness a_rot E I of specimen e of a batch built as info (its
+ * section), N m^2: the beam theory of every kind's scales (fiberlab-model(7)).  The
+ * product keeps the order c a_rot E I: a load scale's bits, which the static solver's
+ * tolerance takes, depend on it. */
+static inline double fl_test_bend_stiffness(const fl_experiment *e, const fl_build_info *info, double c)
+{
+  return c * e->bond.torque_stiffness_scale * e->fiber.youngs_modulus * info->section.inertia;
+}
+
+/* The angular frequency of the built beam's bending mode of wave number k (its beta
+ * over its length, 1/m): k^2 sqrt(a_rot E I / (rho A)), rad/s. */
+static inline double fl_test_bending_omega(const fl_experiment *e, const fl_build_info *info, double k)
+{
+  return k * k * sqrt(fl_test_bend_stiffness(e, info, 1.0) / (e->fiber.density * info->section.area));
+}
+
 /* The table's entry of kind. */
 const fl_test_type *fl_test_type_of(enum fl_test_kind kind);
 

@@ -78,8 +78,6 @@ static double place(const fl_experiment *exp, const fl_experiment *const *exps, 
 {
   const fl_fiber_def *fb = &exp->fiber;
   const fl_test_def *t = &exp->test;
-  const fl_section sec = info->section;
-  double E = fb->youngs_modulus, rho = fb->density;
   int ntool = sys->ntool;
   double kc = 0.0;
   /* Supports at exactly +-span/2, wherever that falls along a segment: the rollers
@@ -114,8 +112,7 @@ static double place(const fl_experiment *exp, const fl_experiment *const *exps, 
     }
   }
   /* Lowest bending mode of the simply supported span. */
-  double om = (FL_PI / info->span) * (FL_PI / info->span) *
-              sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
+  double om = fl_test_bending_omega(exp, info, FL_PI / info->span);
   info->first_period = 2.0 * FL_PI / om;
   return kc;
 }
@@ -186,16 +183,16 @@ static int equally_loaded_bend4pt(const fl_experiment *e)
 /* The nose's load at the path's end: delta = F L^3 / (48 E I). */
 static double load_scale_bend3pt(const fl_experiment *e, const fl_build_info *info)
 {
-  double E = e->fiber.youngs_modulus, L = info->length, top = target(&e->test);
-  return 48.0 * e->bond.torque_stiffness_scale * E * info->section.inertia / (L * L * L) * top;
+  double L = info->length, top = target(&e->test);
+  return fl_test_bend_stiffness(e, info, 48.0) / (L * L * L) * top;
 }
 
 /* Each nose F/2 at c from its support: delta = (F/2) c^2 (3 L - 4 c) / (6 E I). */
 static double load_scale_bend4pt(const fl_experiment *e, const fl_build_info *info)
 {
-  double E = e->fiber.youngs_modulus, L = info->length, top = target(&e->test);
+  double L = info->length, top = target(&e->test);
   double c = 0.5 * (L - e->test.loading_span_m);
-  return 12.0 * e->bond.torque_stiffness_scale * E * info->section.inertia / (c * c * (3.0 * L - 4.0 * c)) * top;
+  return fl_test_bend_stiffness(e, info, 12.0) / (c * c * (3.0 * L - 4.0 * c)) * top;
 }
 
 /* 3-point bending where the static solver has no path of equilibria to follow, or may

@@ -61,7 +61,7 @@ static int layout(const fl_experiment *exp, double h, fl_test_layout *lay, fl_bu
 static void tip_load(const fl_experiment *exp, fl_build_info *info, fl_system *sys)
 {
   const fl_fiber_def *fb = &exp->fiber;
-  double ei = exp->bond.torque_stiffness_scale * fb->youngs_modulus * info->section.inertia;
+  double ei = fl_test_bend_stiffness(exp, info, 1.0);
   double lf = info->gauge; /* free length: from the clamp's face to the tip */
   sys->gravity = fl_v3(0.0, -exp->test.gravity, 0.0);
   /* Euler-Bernoulli's first mode of the free length */
@@ -121,10 +121,8 @@ static int equally_loaded(const fl_experiment *e)
 static double load_scale(const fl_experiment *e, const fl_build_info *info)
 {
   const fl_test_def *t = &e->test;
-  double E = e->fiber.youngs_modulus, L = info->length, top = target(t);
-  return t->tip_control == FL_TIP_LOAD ? top
-                                       : 3.0 * e->bond.torque_stiffness_scale * E * info->section.inertia /
-                                             (L * L * L) * top;
+  double L = info->length, top = target(t);
+  return t->tip_control == FL_TIP_LOAD ? top : fl_test_bend_stiffness(e, info, 3.0) / (L * L * L) * top;
 }
 
 /* ---- the checks ------------------------------------------------------------------ */

@@ -63,12 +63,8 @@ static double place(const fl_experiment *exp, const fl_experiment *const *exps, 
                     fl_system *sys, fl_build_info *info)
 {
   (void)exps, (void)nspec, (void)sh, (void)sys;
-  const fl_fiber_def *fb = &exp->fiber;
-  const fl_section sec = info->section;
-  double E = fb->youngs_modulus, rho = fb->density;
   /* the pinned column's first bending mode, unloaded */
-  double om = (FL_PI / info->gauge) * (FL_PI / info->gauge) *
-              sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
+  double om = fl_test_bending_omega(exp, info, FL_PI / info->gauge);
   info->first_period = 2.0 * FL_PI / om;
   return 0.0;
 }
@@ -117,8 +113,8 @@ static int equally_loaded(const fl_experiment *e)
 /* The pinned column's Euler load. */
 static double load_scale(const fl_experiment *e, const fl_build_info *info)
 {
-  double E = e->fiber.youngs_modulus, L = info->length;
-  return e->bond.torque_stiffness_scale * E * info->section.inertia * (FL_PI / L) * (FL_PI / L);
+  double L = info->length;
+  return fl_test_bend_stiffness(e, info, 1.0) * (FL_PI / L) * (FL_PI / L);
 }
 
 /* ---- the checks ------------------------------------------------------------------ */

@@ -63,11 +63,7 @@ static void curved_period(const fl_experiment *exp, const fl_shape *sh, fl_build
 {
   if (!sh->curved)
     return;
-  const fl_fiber_def *fb = &exp->fiber;
-  const fl_section sec = info->section;
-  double E = fb->youngs_modulus, rho = fb->density;
-  double om = (4.730 / info->gauge) * (4.730 / info->gauge) *
-              sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
+  double om = fl_test_bending_omega(exp, info, 4.730 / info->gauge);
   info->first_period = fmax(info->first_period, 2.0 * FL_PI / om);
 }
 
