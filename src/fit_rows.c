@@ -17,6 +17,7 @@
 #include "fit_item.h"
 #include "fl_defs.h"
 #include "measured.h"
+#include "test_kind.h"
 #include "yaml_input.h"
 
 void fl_fit_note(fl_fit_loader *L, const char *kind, const yaml_node_t *n, const char *fmt, ...)
@@ -56,7 +57,7 @@ static int one_way(fl_fit_loader *L, const fl_fit_item *it, const char *key, con
     lo = fmin(lo, m->x[i]);
     hi = fmax(hi, m->x[i]);
   }
-  const char *xu = d->test == FL_TEST_TORSION ? "rad" : "m";
+  const char *xu = fl_test_type_of(d->test)->x_unit;
   int top = 0;
   for (int i = 1; i < m->n; i++) {
     if (m->x[i] > m->x[top])
@@ -112,7 +113,7 @@ static int keep_rows(fl_fit_loader *L, fl_fit_item *it, const char *key, const c
     k++;
   }
   m->n = k;
-  const char *xu = d->test == FL_TEST_TORSION ? "rad" : "m";
+  const char *xu = fl_test_type_of(d->test)->x_unit;
   if (k < 2)
     return fl_yaml_fail(&L->r, vf, "%s: '%s' has %d row%s with %s <= x%s; allowed: at least 2 rows", key, t, k,
                         k == 1 ? "" : "s", d->x_min > 0.0 ? "x_min" : "0", d->x_max > 0.0 ? " <= x_max" : "");
