@@ -12,8 +12,10 @@
  *   marked optional; its path moves one of the mechanisms of enum fl_test_drive, which
  *   the solvers carry out;
  * - its entry in test_kind.c's table;
- * - its measured load in track.h's fl_track_load, the one place that switches on the
- *   kind, because the CUDA engine computes it on the device;
+ * - its measured load in track.h's fl_track_load, which switches on the kind because
+ *   the CUDA engine computes it on the device (gpu/engine.cu);
+ * - where a fit starts its strength from beam theory (fit/starts.c's beam_stress) and
+ *   labels its curves' plots (fit/report.c), its case there;
  * - its program src/fiber-NAME.c (fl_cli_main with its kind), its man page, and these
  *   files in Makefile.am. */
 #ifndef FL_TEST_KIND_H
