@@ -13,8 +13,7 @@
 #include "rng.h"
 #include "run.h"
 #include "shape.h"
-#include "cantilever.h"
-#include "compression.h"
+#include "test_kind.h"
 
 /* One side's stiffness: section sec, length d, the fiber's moduli times mod (a node's
  * modulus over the fiber's; 1 elsewhere). */
@@ -27,27 +26,6 @@ static fl_side_stiffness side_stiffness(const fl_experiment *exp, const fl_secti
   s.k_twist = exp->bond.torque_stiffness_scale * G * sec->polar / d;
   s.k_bend = exp->bond.torque_stiffness_scale * E * sec->inertia / d;
   return s;
-}
-
-static fl_contact_law tool_law(const fl_experiment *exp, double seg_mass, double tool_radius)
-{
-  fl_contact_law law;
-  double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus;
-  double nu = E / (2.0 * G) - 1.0;
-  if (nu > 0.49)
-    nu = 0.49;
-  if (nu < -0.99)
-    nu = -0.99;
-  double Et = exp->test.tool_youngs_modulus, nut = exp->test.tool_poisson_ratio;
-  double R = fl_fiber_outer_fibre(&exp->fiber), e = exp->test.restitution; /* the radius the tools touch */
-  law.e_star = 1.0 / ((1.0 - nu * nu) / E + (1.0 - nut * nut) / Et);
-  law.g_star = 1.0 / (2.0 * (2.0 - nu) * (1.0 + nu) / E + 2.0 * (2.0 - nut) * (1.0 + nut) / Et);
-  law.r_star = R * tool_radius / (R + tool_radius);
-  law.m_star = seg_mass;
-  law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + FL_PI * FL_PI);
-  /* a roller that turns freely about its axis takes no tangential load */
-  law.mu = exp->test.rollers == FL_ROLLERS_ROTATING ? 0.0 : exp->test.friction;
-  return law;
 }
 
 /* Limits of one specimen's bonds: the same section on both sides of every bond. */
@@ -110,68 +88,37 @@ int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b)
 }
 
 int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, int nspec, int first,
-                       fl_system *sys, fl_build_info *info)
+                   fl_system *sys, fl_build_info *info)
 {
   const fl_experiment *exp = lead; /* geometry, test and simulation */
   const fl_fiber_def *fb = &exp->fiber;
-  const fl_test_def *t = &exp->test;
+  const fl_test_type *type = fl_test_type_of(exp->test.kind);
   double R = fb->outer_radius_m, Ri = fb->inner_radius_ratio * R;
   double h = fb->length_m / fb->segments;
   fl_section sec = fl_section_hollow(R, Ri);
-  int nbody, ng = 0, nfree = 0, ntool = 0;
+  fl_test_layout lay;
   memset(info, 0, sizeof *info);
+  memset(&lay, 0, sizeof lay);
   info->h = h;
   info->section = sec;
   for (int s = 0; s < nspec; s++)
     if ((s > 0 || exps[s] != exp) && !fl_experiment_batchable(exp, exps[s]))
       return FL_EINPUT;
-
-  if (fl_test_bends(t->kind)) {
-    nbody = fb->segments;
-    ntool = t->kind == FL_TEST_BEND4PT ? 4 : 3;
-  } else if (t->kind == FL_TEST_COMPRESSION) {
-    /* a grip segment at each end, pinned to the fiber (fl_compression_shape) */
-    nbody = fb->segments;
-    ng = 1;
-    nfree = nbody - 2;
-    info->gauge = nfree * h; /* between the two hinges */
-    info->free_bonds = nbody - 1;
-  } else if (t->kind == FL_TEST_CANTILEVER) {
-    /* the clamp holds the first bodies (half a segment or more of the clamp length
-     * makes a body); the rest hang free */
-    nbody = fb->segments;
-    ng = (int)floor(t->clamp_length_m / h + 0.5);
-    if (ng < 1)
-      ng = 1;
-    if (ng > nbody - 2)
-      return FL_EINPUT;
-    nfree = nbody - ng;
-    info->gauge = nfree * h;
-    info->free_bonds = nfree;
-    info->clamped = ng;
-  } else {
-    ng = (int)floor(t->grip_length_m / h + 0.5);
-    if (ng < 1)
-      ng = 1;
-    int m = (int)floor(t->gauge_length_m / h + 0.5);
-    if (m < 2)
-      m = 2;
-    nfree = m - 1;
-    nbody = 2 * ng + nfree;
-    info->gauge = m * h;
-    info->free_bonds = m;
-  }
+  int rc = type->layout(exp, h, &lay, info);
+  if (rc)
+    return rc;
+  int nbody = lay.nbody, ng = lay.ngrip, nfree = lay.nfree;
   /* the rest shape and sections along the fiber (shape.c); the loader read its files */
   fl_shape sh;
   char serr[1024];
   const fl_failure_def *fd0 = &exp->bond.failure;
-  int rc = fl_shape_make(fb, nbody, h, fd0->criterion == FL_CRIT_BENDING_STRESS ? fd0->max_stress : 0.0, &sh, serr,
-                         sizeof serr);
+  rc = fl_shape_make(fb, nbody, h, fd0->criterion == FL_CRIT_BENDING_STRESS ? fd0->max_stress : 0.0, &sh, serr,
+                     sizeof serr);
   if (rc)
     return rc;
-  if (sh.curved && (t->kind == FL_TEST_TENSION || t->kind == FL_TEST_TORSION))
+  if (sh.curved && lay.chord)
     fl_shape_align_ends(&sh); /* the grips pull along, and turn about, the chord of the end segments */
-  rc = fl_system_alloc(sys, nspec, nbody, nbody - 1, ntool);
+  rc = fl_system_alloc(sys, nspec, nbody, nbody - 1, lay.ntool);
   if (rc) {
     fl_shape_free(&sh);
     return rc;
@@ -182,9 +129,10 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
     fl_system_set_segment(sys, i, sh.r_out[i], sh.ratio[i] * sh.r_out[i], h, fb->density);
     /* contacts: an ellipse touches the tools with its semi-axis a */
     sys->radius[i] = sh.varies ? sh.r_out[i] : fl_fiber_outer_fibre(fb);
-    if (!fl_test_bends(t->kind))
-      sys->motion[i] = i < ng ? FL_GRIP_FIXED : (i >= ng + nfree ? FL_GRIP_MOVING : FL_FREE);
+    sys->motion[i] = i < ng ? FL_GRIP_FIXED : (i >= ng + nfree ? FL_GRIP_MOVING : FL_FREE);
   }
+  if (type->rest)
+    type->rest(exp, sys, h); /* the kind's own rest shape, before the bonds are made in it */
   /* Bonds and limits per specimen: specimens of a batch may differ in their bond
    * parameters and moduli (a calibration's perturbed runs). */
   for (int s = 0; s < nspec; s++) {
@@ -195,8 +143,6 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
       continue;
     }
     fl_side_stiffness st = side_stiffness(exps[s], &sec, 0.5 * h, 1.0);
-    if (t->kind == FL_TEST_COMPRESSION)
-      fl_compression_shape(exp, sys, h);
     for (int b = 0; b < nbody - 1; b++) {
       fl_side_stiffness k1 = st, k2 = st;
       if (sh.varies || sh.curved) {
@@ -208,7 +154,7 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
         k1 = side_stiffness(exps[s], &s1, d, sh.modulus[b] > 0.0 ? sh.modulus[b] / E : 1.0);
         k2 = side_stiffness(exps[s], &s2, d, sh.modulus[b + 1] > 0.0 ? sh.modulus[b + 1] / E : 1.0);
       }
-      if (t->kind == FL_TEST_COMPRESSION && (b == 0 || b == nbody - 2)) {
+      if (lay.pinned && (b == 0 || b == nbody - 2)) {
         k1.k_bend *= FL_HINGE_BEND; /* the pins: the end bonds do not bend back */
         k2.k_bend *= FL_HINGE_BEND;
       }
@@ -216,74 +162,7 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
     }
     sys->limits[s] = bond_limits(exps[s], &sec);
   }
-
-  double E = fb->youngs_modulus, G = fb->shear_modulus, rho = fb->density;
-  double kc = 0.0;
-  if (fl_test_bends(t->kind)) {
-    /* Supports at exactly +-span/2, wherever that falls along a segment: the rollers
-     * are cylinders touching the segments' surfaces, so a support between two bond
-     * points is in contact with one segment, and one at a bond point with both. */
-    double xs = 0.5 * t->span_m;
-    info->span = t->span_m;
-    sys->gravity = fl_v3(0.0, -t->gravity, 0.0);
-    /* bonds across the span: those strictly between the supports (at k h - L/2) */
-    info->free_bonds = 0;
-    for (int k = 1; k < nbody; k++)
-      if (fabs(k * h - 0.5 * fb->length_m) < xs)
-        info->free_bonds++;
-    info->centre_is_segment = nbody % 2 == 1;
-    double rs = t->support_radius_m, rn = t->nose_radius_m, Rc = fl_fiber_outer_fibre(fb); /* touched radius */
-    /* bend4pt: the two noses at exactly +-loading_span/2, the same way */
-    double xn = t->kind == FL_TEST_BEND4PT ? 0.5 * t->loading_span_m : 0.0;
-    fl_tool tl[4] = {{fl_v3(-xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
-                     {fl_v3(xs, -(Rc + rs), 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rs},
-                     {fl_v3(-xn, Rc + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn},
-                     {fl_v3(xn, Rc + rn, 0), fl_v3(0, 0, 1), fl_v3(0, 0, 0), rn}};
-    if (sh.curved || sh.varies) { /* under and over the segments there, as they lie */
-      tl[0].point = fl_shape_tool_place(&sh, sys->radius, -xs, rs, -1);
-      tl[1].point = fl_shape_tool_place(&sh, sys->radius, xs, rs, -1);
-      tl[2].point = fl_shape_tool_place(&sh, sys->radius, -xn, rn, 1);
-      if (ntool > 3)
-        tl[3].point = fl_shape_tool_place(&sh, sys->radius, xn, rn, 1);
-    }
-    info->contact_overlap_ref = 0.05 * Rc;
-    for (int k = 0; k < ntool; k++) {
-      sys->tool[k] = tl[k];
-      for (int s = 0; s < nspec; s++) {
-        fl_contact_law *law = &sys->law[(size_t)s * ntool + k];
-        *law = tool_law(exps[s], sys->mass[0], tl[k].radius);
-        /* Contact stiffness at an overlap of 5 % of the radius, the stiffest tool. */
-        double kk = 2.0 * law->e_star * sqrt(law->r_star * info->contact_overlap_ref);
-        if (kk > kc)
-          kc = kk;
-      }
-    }
-    /* Lowest bending mode of the simply supported span. */
-    double om = (FL_PI / info->span) * (FL_PI / info->span) *
-                sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
-    info->first_period = 2.0 * FL_PI / om;
-  } else if (t->kind == FL_TEST_CANTILEVER) {
-    fl_cantilever_load(exp, info, sys);
-  } else if (t->kind == FL_TEST_COMPRESSION) {
-    /* the pinned column's first bending mode, unloaded */
-    double om = (FL_PI / info->gauge) * (FL_PI / info->gauge) *
-                sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
-    info->first_period = 2.0 * FL_PI / om;
-  } else if (t->kind == FL_TEST_TENSION) {
-    double c = sqrt(exp->bond.force_stiffness_scale * E / rho);
-    info->first_period = 2.0 * info->gauge / c;
-  } else {
-    double c = sqrt(exp->bond.torque_stiffness_scale * G / rho);
-    info->first_period = 2.0 * info->gauge / c;
-  }
-  if (sh.curved && (t->kind == FL_TEST_TENSION || t->kind == FL_TEST_TORSION)) {
-    /* a curved gauge bends as it is pulled or turned: its first bending mode between
-     * the clamps (4.730^2 for a clamped-clamped beam) is far slower than the axial or
-     * torsional one, and the automatic speed must be slow against it */
-    double om = (4.730 / info->gauge) * (4.730 / info->gauge) *
-                sqrt(exp->bond.torque_stiffness_scale * E * sec.inertia / (rho * sec.area));
-    info->first_period = fmax(info->first_period, 2.0 * FL_PI / om);
-  }
+  double kc = type->place(exp, exps, nspec, &sh, sys, info);
   /* The stability bound of the batch: the smallest of its specimens'. */
   info->critical_step = HUGE_VAL;
   for (int s = 0; s < nspec; s++) {

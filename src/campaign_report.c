@@ -17,6 +17,7 @@
 #include "files.h"
 #include "fl_defs.h"
 #include "output.h"
+#include "test_kind.h"
 #include "yaml_emit.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -216,8 +217,8 @@ static int write_curves_gp(FILE *f, const fl_campaign *c, const fl_campaign_resu
                            const char *gp, const char *csv, const char *out)
 {
   int n = c->nspec, cols = (int)ceil(sqrt((double)n)), rows = (n + cols - 1) / cols;
-  enum fl_test_kind k = res[0].test;
-  const char *xs = k == FL_TEST_TORSION ? "180.0/pi" : "1e3";
+  const fl_test_type *type = fl_test_type_of(res[0].test);
+  const char *xs = type->plot_xscale;
   gp_head(f, gp, csv, out);
   terminal(f, plot, cols, rows, 320, 240);
   fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nunset key\nset tics font ',7'\n");
@@ -225,7 +226,7 @@ static int write_curves_gp(FILE *f, const fl_campaign *c, const fl_campaign_resu
   char title[FL_FIT_PATH + 128];
   const char *b = strrchr(c->file, '/');
   snprintf(title, sizeof title, "%s: measured (grey) and fitted (red), %s against %s", b ? b + 1 : c->file,
-           k == FL_TEST_TORSION ? "N m" : "N", k == FL_TEST_TORSION ? "deg" : "mm");
+           type->y_unit, type->angular ? "deg" : "mm");
   fl_gnuplot_quote(f, title);
   fprintf(f, " noenhanced\n");
   for (int i = 0; i < n; i++) {
@@ -298,7 +299,7 @@ static int write_check_gp(FILE *f, const fl_campaign_result *res, const fl_popul
                           const char *gp, const char *csv, const char *out)
 {
   static const char *const label[3] = {"Initial stiffness", "Peak force", "Kink displacement"};
-  int torsion = res[p->used[0]].test == FL_TEST_TORSION;
+  int torsion = fl_test_type_of(res[p->used[0]].test)->angular;
   const char *unit[3] = {torsion ? "N m/rad" : "N/mm", torsion ? "N m" : "N", torsion ? "deg" : "mm"};
   const char *scale[3] = {torsion ? "1" : "1e-3", "1", torsion ? "180.0/pi" : "1e3"};
   const fl_population_check *k = &p->check;

@@ -1,5 +1,6 @@
-/* cantilever.c: the cantilever test's tip load, its drive, and the ring-down after the
- * release (fiber-cantilever(1)). */
+/* cantilever.c: a vibration cantilever's ring-down after the release: the first mode's
+ * shape and tip displacement, its extremes and figures, and the explicit engine's steps
+ * (fiber-cantilever(1)); the test itself is src/kind/cantilever.c. */
 #include <config.h>
 
 #include <math.h>
@@ -9,35 +10,6 @@
 
 #include "cantilever.h"
 #include "fl_defs.h"
-
-void fl_cantilever_load(const fl_experiment *exp, fl_build_info *info, fl_system *sys)
-{
-  const fl_fiber_def *fb = &exp->fiber;
-  double ei = exp->bond.torque_stiffness_scale * fb->youngs_modulus * info->section.inertia;
-  double lf = info->gauge; /* free length: from the clamp's face to the tip */
-  sys->gravity = fl_v3(0.0, -exp->test.gravity, 0.0);
-  /* Euler-Bernoulli's first mode of the free length */
-  double om = FL_CANTILEVER_BETA1 * FL_CANTILEVER_BETA1 / (lf * lf) * sqrt(ei / (fb->density * info->section.area));
-  info->first_period = 2.0 * FL_PI / om;
-  /* the load acts at the fiber's free end, the far end of the last body's bonded
-   * length, downwards */
-  fl_point_load *pl = &sys->pload;
-  pl->body = sys->nbody - 1;
-  pl->arm = fl_v3(0.5 * info->h, 0.0, 0.0);
-  pl->dir = fl_v3(0.0, -1.0, 0.0);
-  pl->force = 0.0;
-  pl->anchor = 0.0;
-  pl->spring = exp->test.tip_control == FL_TIP_DISPLACEMENT ? FL_TIP_SPRING_SCALE * 3.0 * ei / (lf * lf * lf) : 0.0;
-  info->tip_spring = pl->spring;
-}
-
-void fl_cantilever_drive(fl_system *sys, const fl_test_def *t, double pos)
-{
-  if (t->tip_control == FL_TIP_LOAD)
-    sys->pload.force = pos;
-  else
-    sys->pload.anchor = pos;
-}
 
 /* The Euler-Bernoulli first mode shape at xi = x / L in [0, 1]. */
 static double first_shape(double xi)

@@ -1,6 +1,6 @@
-/* cantilever.h: the cantilever test (fiber-cantilever(1)): the load at its tip, the
- * tip's drive along the loading path, and the free vibration after the release (the
- * ring-down, its first frequency and logarithmic decrement). */
+/* cantilever.h: the cantilever test (fiber-cantilever(1)): its constants, and the free
+ * vibration after the release (the ring-down, its first frequency and logarithmic
+ * decrement: cantilever.c); the test's table entry is kind/cantilever.c. */
 #ifndef FL_CANTILEVER_H
 #define FL_CANTILEVER_H
 
@@ -17,14 +17,6 @@
  * Natural Frequency and Mode Shape, 1979, table 8-1). */
 #define FL_CANTILEVER_BETA1 1.8751040687119611
 #define FL_CANTILEVER_SIGMA1 0.7340955137589726
-
-/* The builder's part (fl_build_many): gravity along -y, the tip load (a dead load, or
- * the driving spring), the period of the first mode into info. */
-void fl_cantilever_load(const fl_experiment *exp, fl_build_info *info, fl_system *sys);
-
-/* Set the tip's drive for path position pos: the spring's anchor (m) under
- * displacement control, the dead load (N) under load control. */
-void fl_cantilever_drive(fl_system *sys, const fl_test_def *t, double pos);
 
 /* The Euler-Bernoulli first mode shape at the chain's bodies, once for every step of
  * a ring-down: phi[i] for the free bodies (0 in the clamp), and phi[nbody] the shape

@@ -20,6 +20,7 @@
 #include "output.h"
 #include "run.h"
 #include "solver.h" /* fl_solver_resolve */
+#include "test_kind.h"
 #include "yaml_emit.h"
 
 #define MAX_BODIES 50000000L /* specimens x segments held in memory at once */
@@ -64,12 +65,6 @@ static void progress(void *ctx, double fr)
 static void usage(FILE *f, const char *prog, const void *ctx)
 {
   enum fl_test_kind kind = *(const enum fl_test_kind *)ctx;
-  static const char *what[] = {"virtual 3-point bending test: force on the loading nose vs its displacement",
-                               "virtual tensile test: grip force vs elongation",
-                               "virtual torsion test: grip torque vs twist angle",
-                               "virtual cantilever test: tip load vs tip displacement, or the free vibration",
-                               "virtual 4-point bending test: force on the two noses vs their displacement",
-                               "virtual compression test of a pinned fiber: grip force vs shortening, past buckling"};
   fprintf(f,
           "Usage: %s [OPTIONS] FILE.yaml\n"
           "fiberlab %s.\n\n"
@@ -88,7 +83,7 @@ static void usage(FILE *f, const char *prog, const void *ctx)
           "  -V, --version         show the version and exit\n\n"
           "The summary (YAML) goes to stdout. Exit status: 0 success, 1 run failed, 2 bad input.\n"
           "See %s(1) and fiberlab-experiment(5).\n",
-          prog, what[kind], prog);
+          prog, fl_test_type_of(kind)->what, prog);
   fl_cli_help_footer(f);
 }
 

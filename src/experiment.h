@@ -187,10 +187,6 @@ static inline double fl_fiber_outer_fibre(const fl_fiber_def *f)
 /* ---- the keys and their defaults (experiment_keys.c) ---------------------------- */
 
 fl_experiment fl_experiment_default(void);
-const char *fl_test_kind_name(enum fl_test_kind kind);
-/* The end of the test's loading path: max_displacement (m), max_elongation (m),
- * max_twist (rad), or a cantilever's max_tip_displacement (m) or max_tip_load (N). */
-double fl_test_target(const fl_test_def *t);
 /* "auto", "explicit" or "static". */
 const char *fl_solver_name(enum fl_solver solver);
 /* The value of a numeric key by its dotted path, in the YAML's units (degrees for

@@ -1,6 +1,7 @@
 /* experiment_checks.c: the checks across keys once an experiment is complete (file and
- * every -s: fl_experiment_finish), those of every test by concern, then those of each
- * test kind; and the warnings about a valid experiment (fl_experiment_warnings). */
+ * every -s: fl_experiment_finish), those of every test by concern, then those of its
+ * test kind (its table's, test_kind.h); and the warnings about a valid experiment
+ * (fl_experiment_warnings). */
 #include <config.h>
 
 #include <math.h>
@@ -12,23 +13,18 @@
 #include "experiment_keys.h"
 #include "fl_defs.h"
 #include "shape.h"
+#include "test_kind.h"
 
-/* An experiment being finished, and where its messages go. */
-typedef struct {
-  fl_experiment *exp;
-  const char *path; /* the experiment file, for messages */
-  char *err;
-  size_t errlen;
-} checker;
+/* An experiment being finished, and where its messages go (experiment_keys.h). */
+typedef fl_exp_checker checker;
 
 /* A failed check, at the place key was given. */
 static int fail_key(const checker *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail_key(const checker *c, const char *key, const char *fmt, ...)
 {
-  fl_exp_origin o = fl_exp_key_origin(c->exp, c->path, key);
   va_list ap;
   va_start(ap, fmt);
-  int rc = fl_exp_vfail(c->err, c->errlen, &o, fmt, ap);
+  int rc = fl_exp_check_vfail(c, key, fmt, ap);
   va_end(ap);
   return rc;
 }
@@ -147,27 +143,6 @@ static int finish_buckling(const checker *c)
   return FL_OK;
 }
 
-/* Why a test kind takes a straight fiber only, or NULL when a curved one goes in it:
- * 3-point bending, tension and torsion (their grips hold the end segments as they lie
- * and pull along, or turn about, the chord between them), and a static cantilever (its
- * clamp holds the first segments as they lie, its tip load acts at the free end). */
-static const char *straight_only(const fl_test_def *t)
-{
-  switch (t->kind) {
-  case FL_TEST_BEND3PT:
-  case FL_TEST_TENSION:
-  case FL_TEST_TORSION:
-    return NULL;
-  case FL_TEST_CANTILEVER:
-    return t->mode == FL_MODE_STATIC ? NULL : "its first mode is a straight beam's";
-  case FL_TEST_COMPRESSION:
-    return "its imperfection is the half-sine bow test.imperfection gives";
-  case FL_TEST_BEND4PT:
-    break;
-  }
-  return "its two noses are placed on a straight fiber";
-}
-
 /* The shape and section keys (fiberlab-experiment(5), SHAPE AND SECTIONS): each with its
  * shape, one arc size, one way of varying the section, what the tests serve. */
 static int shape_keys(const checker *c)
@@ -217,28 +192,11 @@ static int shape_keys(const checker *c)
   if (varies && exp->bond.buckling.type != FL_BUCKLING_NONE)
     return fail_key(c, "bond.buckling.type", "bond.buckling.type: '%s' with a section varying along the fiber (%s); "
                     "allowed with a varying section: none", fl_exp_buckling_names[exp->bond.buckling.type], vkey);
-  enum fl_test_kind kind = exp->test.kind;
-  const char *why = straight_only(&exp->test);
+  const fl_test_type *type = fl_test_type_of(exp->test.kind);
+  const char *in = type->name, *why = type->straight_only(&exp->test, &in);
   if (fb->shape != FL_SHAPE_STRAIGHT && why)
     return fail_key(c, "fiber.shape", "fiber.shape: '%s' in a %s test; allowed in %s: straight (%s; a curved fiber "
-                    "goes in bend3pt, tension, torsion or a static cantilever)", shape, fl_exp_kind_names[kind],
-                    kind == FL_TEST_CANTILEVER ? "a vibration cantilever" : fl_exp_kind_names[kind], why);
-  return FL_OK;
-}
-
-/* A curved fiber in 3-point bending lies on both supports. */
-static int check_bend3pt_reach(const checker *c, const fl_shape *sh)
-{
-  const fl_experiment *exp = c->exp;
-  if (!sh->curved || exp->test.kind != FL_TEST_BEND3PT)
-    return FL_OK;
-  double reach = 0.0;
-  for (int i = 0; i < sh->n; i++)
-    reach = fmax(reach, fabs(sh->x[i].x));
-  if (!(0.5 * exp->test.span_m < reach))
-    return fail_key(c, "test.span", "test.span: %g m does not fit under the %s fiber, whose segment centres reach "
-                    "x = +-%g m; allowed: a span below %g m", exp->test.span_m, fl_exp_shape_names[exp->fiber.shape],
-                    reach, 2.0 * reach);
+                    "goes in bend3pt, tension, torsion or a static cantilever)", shape, type->name, in, why);
   return FL_OK;
 }
 
@@ -268,7 +226,8 @@ static int finish_shape(const checker *c)
   }
   if (rc)
     return rc;
-  rc = check_bend3pt_reach(c, &sh);
+  const fl_test_type *type = fl_test_type_of(c->exp->test.kind);
+  rc = type->check_shape ? type->check_shape(c, &sh) : FL_OK;
   fl_shape_free(&sh);
   return rc;
 }
@@ -279,9 +238,10 @@ static int finish_cycles(const checker *c)
   const fl_test_def *t = &c->exp->test;
   if (t->ncycles == 0)
     return FL_OK;
-  double unit = t->kind == FL_TEST_TORSION ? DEG : 1.0;
-  const char *maxkey = fl_exp_target_key(t);
-  double target = fl_test_target(t), last = t->cycles[t->ncycles - 1];
+  const fl_test_type *type = fl_test_type_of(t->kind);
+  double unit = type->angular ? DEG : 1.0;
+  const char *maxkey = type->target_key(t);
+  double target = type->target(t), last = t->cycles[t->ncycles - 1];
   if (fabs(last - target) > 1e-9 * target)
     return fail_key(c, "test.cycles", "test.cycles: the last turning point %g is not %s %g; allowed: a list ending at "
                     "the maximum", last / unit, maxkey + 5, target / unit);
@@ -292,88 +252,6 @@ static int finish_cycles(const checker *c)
   return FL_OK;
 }
 
-/* ---- the checks of each test kind ---------------------------------------------- */
-
-/* Before the path's checks: a cantilever hangs in the air, without gravity unless the
- * file asks for it, from a clamp of whole segments that leaves at least 2 free. */
-static int settle_cantilever(const checker *c)
-{
-  const fl_fiber_def *fb = &c->exp->fiber;
-  fl_test_def *t = &c->exp->test;
-  if (!t->gravity_given)
-    t->gravity = 0.0;
-  double h = fb->length_m / fb->segments;
-  int ng = (int)floor(t->clamp_length_m / h + 0.5);
-  if (ng < 1 || fb->segments - ng < 2)
-    return fail_key(c, "test.clamp_length", "test.clamp_length: %g m clamps %d of the %d segments of %g m; allowed: "
-                    "at least half a segment, and at least 2 segments free: [%g, %g) m",
-                    t->clamp_length_m, ng, fb->segments, h, 0.5 * h, (fb->segments - 1.5) * h);
-  return FL_OK;
-}
-
-/* The supports inside the fiber's length (3- and 4-point bending). */
-static int check_span(const checker *c)
-{
-  const fl_test_def *t = &c->exp->test;
-  if (t->span_m >= c->exp->fiber.length_m)
-    return fail_key(c, "test.span", "test.span: %g m is not shorter than fiber.length %g m; allowed: span < length",
-                    t->span_m, c->exp->fiber.length_m);
-  return FL_OK;
-}
-
-static int check_bend3pt(const checker *c) { return check_span(c); }
-
-/* The two noses between the supports. */
-static int check_bend4pt(const checker *c)
-{
-  const fl_test_def *t = &c->exp->test;
-  if (t->loading_span_m >= t->span_m)
-    return fail_key(c, "test.loading_span", "test.loading_span: %g m is not shorter than test.span %g m; allowed: "
-                    "loading_span < span", t->loading_span_m, t->span_m);
-  return check_span(c);
-}
-
-/* The gauge and the two grips within the fiber (tension and torsion). */
-static int check_grips(const checker *c)
-{
-  const fl_test_def *t = &c->exp->test;
-  const fl_fiber_def *fb = &c->exp->fiber;
-  if (t->gauge_length_m + 2.0 * t->grip_length_m > fb->length_m * (1.0 + 1e-9))
-    return fail_key(c, "test.gauge_length", "test.gauge_length: %g m plus two grip_length %g m exceeds fiber.length "
-                    "%g m; allowed: gauge_length + 2 grip_length <= length",
-                    t->gauge_length_m, t->grip_length_m, fb->length_m);
-  return FL_OK;
-}
-
-/* A grip segment at each end and 2 free between them. */
-static int check_compression(const checker *c)
-{
-  const fl_fiber_def *fb = &c->exp->fiber;
-  if (fb->segments < 4)
-    return fail_key(c, "fiber.segments", "fiber.segments: %d for a compression test; allowed: at least 4 (a grip "
-                    "segment at each end, 2 free)", fb->segments);
-  return FL_OK;
-}
-
-/* The test kind's own checks, after those of every test. */
-static int check_test_kind(const checker *c)
-{
-  switch (c->exp->test.kind) {
-  case FL_TEST_BEND3PT:
-    return check_bend3pt(c);
-  case FL_TEST_BEND4PT:
-    return check_bend4pt(c);
-  case FL_TEST_TENSION:
-  case FL_TEST_TORSION:
-    return check_grips(c);
-  case FL_TEST_COMPRESSION:
-    return check_compression(c);
-  case FL_TEST_CANTILEVER:
-    break;
-  }
-  return FL_OK;
-}
-
 int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen)
 {
   checker c = {exp, path, err, errlen};
@@ -381,38 +259,27 @@ int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t
   if ((rc = finish_section(&c)) || (rc = finish_elastic(&c)) || (rc = finish_failure(&c)) ||
       (rc = finish_buckling(&c)) || (rc = finish_shape(&c)))
     return rc;
-  if (exp->test.kind == FL_TEST_CANTILEVER && (rc = settle_cantilever(&c)))
+  const fl_test_type *type = fl_test_type_of(exp->test.kind);
+  if (type->settle && (rc = type->settle(&c)))
     return rc;
   if ((rc = finish_cycles(&c)))
     return rc;
-  return check_test_kind(&c);
+  return type->check ? type->check(&c) : FL_OK;
 }
 
 /* ---- warnings ------------------------------------------------------------------ */
 
-/* Warnings gathered one a line into buf. */
-typedef struct {
-  const fl_experiment *exp;
-  const char *path; /* the experiment file, for messages */
-  char *buf;
-  size_t len, used; /* used: as snprintf counts, which may pass len */
-  int n;            /* lines written, and before buf (unit warnings) */
-} warner;
+/* Warnings gathered one a line into buf (experiment_keys.h). */
+typedef fl_exp_warner warner;
 
 /* One warning about key, at the place it was given, while buf has room. */
 static void warn(warner *w, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void warn(warner *w, const char *key, const char *fmt, ...)
 {
-  char where[4200], msg[1024];
-  if (w->used >= w->len)
-    return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  fl_exp_vwarn(w, key, fmt, ap);
   va_end(ap);
-  fl_experiment_where(w->exp, w->path, key, where, sizeof where);
-  w->used += (size_t)snprintf(w->buf + w->used, w->len - w->used, "%s%s: %s", w->n ? "\n" : "", where, msg);
-  w->n++;
 }
 
 /* The values whose magnitude suggests a unit mistake (the experiment's units are SI). */
@@ -471,68 +338,20 @@ static void warn_ellipse_area(warner *w)
          "stiffness) is %.3g %% %s", 100.0 * fabs(Aeq / A - 1.0), Aeq < A ? "smaller" : "larger");
 }
 
-/* 3-point bending: a buckling envelope measured on another span. */
-static void warn_bend3pt_envelope(warner *w)
-{
-  const fl_experiment *exp = w->exp;
-  const fl_buckling_def *bk = &exp->bond.buckling;
-  if (bk->type != FL_BUCKLING_NONE && exp->test.kind == FL_TEST_BEND3PT &&
-      fabs(bk->sample_length / exp->test.span_m - 1.0) > 0.2)
-    warn(w, "bond.buckling.sample_length", "bond.buckling.sample_length %g m differs from test.span %g m: the "
-         "envelope comes from a test of another span", bk->sample_length, exp->test.span_m);
-}
-
-/* 3-point bending: an odd segment count puts a segment centre under the nose. */
-static void warn_bend3pt_segments(warner *w)
-{
-  const fl_experiment *exp = w->exp;
-  if (exp->test.kind == FL_TEST_BEND3PT && exp->fiber.segments % 2 == 1)
-    warn(w, "fiber.segments", "fiber.segments %d is odd: a segment centre, not a bond, lies under the loading nose, "
-         "so two bonds share the hinge (use an even count)", exp->fiber.segments);
-}
-
-/* Tension and torsion: the grips hold whole segments, so the gauge simulated is the
- * whole number m of segment lengths nearest to the one asked for (run.c).  Say so when
- * they differ, with the segment count nearest to the file's that makes them equal. */
-static void warn_grips_gauge(warner *w)
-{
-  const fl_experiment *exp = w->exp;
-  if (exp->test.kind != FL_TEST_TENSION && exp->test.kind != FL_TEST_TORSION)
-    return;
-  const fl_fiber_def *fb = &exp->fiber;
-  double h = fb->length_m / fb->segments, g = exp->test.gauge_length_m;
-  double m = floor(g / h + 0.5);
-  if (m < 2)
-    m = 2;
-  if (!(fabs(m * h - g) > 1e-9 * g))
-    return;
-  char hint[160] = "";
-  int best = 0;
-  for (int d = 0; d <= 100000 && !best; d++) /* n segments give a whole n g / L */
-    for (int sgn = -1; sgn <= 1 && !best; sgn += 2) {
-      int cand = fb->segments + sgn * d;
-      double wc = cand * g / fb->length_m;
-      if (cand >= 3 && cand <= 1000000 && wc >= 1.5 && fabs(wc - floor(wc + 0.5)) <= 1e-9 * wc)
-        best = cand;
-    }
-  if (best)
-    snprintf(hint, sizeof hint, "; fiber.segments: %d would give it exactly", best);
-  warn(w, "test.gauge_length", "test.gauge_length %g m is simulated as %.6g m (%.4g %%): the grips hold whole segments "
-       "of %.6g m%s", g, m * h, 100.0 * (m * h / g - 1.0), h, hint);
-}
-
 int fl_experiment_warnings(const fl_experiment *exp, const char *path, char *buf, size_t len)
 {
   warner w = {exp, path, buf, len, 0, 0};
   buf[0] = '\0';
   warn_buckling_unused(&w);
-  warn_bend3pt_envelope(&w);
-  warn_grips_gauge(&w);
+  const fl_test_type *type = fl_test_type_of(exp->test.kind);
+  if (type->warn)
+    type->warn(&w);
   warn_ellipse_area(&w);
   if (w.used < len) {
     w.n += fl_experiment_unit_warnings(exp, path, buf + w.used, len - w.used, w.n);
     w.used += strlen(buf + w.used);
   }
-  warn_bend3pt_segments(&w);
+  if (type->warn_fiber)
+    type->warn_fiber(&w);
   return w.n;
 }

@@ -159,45 +159,7 @@ fl_experiment fl_experiment_default(void)
   return e;
 }
 
-const char *fl_test_kind_name(enum fl_test_kind kind) { return fl_exp_kind_names[kind]; }
 const char *fl_solver_name(enum fl_solver solver) { return solver_names[solver]; }
-
-/* The end of each test kind's loading path: its value in SI, and its key. */
-double fl_test_target(const fl_test_def *t)
-{
-  switch (t->kind) {
-  case FL_TEST_BEND3PT:
-  case FL_TEST_BEND4PT:
-    return t->max_displacement_m;
-  case FL_TEST_TENSION:
-    return t->max_elongation_m;
-  case FL_TEST_TORSION:
-    return t->max_twist_rad;
-  case FL_TEST_COMPRESSION:
-    return t->max_shortening_m;
-  case FL_TEST_CANTILEVER:
-    return t->tip_control == FL_TIP_LOAD ? t->max_tip_load_n : t->max_tip_displacement_m;
-  }
-  return 0.0;
-}
-
-const char *fl_exp_target_key(const fl_test_def *t)
-{
-  switch (t->kind) {
-  case FL_TEST_BEND3PT:
-  case FL_TEST_BEND4PT:
-    return "test.max_displacement";
-  case FL_TEST_TENSION:
-    return "test.max_elongation";
-  case FL_TEST_TORSION:
-    return "test.max_twist";
-  case FL_TEST_COMPRESSION:
-    return "test.max_shortening";
-  case FL_TEST_CANTILEVER:
-    return t->tip_control == FL_TIP_LOAD ? "test.max_tip_load" : "test.max_tip_displacement";
-  }
-  return "";
-}
 
 const key_def *fl_exp_key_find(const char *path)
 {
@@ -333,4 +295,40 @@ void fl_experiment_where(const fl_experiment *exp, const char *file, const char 
     snprintf(buf, len, "%s:%zu:%zu", o.file, o.line, o.col);
   else
     snprintf(buf, len, "--set '%s'", path);
+}
+
+/* ---- failed checks and warnings, at the place a key was given ------------------ */
+
+int fl_exp_check_vfail(const fl_exp_checker *c, const char *key, const char *fmt, va_list ap)
+{
+  fl_exp_origin o = fl_exp_key_origin(c->exp, c->path, key);
+  return fl_exp_vfail(c->err, c->errlen, &o, fmt, ap);
+}
+
+int fl_exp_check_fail(const fl_exp_checker *c, const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = fl_exp_check_vfail(c, key, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+void fl_exp_vwarn(fl_exp_warner *w, const char *key, const char *fmt, va_list ap)
+{
+  char where[4200], msg[1024];
+  if (w->used >= w->len)
+    return;
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  fl_experiment_where(w->exp, w->path, key, where, sizeof where);
+  w->used += (size_t)snprintf(w->buf + w->used, w->len - w->used, "%s%s: %s", w->n ? "\n" : "", where, msg);
+  w->n++;
+}
+
+void fl_exp_warn(fl_exp_warner *w, const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fl_exp_vwarn(w, key, fmt, ap);
+  va_end(ap);
 }

@@ -62,9 +62,6 @@ static inline size_t fl_exp_key_index(const key_def *k) { return (size_t)(k - fl
 /* "a, b, c": the keys allowed directly under prefix ("" the top level), those of test
  * kind kind only (-1: of every kind). */
 void fl_exp_keys_allowed(const char *prefix, int kind, char *buf, size_t len);
-/* The key of the end of the test's loading path ("test.max_displacement" ...), which
- * fl_test_target gives in SI. */
-const char *fl_exp_target_key(const fl_test_def *t);
 
 /* Where a value came from, for messages. */
 typedef struct {
@@ -82,5 +79,31 @@ int fl_exp_vfail(char *err, size_t errlen, const fl_exp_origin *o, const char *f
 fl_exp_origin fl_exp_key_origin(const fl_experiment *exp, const char *file, const char *path);
 /* 1 when the file or an option gave key path. */
 int fl_exp_key_given(const fl_experiment *exp, const char *path);
+
+/* An experiment being finished (fl_experiment_finish: experiment_checks.c and each test
+ * kind's checks), and where its messages go. */
+typedef struct fl_exp_checker {
+  fl_experiment *exp;
+  const char *path; /* the experiment file, for messages */
+  char *err;
+  size_t errlen;
+} fl_exp_checker;
+/* A failed check, at the place key was given: the message into c->err; FL_EINPUT. */
+int fl_exp_check_fail(const fl_exp_checker *c, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int fl_exp_check_vfail(const fl_exp_checker *c, const char *key, const char *fmt, va_list ap);
+
+/* Warnings about a valid experiment gathered one a line into buf
+ * (fl_experiment_warnings). */
+typedef struct fl_exp_warner {
+  const fl_experiment *exp;
+  const char *path; /* the experiment file, for messages */
+  char *buf;
+  size_t len, used; /* used: as snprintf counts, which may pass len */
+  int n;            /* lines written, and before buf (unit warnings) */
+} fl_exp_warner;
+/* One warning about key, at the place it was given, while buf has room. */
+void fl_exp_warn(fl_exp_warner *w, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void fl_exp_vwarn(fl_exp_warner *w, const char *key, const char *fmt, va_list ap);
 
 #endif

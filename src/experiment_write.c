@@ -8,6 +8,7 @@
 
 #include "experiment.h"
 #include "experiment_keys.h"
+#include "test_kind.h"
 #include "yaml_emit.h"
 
 /* The shortest %g text that reads back as v. */
@@ -55,7 +56,7 @@ static void write_value(fl_yaml_out *y, const fl_experiment *exp, const key_def 
     break;
   case KT_CYCLES: {
     const fl_test_def *t = &exp->test;
-    double unit = t->kind == FL_TEST_TORSION ? DEG : 1.0;
+    double unit = fl_test_type_of(t->kind)->angular ? DEG : 1.0;
     fl_yaml_seq_begin(y, 1);
     for (int i = 0; i < t->ncycles; i++) {
       if (unit != 1.0)

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 
 #include "cantilever.h"
-#include "compression.h"
 #include "fl_defs.h"
 #include "gpu.h"
 #include "measure.h"
 #include "solver.h"
+#include "test_kind.h"
 #include "track.h"
 
 /* ---- the engines ------------------------------------------------------------- */
@@ -144,6 +144,7 @@ typedef struct {
   const engine *eng;
   void *dev;          /* the engine's state */
   const fl_test_def *t;
+  const fl_test_type *type; /* its kind's table */
   double dt;          /* s */
   long n, nsteps;     /* the next step; steps to the path's end */
   int np;             /* rows planned */
@@ -182,6 +183,7 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
   }
   x->su = *su;
   x->t = t;
+  x->type = fl_test_type_of(t->kind);
   x->dt = su->sys->dt;
   /* the step limit before a device is opened and filled */
   double steps_needed = ceil(su->path->total / x->dt);
@@ -204,11 +206,12 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
     snprintf(err, errlen, "out of memory for %d specimens", nspec);
     return FL_ENOMEM;
   }
-  /* tension and torsion measure from the start; bend3pt from the nose's first touch,
-   * which comes after the specimen has settled on the supports under its weight */
+  /* a test that moves grips or a load measures from the start; one that moves noses
+   * from their first touch, which comes after the specimen has settled on the supports
+   * under its weight */
   for (int s = 0; s < nspec; s++) {
     x->track[s].event_time = -1.0;
-    x->track[s].touch = fl_test_bends(t->kind) ? -1.0 : 0.0;
+    x->track[s].touch = x->type->drive == FL_DRIVE_NOSES ? -1.0 : 0.0;
   }
   if ((rc = eng->put(x->dev, t->kind, x->track))) {
     if (rc == FL_ENOMEM)
@@ -218,7 +221,10 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
     return rc;
   }
   double target = fl_test_target(t);
-  x->box = 10.0 * (exp->fiber.length_m + (t->kind == FL_TEST_TORSION || t->kind == FL_TEST_CANTILEVER ? 0.0 : target));
+  /* the box the specimen stays in: the path's end widens it where the path moves a
+   * tool or a grip along a length */
+  int along = x->type->drive != FL_DRIVE_TURN && x->type->drive != FL_DRIVE_LOAD;
+  x->box = 10.0 * (exp->fiber.length_m + (along ? target : 0.0));
   x->last_progress = -1.0;
   return FL_OK;
 }
@@ -284,7 +290,7 @@ static int record(explicit_solver *x, fl_solver_status *st, char *err, size_t er
     fl_track *tr = &x->track[s];
     size_t r = (size_t)s * np + point;
     double y = fl_measure_row(sys, kind, s, info->span, curve, r);
-    double react = fl_test_bends(kind) ? curve->support[r] : fl_measure_reaction(sys, kind, s);
+    double react = fl_measure_reaction(sys, kind, s);
     curve->time[r] = tm;
     double xs = fl_measure_x(sys, kind, s, tr->touch, pos);
     curve->x[r] = xs;
@@ -346,15 +352,7 @@ static int step(explicit_solver *x, fl_solver_status *st, char *err, size_t errl
   long n = x->n;
   double dt = x->dt, tm = x->tm, pos = x->pos;
   double rate = (fl_path_schedule_position(x->su.path, tm + dt, NULL) - pos) / dt;
-  if (fl_test_bends(kind))
-    for (int k = 2; k < sys->ntool; k++)
-      sys->tool[k].vel = fl_v3(0, -rate, 0);
-  else if (kind == FL_TEST_TENSION)
-    sys->grip_speed = rate;
-  else if (kind == FL_TEST_COMPRESSION)
-    sys->grip_speed = -rate;
-  else
-    sys->grip_omega = rate;
+  fl_test_drive_rate(sys, x->type->drive, rate);
   failure f = {n, 0, 0};
   int rc = x->eng->step(x->dev, sys, kind, n, tm, pos, (n & 1023) == 0 ? x->box : 0.0, x->track, &f);
   if (rc != FL_OK && rc != FL_EUNSTABLE) {
@@ -398,8 +396,8 @@ static int explicit_advance(void *state, fl_solver_status *st, char *err, size_t
     x->tm = x->n * x->dt;
     x->leg = 0;
     x->pos = fl_path_schedule_position(su->path, x->tm, &x->leg);
-    if (x->t->kind == FL_TEST_CANTILEVER)
-      fl_cantilever_drive(su->sys, x->t, x->pos);
+    if (x->type->load_at)
+      x->type->load_at(su->sys, x->t, x->pos);
     int recorded = 0;
     double t_out = st->rows * su->path->total / (x->np - 1);
     if (st->rows < x->np && x->tm + 0.5 * x->dt >= t_out) {

@@ -18,6 +18,7 @@
 #include "fl_defs.h"
 #include "measured.h"
 #include "series.h"
+#include "test_kind.h"
 #include "yaml_input.h"
 
 void fl_fit_note(fl_fit_loader *L, const char *kind, const yaml_node_t *n, const char *fmt, ...)
@@ -57,7 +58,7 @@ static int one_way(fl_fit_loader *L, const fl_fit_item *it, const char *key, con
     lo = fmin(lo, m->x[i]);
     hi = fmax(hi, m->x[i]);
   }
-  const char *xu = d->test == FL_TEST_TORSION ? "rad" : "m";
+  const char *xu = fl_test_type_of(d->test)->x_unit;
   int top = 0;
   for (int i = 1; i < m->n; i++) {
     if (m->x[i] > m->x[top])
@@ -134,7 +135,7 @@ static int keep_rows(fl_fit_loader *L, fl_fit_item *it, const char *key, const c
     k++;
   }
   m->n = k;
-  const char *xu = d->test == FL_TEST_TORSION ? "rad" : "m";
+  const char *xu = fl_test_type_of(d->test)->x_unit;
   if (k < 2)
     return fl_yaml_fail(&L->r, vf, "%s: '%s' has %d row%s with %s <= x%s; allowed: at least 2 rows", key, t, k,
                         k == 1 ? "" : "s", d->x_min > 0.0 ? "x_min" : "0", d->x_max > 0.0 ? " <= x_max" : "");
@@ -150,7 +151,7 @@ static int keep_rows(fl_fit_loader *L, fl_fit_item *it, const char *key, const c
   if (d->x_max_auto)
     fl_fit_note(L, "note", vxmax, "%s.x_max: auto: %s %.6g %s at x = %.6g %s; the range ends at %.6g %s", what,
                 d->auto_dropped ? "the first drop follows the peak of" : "no drop; the highest load is",
-                fabs(d->auto_peak_y), d->test == FL_TEST_TORSION ? "N m" : "N", d->auto_peak_x / d->x_unit_si,
+                fabs(d->auto_peak_y), fl_test_type_of(d->test)->y_unit, d->auto_peak_x / d->x_unit_si,
                 d->x_unit, d->x_max / d->x_unit_si, d->x_unit);
   if (vxmax && !d->x_max_auto && d->x_max > xmax_all)
     fl_fit_note(L, "warning", vxmax, "%s.x_max: %g %s is beyond the data (largest x %g %s): it leaves nothing out; "

@@ -16,6 +16,7 @@
 #include "lammps.h"
 #include "path.h"
 #include "run.h"
+#include "test_kind.h"
 
 
 #define LEVELS 10          /* positions the longest leg of the path is held at */
@@ -100,14 +101,15 @@ int fl_lammps_caveats(const fl_experiment *exp, char *buf, size_t len)
   int n = 0;
   if (len)
     buf[0] = '\0';
-  if (fl_test_bends(t->kind)) {
+  enum fl_test_drive drive = fl_test_type_of(t->kind)->drive;
+  if (drive == FL_DRIVE_NOSES) {
     n = add_line(buf, len, n,
                  "the supports and noses touch the fibre's axis through frictionless linear springs along y, not "
                  "through Hertz contacts on the segments' surfaces");
     if (t->rollers == FL_ROLLERS_FIXED && t->friction > 0.0)
       n = add_line(buf, len, n, "test.friction %g is not carried: the walls take no tangential load", t->friction);
   }
-  if (t->kind == FL_TEST_CANTILEVER)
+  if (drive == FL_DRIVE_LOAD)
     n = add_line(buf, len, n,
                  "the tip load acts on the last sphere's centre, not at the fibre's end half a segment further, and "
                  "the tip displacement is that centre's");
@@ -318,7 +320,8 @@ static void write_drag(FILE *f, const export_ctx *x)
   fprintf(f, "# quasi-static: drag critical for the lowest mode (period %.6g s), none at rest\n", x->period);
   fprintf(f, "fix drag free viscous %.6g\nfix spin free viscous/sphere %.6g\n", 2.0 * om * m / n, 2.0 * om * it / n);
   double g = x->exp->test.gravity;
-  if ((fl_test_bends(x->exp->test.kind) || x->exp->test.kind == FL_TEST_CANTILEVER) && g > 0.0)
+  enum fl_test_drive drive = fl_test_type_of(x->exp->test.kind)->drive; /* the tests that take gravity */
+  if ((drive == FL_DRIVE_NOSES || drive == FL_DRIVE_LOAD) && g > 0.0)
     fprintf(f, "fix weight free gravity %.6g vector 0 -1 0\n", g);
 }
 
@@ -326,7 +329,7 @@ static void write_drag(FILE *f, const export_ctx *x)
  * how many. */
 static int path_levels(const fl_test_def *t, double *pos)
 {
-  if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION) {
+  if (fl_test_rings(t)) {
     pos[0] = fl_test_target(t); /* only the deflection at the release counts */
     return 1;
   }
@@ -461,19 +464,19 @@ static void write_bend(FILE *f, export_ctx *x)
  * about the x axis. */
 static void write_grips(FILE *f, export_ctx *x)
 {
-  enum fl_test_kind kind = x->exp->test.kind;
+  enum fl_test_drive drive = fl_test_type_of(x->exp->test.kind)->drive;
   write_drag(f, x);
-  if (kind == FL_TEST_TORSION) {
+  if (drive == FL_DRIVE_TURN) {
     /* the torque on the moving grip about the x axis: of the forces, and the spheres' own */
     fprintf(f, "variable rf atom y*fz-z*fy\ncompute tqx moving property/atom tqx\n");
     fprintf(f, "compute tq moving reduce sum v_rf c_tqx\nthermo_style custom step c_tq[1] c_tq[2]\n");
     write_levels(f, x, "twist_rad,torque_N_m", 1.0, 1, " c_tq[1] c_tq[2]", "$(-(c_tq[1]+c_tq[2]):%.10g)");
     return;
   }
-  double sign = kind == FL_TEST_COMPRESSION ? -1.0 : 1.0;
+  int push = drive == FL_DRIVE_PUSH;
   fprintf(f, "variable zero equal 0.0\nfix grip moving move variable v_drive v_zero v_zero NULL NULL NULL\n");
-  write_levels(f, x, kind == FL_TEST_COMPRESSION ? "shortening_m,force_N" : "elongation_m,force_N", sign, 0, "",
-               kind == FL_TEST_COMPRESSION ? "$(fcm(moving,x):%.10g)" : "$(-fcm(moving,x):%.10g)");
+  write_levels(f, x, push ? "shortening_m,force_N" : "elongation_m,force_N", push ? -1.0 : 1.0, 0, "",
+               push ? "$(fcm(moving,x):%.10g)" : "$(-fcm(moving,x):%.10g)");
 }
 
 /* The free vibration after the release: the tip and the first mode's tip displacement
@@ -539,11 +542,11 @@ static void write_cantilever(FILE *f, export_ctx *x)
 
 static int write_input(FILE *f, export_ctx *x)
 {
-  enum fl_test_kind kind = x->exp->test.kind;
-  if (fl_test_bends(kind)) {
+  enum fl_test_drive drive = fl_test_type_of(x->exp->test.kind)->drive;
+  if (drive == FL_DRIVE_NOSES) {
     write_head(f, x, "position of the path: nose travel (m), force on the noses (N), on the supports (N)");
     write_bend(f, x);
-  } else if (kind == FL_TEST_CANTILEVER) {
+  } else if (drive == FL_DRIVE_LOAD) {
     write_head(f, x,
                x->exp->test.mode == FL_MODE_VIBRATION
                    ? "output step of the ring-down: time since the release (s), tip and first-mode tip displacement (m)"
@@ -551,7 +554,7 @@ static int write_input(FILE *f, export_ctx *x)
     write_cantilever(f, x);
   } else {
     write_head(f, x,
-               kind == FL_TEST_TORSION ? "position of the path: twist (rad), torque on the moving grip (N m)"
+               drive == FL_DRIVE_TURN ? "position of the path: twist (rad), torque on the moving grip (N m)"
                                        : "position of the path: grip travel (m), force on the moving grip (N)");
     write_grips(f, x);
   }

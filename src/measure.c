@@ -1,16 +1,17 @@
 /* measure.c: what a virtual test measures of its specimens (fiberlab-model(7)): the
- * load on the nose or grip and the reaction at the other end, the displacement column,
- * a 4-point test's midspan deflection, each specimen's figures, and the rows a slow lab
- * machine would record.  The same for every solver: the explicit engine and the static
- * solver (static/) read a specimen through these. */
+ * load on the nose or grip and the reaction at the other end, the displacement column
+ * and a row's own columns (each through its kind's table, test_kind.h), each
+ * specimen's figures, and the rows a slow lab machine would record.  The same for every
+ * solver: the explicit engine and the static solver (static/) read a specimen through
+ * these. */
 #include <config.h>
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "measure.h"
-#include "compression.h"
 #include "series.h"
+#include "test_kind.h"
 #include "track.h"
 
 /* Peak figures and initial stiffness of one specimen's rows [0, np); rows [0, nfirst)
@@ -53,59 +54,29 @@ double fl_run_measured(const fl_system *sys, enum fl_test_kind kind, int s)
                        sys->grip_torque[s], sys->pload_force[s]);
 }
 
-/* y of specimen s's axis at x = xa, on the segment whose reference centre lies
- * nearest. */
-static double axis_y(const fl_system *sys, int s, double xa)
-{
-  int best = 0;
-  for (int i = 1; i < sys->nbody; i++)
-    if (fabs(sys->x_ref[i].x - xa) < fabs(sys->x_ref[best].x - xa))
-      best = i;
-  size_t k = (size_t)s * sys->nbody + best;
-  return fl_add(sys->x[k], fl_qrot(sys->q[k], fl_v3(xa - sys->x_ref[best].x, 0, 0))).y;
-}
-
-double fl_run_midspan_deflection(const fl_system *sys, int s, double span)
-{
-  return 0.5 * (axis_y(sys, s, -0.5 * span) + axis_y(sys, s, 0.5 * span)) - axis_y(sys, s, 0.0);
-}
-
 /* The test's displacement column for specimen s: the path position measured from the
- * first touch, or a cantilever's tip displacement. */
+ * first touch, or the kind's own (a cantilever's tip displacement). */
 double fl_measure_x(const fl_system *sys, enum fl_test_kind kind, int s, double touch, double pos)
 {
-  return kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(sys, s) : fl_track_travel(touch, pos);
+  return fl_test_type_of(kind)->abscissa(sys, s, fl_track_travel(touch, pos));
 }
 
 /* The load on the other end of specimen s, from the loads of the last evaluation: the
- * supports' (bend3pt) or the fixed grip's, in the sign of fl_run_measured().  At rest it
- * balances the measured load; a specimen that rings after a break or a buckle does not
- * balance. */
+ * supports', the fixed grip's or the clamp's, in the sign of fl_run_measured().  At rest
+ * it balances the measured load; a specimen that rings after a break or a buckle does
+ * not balance. */
 double fl_measure_reaction(const fl_system *sys, enum fl_test_kind kind, int s)
 {
-  if (fl_test_bends(kind)) /* the specimen pushes the supports down */
-    return -(sys->tool_force[(size_t)s * sys->ntool].y + sys->tool_force[(size_t)s * sys->ntool + 1].y);
-  size_t base = (size_t)s * sys->nbody;
-  double r = 0.0;
-  for (int i = 0; i < sys->nbody; i++)
-    if (sys->motion[i] == FL_GRIP_FIXED)
-      r += kind == FL_TEST_CANTILEVER    ? -sys->f[base + i].y /* the tip load pulls the clamp down */
-           : kind == FL_TEST_COMPRESSION ? -sys->f[base + i].x /* the fiber pushes the fixed grip along -x */
-           : kind == FL_TEST_TENSION  ? sys->f[base + i].x
-                                   : sys->t[base + i].x + fl_cross(sys->x[base + i], sys->f[base + i]).x;
-  return r;
+  return fl_test_type_of(kind)->reaction(sys, s);
 }
 
 double fl_measure_row(const fl_system *sys, enum fl_test_kind kind, int s, double span, fl_curve *c, size_t r)
 {
+  const fl_test_type *type = fl_test_type_of(kind);
   double y = fl_run_measured(sys, kind, s);
   c->y[r] = y;
-  if (fl_test_bends(kind))
-    c->support[r] = fl_measure_reaction(sys, kind, s);
-  if (kind == FL_TEST_BEND4PT)
-    c->midspan[r] = fl_run_midspan_deflection(sys, s, span);
-  if (kind == FL_TEST_COMPRESSION)
-    c->midspan[r] = fl_compression_lateral(sys, s);
+  if (type->columns)
+    type->columns(sys, s, span, c, r);
   c->strain[r] = sys->strain_energy[s];
   fl_system_count(sys, s, &c->broken[r], &c->yielded[r]);
   return y;
@@ -175,7 +146,7 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
   size_t o = (size_t)k * (size_t)c->npoints;
   int np = c->npoints;
   const double *x = c->x + o, *y = c->y + o;
-  const double *sup = fl_test_bends(kind) && c->support ? c->support + o : NULL;
+  const double *sup = fl_test_type_of(kind)->csv_support && c->support ? c->support + o : NULL;
   double top = 0.0;
   for (int i = 0; i < np; i++)
     top = fmax(top, fabs(y[i]));
@@ -229,20 +200,4 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
   return n;
 }
 
-int fl_equally_loaded_bonds(const fl_experiment *e)
-{
-  const fl_test_def *t = &e->test;
-  double h = e->fiber.length_m / e->fiber.segments;
-  if (t->kind == FL_TEST_TENSION || t->kind == FL_TEST_TORSION) {
-    int m = (int)floor(t->gauge_length_m / h + 0.5);
-    return m < 2 ? 2 : m;
-  }
-  if (t->kind == FL_TEST_BEND4PT) { /* bond points strictly between the noses, at k h - L/2 */
-    int m = 0;
-    for (int k = 1; k < e->fiber.segments; k++)
-      if (fabs(k * h - 0.5 * e->fiber.length_m) < 0.5 * t->loading_span_m)
-        m++;
-    return m < 1 ? 1 : m;
-  }
-  return 1;
-}
+int fl_equally_loaded_bonds(const fl_experiment *e) { return fl_test_type_of(e->test.kind)->equally_loaded(e); }

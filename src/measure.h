@@ -1,6 +1,7 @@
 /* measure.h: what a virtual test measures of its specimens, for every solver
- * (measure.c).  fl_run_measured, fl_run_midspan_deflection, fl_curve_quasi_static and
- * fl_equally_loaded_bonds are declared in run.h, where the programs find them. */
+ * (measure.c).  fl_run_measured, fl_run_midspan_deflection (kind/bend.c's),
+ * fl_curve_quasi_static and fl_equally_loaded_bonds are declared in run.h, where the
+ * programs find them. */
 #ifndef FL_MEASURE_H
 #define FL_MEASURE_H
 
@@ -11,7 +12,8 @@
 double fl_measure_x(const fl_system *sys, enum fl_test_kind kind, int s, double touch, double pos);
 
 /* The load on the other end of specimen s from the loads of the last evaluation: the
- * supports' (bending) or the fixed grip's, in the sign of fl_run_measured(). */
+ * supports' (bending), the fixed grip's or the clamp's, in the sign of
+ * fl_run_measured(). */
 double fl_measure_reaction(const fl_system *sys, enum fl_test_kind kind, int s);
 
 /* Row r of curve c from specimen s's loads of the last evaluation: the measured load

@@ -13,6 +13,7 @@
 #include "files.h"
 #include "fl_defs.h"
 #include "output.h"
+#include "test_kind.h"
 #include "yaml_emit.h"
 
 int fl_gnuplot_available(void)
@@ -50,26 +51,18 @@ void fl_csv_field(FILE *f, const char *s)
   fputc('"', f);
 }
 
-static const char *x_name(enum fl_test_kind k)
-{
-  return fl_test_bends(k)         ? "displacement_m"
-         : k == FL_TEST_TENSION   ? "elongation_m"
-         : k == FL_TEST_TORSION   ? "twist_rad"
-         : k == FL_TEST_COMPRESSION ? "shortening_m"
-                                  : "tip_displacement_m";
-}
-static const char *y_name(enum fl_test_kind k) { return k == FL_TEST_TORSION ? "torque_Nm" : "force_N"; }
-
 static int write_csv(FILE *f, const fl_output_opts *o, const fl_curve *c, const fl_result *r)
 {
   fprintf(f, "# fiberlab %s: %s\n", PACKAGE_VERSION, o->command);
-  /* the third column: the supports' force (bend3pt), the first mode's tip displacement
-   * (a cantilever's ring-down), or none */
-  int third = fl_test_bends(r->kind) || r->vibration;
-  int mid = r->kind == FL_TEST_BEND4PT || r->kind == FL_TEST_COMPRESSION; /* a last column: the midspan deflection */
-  fprintf(f, "specimen,time_s,%s,%s,%skinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds%s\n", x_name(r->kind),
-          y_name(r->kind), fl_test_bends(r->kind) ? "support_force_N," : r->vibration ? "first_mode_tip_m," : "",
-          r->kind == FL_TEST_BEND4PT ? ",midspan_deflection_m" : mid ? ",midspan_lateral_m" : "");
+  /* the columns of the test's kind (test_kind.h): its abscissa and load, a third (the
+   * supports' force, or a cantilever's ring-down: the first mode's tip displacement)
+   * and a last (a midspan deflection), where it has them */
+  const fl_test_type *type = fl_test_type_of(r->kind);
+  int third = type->csv_support || r->vibration;
+  int mid = type->csv_last != NULL;
+  fprintf(f, "specimen,time_s,%s,%s,%s%skinetic_energy_J,strain_energy_J,broken_bonds,yielded_bonds%s%s\n",
+          type->csv_x, type->csv_y, type->csv_support ? type->csv_support : r->vibration ? "first_mode_tip_m" : "",
+          third ? "," : "", mid ? "," : "", mid ? type->csv_last : "");
   for (int s = 0; s < c->nspec; s++)
     for (int p = 0; p < c->npoints; p++) {
       size_t i = (size_t)s * c->npoints + p;
@@ -99,29 +92,11 @@ void fl_gnuplot_quote(FILE *f, const char *s)
 static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const fl_result *r,
                     const fl_output_paths *p)
 {
-  const char *xl, *yl, *xs;
-  double xscale = r->kind == FL_TEST_TORSION ? 180.0 / FL_PI : 1e3;
-  if (fl_test_bends(r->kind)) {
-    xl = "Nose displacement (mm)";
-    yl = r->kind == FL_TEST_BEND4PT ? "Force on the two noses (N)" : "Force on the nose (N)";
-    xs = "1e3";
-  } else if (r->kind == FL_TEST_TENSION) {
-    xl = "Elongation (mm)";
-    yl = "Grip force (N)";
-    xs = "1e3";
-  } else if (r->kind == FL_TEST_COMPRESSION) {
-    xl = "Shortening (mm)";
-    yl = "Grip force, compression positive (N)";
-    xs = "1e3";
-  } else if (r->kind == FL_TEST_CANTILEVER) {
-    xl = r->vibration ? "Time (s)" : "Tip displacement (mm)";
-    yl = r->vibration ? "Tip displacement (mm)" : "Tip load (N)";
-    xs = "1e3";
-  } else {
-    xl = "Twist (deg)";
-    yl = "Grip torque (N m)";
-    xs = "180.0/pi";
-  }
+  const fl_test_type *type = fl_test_type_of(r->kind);
+  double xscale = type->xscale;
+  const char *xs = type->plot_xscale;
+  /* a ring-down plots the tip displacement against time */
+  const char *xl = r->vibration ? "Time (s)" : type->plot_x, *yl = r->vibration ? "Tip displacement (mm)" : type->plot_y;
   fprintf(f, "# fiberlab %s plot script; rerun with: gnuplot %s\n", PACKAGE_VERSION, p->gp);
   fprintf(f, "if (!exists(\"fl_csv\")) fl_csv = ");
   fl_gnuplot_quote(f, p->csv);
@@ -155,7 +130,7 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
   }
   /* bend3pt with buckling: the lab curve the envelope was built from, through its
    * turning points (the peak on the measured initial slope, the minimum, the slope). */
-  int envelope = r->kind == FL_TEST_BEND3PT && r->buckling && r->spec[0].initial_stiffness > 0.0;
+  int envelope = type->envelope && r->buckling && r->spec[0].initial_stiffness > 0.0;
   if (envelope) {
     double xend = 0.0;
     for (int i = 0; i < c->npoints; i++)
@@ -388,17 +363,17 @@ static void figure(fl_yaml_out *y, const fl_result *r, const char *name, size_t 
 int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
 {
   fl_yaml_out *y = fl_yaml_out_open(out);
+  const fl_test_type *type = fl_test_type_of(r->kind); /* the names of its figures */
   fl_yaml_map_begin(y, 0);
-  fl_yaml_key_str(y, "test", fl_test_kind_name(r->kind));
+  fl_yaml_key_str(y, "test", type->name);
   fl_yaml_key_int(y, "specimens", r->specimens);
   fl_yaml_key_int(y, "segments", r->segments);
-  fl_yaml_key_num(y, fl_test_bends(r->kind) ? "span" : r->kind == FL_TEST_CANTILEVER ? "free_length" : r->kind == FL_TEST_COMPRESSION ? "pinned_length" : "gauge_length",
-                  "%.8g", r->length);
+  fl_yaml_key_num(y, type->key_length, "%.8g", r->length);
   fl_yaml_key_num(y, "time_step", "%.6g", r->time_step);
   fl_yaml_key_num(y, "critical_time_step", "%.6g", r->critical_step);
   fl_yaml_key_int(y, "steps", r->steps);
   fl_yaml_key_num(y, "wall_time", "%.3f", r->wall_time);
-  fl_yaml_key_num(y, r->kind == FL_TEST_TORSION ? "angular_speed" : "speed", "%.6g", r->speed);
+  fl_yaml_key_num(y, type->key_speed, "%.6g", r->speed);
   fl_yaml_key_str(y, "solver", fl_solver_name(r->solver));
   if (r->device) /* the CPU, which runs every solver, goes without saying */
     fl_yaml_key_str(y, "device", "gpu");
@@ -419,16 +394,10 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fl_yaml_key_int(y, "bonds_yielded", r->bonds_yielded);
   fl_yaml_key_num(y, "kinetic_to_strain_energy", "%.4g", r->ke_ratio);
   figure(y, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));
-  const char *peak = r->kind == FL_TEST_TORSION ? "peak_torque" : "peak_force";
-  const char *at = fl_test_bends(r->kind)         ? "displacement_at_peak"
-                   : r->kind == FL_TEST_TENSION    ? "elongation_at_peak"
-                   : r->kind == FL_TEST_CANTILEVER ? "tip_displacement_at_peak"
-                   : r->kind == FL_TEST_COMPRESSION ? "shortening_at_peak"
-                                                   : "twist_at_peak";
-  figure(y, r, peak, offsetof(fl_specimen_result, peak));
-  figure(y, r, at, offsetof(fl_specimen_result, x_at_peak));
-  if (fl_test_bends(r->kind))
-    figure(y, r, "force_at_max_displacement", offsetof(fl_specimen_result, y_at_max_x));
+  figure(y, r, type->key_peak, offsetof(fl_specimen_result, peak));
+  figure(y, r, type->key_at_peak, offsetof(fl_specimen_result, x_at_peak));
+  if (type->key_at_max)
+    figure(y, r, type->key_at_max, offsetof(fl_specimen_result, y_at_max_x));
   if (r->vibration) {
     figure(y, r, "first_frequency", offsetof(fl_specimen_result, frequency));
     figure(y, r, "logarithmic_decrement", offsetof(fl_specimen_result, log_decrement));

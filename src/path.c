@@ -5,6 +5,7 @@
 
 #include "fl_defs.h"
 #include "path.h"
+#include "test_kind.h"
 
 void fl_path_make(fl_path *p, const fl_test_def *t)
 {

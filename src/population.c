@@ -20,6 +20,7 @@
 #include "rng.h"
 #include "series.h"
 #include "strength.h"
+#include "test_kind.h"
 
 #define CHECK_DRAWS 200 /* at least this many specimens drawn */
 #define X_REACH 1.05    /* a run reaches this times the last measured abscissa, as the fit's do */
@@ -403,19 +404,7 @@ static void draw_values(const draw_plan *d, unsigned long seed, int k, int attem
  * runs its curves. */
 static void set_reach(fl_experiment *e, double x_last)
 {
-  double target = X_REACH * x_last;
-  fl_test_def *t = &e->test;
-  if (fl_test_bends(t->kind))
-    t->max_displacement_m = target;
-  else if (t->kind == FL_TEST_TENSION)
-    t->max_elongation_m = target;
-  else if (t->kind == FL_TEST_COMPRESSION)
-    t->max_shortening_m = target;
-  else if (t->kind == FL_TEST_CANTILEVER) {
-    if (t->tip_control == FL_TIP_DISPLACEMENT)
-      t->max_tip_displacement_m = target;
-  } else
-    t->max_twist_rad = target;
+  fl_test_type_of(e->test.kind)->reach(&e->test, X_REACH * x_last);
 }
 
 /* Specimen i's experiment with fitted values v, run over its measured range. */
@@ -675,7 +664,7 @@ int fl_population_check_run(const fl_campaign *c, const fl_campaign_result *res,
       snprintf(chk->why_not, sizeof chk->why_not, "row %d has fewer than 3 measured rows", c->spec[i].row);
       return FL_OK;
     }
-  if (res[p->used[0]].test == FL_TEST_CANTILEVER && c->exp.test.mode == FL_MODE_VIBRATION) {
+  if (fl_test_rings(&c->exp.test)) {
     snprintf(chk->why_not, sizeof chk->why_not, "a ring-down has no peak force");
     return FL_OK;
   }

@@ -12,6 +12,7 @@
 #include "dem_sheet.h"
 #include "fl_defs.h"
 #include "output.h"
+#include "test_kind.h"
 #include "yaml_emit.h"
 
 static const char *const quantity_name[FL_CHECK_QUANTITIES] = {"initial_stiffness", "peak_force", "kink_displacement"};
@@ -19,9 +20,9 @@ static const char *const quantity_name[FL_CHECK_QUANTITIES] = {"initial_stiffnes
 /* A quantity's unit for the campaign's test. */
 static const char *quantity_unit(const fl_campaign_result *res, const fl_population *p, int q)
 {
-  int torsion = res[p->used[0]].test == FL_TEST_TORSION;
-  static const char *const lin[] = {"N/m", "N", "m"}, *const rot[] = {"N m/rad", "N m", "rad"};
-  return torsion ? rot[q] : lin[q];
+  const fl_test_type *type = fl_test_type_of(res[p->used[0]].test);
+  const char *const unit[] = {type->k_unit, type->y_unit, type->x_unit}; /* in quantity_name's order */
+  return unit[q];
 }
 
 /* "passed: the peak ... " or why not, for the first lines. */

@@ -19,6 +19,7 @@
 #include "mpi_batch.h"
 #include "path.h"
 #include "solver.h"
+#include "test_kind.h"
 
 /* ---- results --------------------------------------------------------------- */
 
@@ -152,7 +153,7 @@ static void result_head(fl_result *res, const fl_experiment *exp, int nspec, con
   res->segments = sys->nbody;
   res->time_step = sys->dt;
   res->critical_step = info->critical_step;
-  res->length = fl_test_bends(exp->test.kind) ? info->span : info->gauge;
+  res->length = info->length;
   res->speed = speed;
   res->centre_is_segment = info->centre_is_segment;
   res->overlap_ref = info->contact_overlap_ref;
@@ -260,7 +261,7 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
     goto out;
   curve->npoints = point;
   int leg_first_end = st.leg_first_end;
-  if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION) {
+  if (fl_test_rings(t)) {
     /* the loading path brought the tip to its deflection: release it, and the rows
      * become the ring-down */
     rc = type->ringdown(exps, nspec, s0, &sys, &info, hooks, curve, res, err, errlen);
@@ -402,7 +403,7 @@ static int run_dispatch(const fl_experiment *const *exps, int nspec, const fl_ru
    * hook looks at the whole system) */
   const fl_test_def *t = &exps[0]->test;
   int first, count;
-  if (!(hooks && hooks->sample) && !(t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION) &&
+  if (!(hooks && hooks->sample) && !fl_test_rings(t) &&
       fl_mpi_batch_block(nspec, &first, &count) > 1)
     return run_spread(exps, nspec, first, count, hooks, curve, res, err, errlen);
 #endif

@@ -15,6 +15,7 @@
 /* What the builder realised from the definition. */
 typedef struct {
   double h;              /* segment bonded length (centre spacing), m */
+  double length;         /* the test's length: the span, the gauge, the pinned or the free length, m */
   double span;           /* bend3pt: support axis distance, test.span exactly, m */
   double gauge;          /* tension/torsion: distance between innermost gripped centres, m */
   int free_bonds;        /* bonds between the grips (tension/torsion), or across the span */

@@ -13,6 +13,7 @@
 #include "experiment.h"
 #include "experiment_keys.h"
 #include "fl_defs.h"
+#include "test_kind.h"
 #include "yaml_input.h"
 
 /* A number for key k in its range, stored (degrees as radians). */
@@ -162,7 +163,7 @@ static int load_cycles(walker *w, const key_def *k, yaml_node_t *val)
                       &w->o, w->err, w->errlen);
   }
   int n = 0;
-  int torsion = w->exp->test.kind == FL_TEST_TORSION;
+  int torsion = fl_test_type_of(w->exp->test.kind)->angular; /* turning points in degrees */
   for (yaml_node_item_t *it = val->data.sequence.items.start; it < val->data.sequence.items.top; it++) {
     yaml_node_t *item = yaml_document_get_node(w->doc, *it);
     double v;
@@ -322,7 +323,7 @@ int fl_experiment_set(fl_experiment *exp, const char *assignment, char *err, siz
     /* A comma-separated list: test.cycles=1e-3,0,2e-3 */
     int cnt = 0;
     const char *s = text;
-    int torsion = exp->test.kind == FL_TEST_TORSION;
+    int torsion = fl_test_type_of(exp->test.kind)->angular;
     while (*s) {
       char item[64];
       size_t len = strcspn(s, ",");

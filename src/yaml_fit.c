@@ -20,6 +20,7 @@
 #include "measured.h"
 #include "series.h"
 #include "table_text.h"
+#include "test_kind.h"
 #include "yaml_input.h"
 
 const fl_fit_method fl_fit_methods[] = {
@@ -392,7 +393,7 @@ static int item_experiment(fl_fit_loader *L, fl_fit_item *it)
                         test_names[d->test], d->exp_path, test_names[d->exp.test.kind], test_names[d->exp.test.kind]);
   }
   /* a cantilever's free vibration: the file is its ring-down */
-  if (d->kind == FL_FIT_CURVE && d->test == FL_TEST_CANTILEVER && d->exp.test.mode == FL_MODE_VIBRATION)
+  if (d->kind == FL_FIT_CURVE && fl_test_rings(&d->exp.test))
     d->kind = FL_FIT_RINGDOWN;
   if (d->kind == FL_FIT_CURVE && d->exp.test.ncycles > 0)
     return fl_yaml_fail(&L->r, it->vtest, "%s.test: the experiment %s loads in cycles (test.cycles); allowed: a "
@@ -446,8 +447,9 @@ static int item_range(fl_fit_loader *L, fl_fit_item *it)
   snprintf(key, sizeof key, "%s.weight", what);
   if ((v = get(L, it->node, "weight", NULL)) && get_number(L, v, key, 0, 1e6, 1, "", &d->weight))
     return FL_EINPUT;
-  const char *xunit = d->test == FL_TEST_TORSION ? "rad" : "m";
-  double xhi = d->test == FL_TEST_TORSION ? 1e3 : 10;
+  const fl_test_type *type = fl_test_type_of(d->test);
+  const char *xunit = type->x_unit;
+  double xhi = type->angular ? 1e3 : 10;
   d->x_max = -1.0;
   snprintf(key, sizeof key, "%s.x_max", what);
   if ((it->vxmax = get(L, it->node, "x_max", NULL)) && x_max_value(L, it, key, xhi, xunit))
@@ -476,10 +478,11 @@ static int item_range(fl_fit_loader *L, fl_fit_item *it)
   it->vkink = get(L, it->node, "kink_weight", NULL);
   if (it->vkink && get_number(L, it->vkink, key, 0, 1e6, 0, "", &d->kink_weight))
     return FL_EINPUT;
-  if (d->kink_weight > 0.0 && (d->test != FL_TEST_BEND3PT || d->exp.bond.buckling.type == FL_BUCKLING_NONE))
+  int kinks = fl_test_type_of(d->test)->kink; /* a test whose curve may have a kink */
+  if (d->kink_weight > 0.0 && (!kinks || d->exp.bond.buckling.type == FL_BUCKLING_NONE))
     return fl_yaml_fail(&L->r, it->vkink, "%s: %g, but the experiment %s %s: there is no kink to fit; allowed: 0, or a "
                         "3-point test whose bonds buckle (bond.buckling.type reversible, damage or plastic)", key,
-                        d->kink_weight, d->exp_path, d->test != FL_TEST_BEND3PT ? "is not a 3-point test" : "has no "
+                        d->kink_weight, d->exp_path, !kinks ? "is not a 3-point test" : "has no "
                         "buckling envelope (bond.buckling.type none)");
   return FL_OK;
 }
@@ -487,8 +490,9 @@ static int item_range(fl_fit_loader *L, fl_fit_item *it)
 /* weights: regions of the abscissa, each with its own weight. */
 static int item_regions(fl_fit_loader *L, fl_fit_item *it)
 {
-  const char *what = it->what, *xunit = it->d->test == FL_TEST_TORSION ? "rad" : "m";
-  double xhi = it->d->test == FL_TEST_TORSION ? 1e3 : 10;
+  const fl_test_type *type = fl_test_type_of(it->d->test);
+  const char *what = it->what, *xunit = type->x_unit;
+  double xhi = type->angular ? 1e3 : 10;
   char key[96];
   yaml_node_t *vw = get(L, it->node, "weights", NULL);
   if (!vw)
@@ -537,8 +541,9 @@ static int item_columns(fl_fit_loader *L, fl_fit_item *it)
   const char *what = it->what;
   char key[96], ukey[2][96];
   enum fl_quantity q[2];
-  q[0] = d->kind == FL_FIT_RINGDOWN ? FL_Q_TIME : d->test == FL_TEST_TORSION ? FL_Q_ANGLE : FL_Q_LENGTH;
-  q[1] = d->kind == FL_FIT_RINGDOWN ? FL_Q_LENGTH : d->test == FL_TEST_TORSION ? FL_Q_TORQUE : FL_Q_FORCE;
+  const fl_test_type *type = fl_test_type_of(d->test);
+  q[0] = d->kind == FL_FIT_RINGDOWN ? FL_Q_TIME : type->angular ? FL_Q_ANGLE : FL_Q_LENGTH;
+  q[1] = d->kind == FL_FIT_RINGDOWN ? FL_Q_LENGTH : type->angular ? FL_Q_TORQUE : FL_Q_FORCE;
   const char *const *ck = d->kind == FL_FIT_PEAKS ? y_keys : xy_keys;
   it->first = d->kind == FL_FIT_PEAKS ? 1 : 0;
   it->to_si[0] = it->to_si[1] = 1.0;
@@ -569,7 +574,7 @@ static int item_columns(fl_fit_loader *L, fl_fit_item *it)
         return FL_EINPUT;
   }
   d->x_unit_si = it->to_si[0];
-  snprintf(d->x_unit, sizeof d->x_unit, "%s", d->kind == FL_FIT_RINGDOWN ? "s" : d->test == FL_TEST_TORSION ? "rad" : "m");
+  snprintf(d->x_unit, sizeof d->x_unit, "%s", d->kind == FL_FIT_RINGDOWN ? "s" : type->x_unit);
   if (vc && (v = get(L, vc, "x", NULL)) && fl_yaml_scalar(v))
     snprintf(d->x_unit, sizeof d->x_unit, "%s", fl_yaml_scalar(v));
   return FL_OK;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "test_kind.h"
 
 int main(int argc, char **argv)
 {

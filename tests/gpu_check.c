@@ -32,6 +32,7 @@
 
 #include "gpu.h"
 #include "run.h"
+#include "test_kind.h"
 
 /* ---- settings and random numbers ------------------------------------------------ */
 

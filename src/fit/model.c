@@ -12,6 +12,7 @@
 #include "model.h"
 #include "param.h"
 #include "solver.h" /* fl_solver_resolve */
+#include "test_kind.h"
 
 #define X_MARGIN 1.05 /* simulated maximum over the largest measured abscissa */
 
@@ -37,20 +38,8 @@ int fl_cal_experiment(fl_cal_state *st, int d, const double *theta, fl_experimen
   if (rc)
     return rc;
   if (it->kind == FL_FIT_CURVE) {
-    double target = X_MARGIN * it->x_max;
-    if (fl_test_bends(it->test))
-      e->test.max_displacement_m = target;
-    else if (it->test == FL_TEST_TENSION)
-      e->test.max_elongation_m = target;
-    else if (it->test == FL_TEST_COMPRESSION)
-      e->test.max_shortening_m = target;
-    else if (it->test == FL_TEST_CANTILEVER) {
-      /* under displacement control the tip follows the spring's far end closely; under
-       * load control the experiment's own max_tip_load stays */
-      if (e->test.tip_control == FL_TIP_DISPLACEMENT)
-        e->test.max_tip_displacement_m = target;
-    } else
-      e->test.max_twist_rad = target;
+    /* a path that ends at a load (a cantilever under load control) keeps its end */
+    fl_test_type_of(it->test)->reach(&e->test, X_MARGIN * it->x_max);
   }
   return FL_OK;
 }

@@ -14,6 +14,7 @@
 #include "param.h"
 #include "result.h"
 #include "series.h"
+#include "test_kind.h"
 
 void fl_calibration_free(fl_calibration *cal)
 {
@@ -36,7 +37,7 @@ void fl_cal_features_measured(const fl_fit *fit, fl_calibration_features *ft)
   ft->item = -1;
   for (int d = 0; d < fit->ndata && ft->item < 0; d++) {
     const fl_fit_data *it = &fit->data[d];
-    if (it->kind == FL_FIT_CURVE && it->test == FL_TEST_BEND3PT && it->exp.bond.buckling.type != FL_BUCKLING_NONE &&
+    if (it->kind == FL_FIT_CURVE && fl_test_type_of(it->test)->kink && it->exp.bond.buckling.type != FL_BUCKLING_NONE &&
         fl_drop_features(it->data.x, it->data.y, it->data.n, 0, out)) {
       ft->item = d;
       ft->measured[0] = out[4];

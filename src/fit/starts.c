@@ -14,6 +14,7 @@
 #include "series.h"
 #include "starts.h"
 #include "system.h" /* fl_section_hollow */
+#include "test_kind.h"
 
 /* Slope of the measured curve over its rows from 10 % to 50 % of the peak, before the
  * peak (the rule the virtual tests use for initial_stiffness). */
@@ -212,7 +213,7 @@ static int start_stiffness(fl_cal_state *st, double *start)
       continue;
     for (int d = 0; d < fit->ndata; d++) {
       const fl_fit_data *it = &fit->data[d];
-      if (it->kind != FL_FIT_CURVE || (k == 0) != (it->test != FL_TEST_TENSION))
+      if (it->kind != FL_FIT_CURVE || strcmp(fl_test_type_of(it->test)->slope_scale, scales[k]))
         continue;
       double theta[FL_FIT_MAX_FREE];
       fl_specimen_result sr;
@@ -281,7 +282,7 @@ static int start_buckling(fl_cal_state *st, int js, double *start)
   double want[5];
   for (int d = 0; d < fit->ndata && any && db < 0; d++) {
     const fl_measured *m = &fit->data[d].data;
-    if (fit->data[d].kind != FL_FIT_CURVE || fit->data[d].test != FL_TEST_BEND3PT ||
+    if (fit->data[d].kind != FL_FIT_CURVE || !fl_test_type_of(fit->data[d].test)->kink ||
         fit->data[d].exp.bond.buckling.type == FL_BUCKLING_NONE || !fl_drop_features(m->x, m->y, m->n, 0, want))
       continue;
     db = d;

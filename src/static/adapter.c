@@ -26,7 +26,7 @@ static int static_create(void **out, const fl_solver_setup *su, char *err, size_
   }
   w->su = *su;
   const fl_test_def *t = &su->exps[0]->test;
-  if (t->kind == FL_TEST_CANTILEVER && t->mode == FL_MODE_VIBRATION && su->curve->npoints > 11)
+  if (fl_test_rings(t) && su->curve->npoints > 11)
     su->curve->npoints = 11; /* the loading path is not recorded: a few rows will do */
   *out = w;
   return FL_OK;
@@ -61,8 +61,9 @@ static int static_advance(void *state, fl_solver_status *status, char *err, size
     res->relaxations += st[s].relaxations;
     res->events += st[s].events;
     double P = st[s].load_scale, L = st[s].length_scale;
-    double fs = exps[0]->test.kind == FL_TEST_TORSION ? P / L : P;
-    double ts = exps[0]->test.kind == FL_TEST_TORSION ? P : P * L;
+    int torque = fl_test_type_of(exps[0]->test.kind)->angular; /* the scale is a torque */
+    double fs = torque ? P / L : P;
+    double ts = torque ? P : P * L;
     res->residual_force = fmax(res->residual_force, st[s].residual_force / fs);
     res->residual_torque = fmax(res->residual_torque, st[s].residual_torque / ts);
   }

@@ -114,7 +114,7 @@ static int path_begin(path_walk *k)
   /* bend3pt: the specimen first rests on the supports under its weight (lowered by the
    * Hertz overlap of half its weight on each support as the first guess), then the
    * nose comes down to it; displacement counts from the first touch. */
-  if (fl_test_bends(w->kind)) {
+  if (w->type->drive == FL_DRIVE_NOSES) {
     double weight = 0.0;
     for (int i = 0; i < one->nbody; i++)
       weight += one->mass[i] * fl_norm(one->gravity);
@@ -132,8 +132,8 @@ static int path_begin(path_walk *k)
     touch = touch_position(w);
   }
   fl_static_apply_position(w, 0.0);
-  if (w->kind == FL_TEST_CANTILEVER && fl_norm(one->gravity) > 0.0) {
-    /* a cantilever under gravity: first its rest under its own weight */
+  if (w->type->drive == FL_DRIVE_LOAD && fl_norm(one->gravity) > 0.0) {
+    /* a point load under gravity (a cantilever): first its rest under its own weight */
     if (!fl_static_newton(w, &it))
       return begin_failed(k, "under its own weight");
     fl_static_commit(w);
@@ -143,7 +143,7 @@ static int path_begin(path_walk *k)
   fl_system_loads_specimen(one, 0, 0);
   if (k->rows_at)
     k->rows_at[0] = 0.0;
-  record(w, job, 0.0, w->kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(one, 0) : 0.0);
+  record(w, job, 0.0, w->type->abscissa(one, 0, 0.0));
   sr->peak = job->curve->y[(size_t)job->s * job->np];
   sr->x_at_peak = 0.0;
   sr->peak_on_path = 1;
@@ -151,7 +151,7 @@ static int path_begin(path_walk *k)
   k->at = (path_cursor){.a = 0.0,
                         .du = 0.25 * k->spacing,
                         .pending = -1.0,
-                        .friction = w->kind == FL_TEST_BEND3PT && job->exp->test.friction > 0.0,
+                        .friction = w->type->friction_turns && job->exp->test.friction > 0.0,
                         .y_last = sr->peak,
                         .x_last = job->curve->x[(size_t)job->s * job->np],
                         .touch = touch,
@@ -227,7 +227,7 @@ static int cut_back(path_walk *k, double next, double u, int unrested)
   int body = fl_static_worst_body(w, w->r);
   fl_static_restore(w);
   job->status = FL_EUNSTABLE;
-  const char *unit = w->kind == FL_TEST_TORSION ? "rad" : "m";
+  const char *unit = w->type->x_unit;
   char how[128];
   if (unrested)
     snprintf(how, sizeof how, "the specimen did not come to rest in a relaxation of %.3g s", w->snap_time);
@@ -237,7 +237,7 @@ static int cut_back(path_walk *k, double next, double u, int unrested)
            "static solver: no equilibrium found at path position %.6g %s (increment %ld, %s), load %.6g %s, "
            "specimen %d, body %d (largest residual)",
            u, unit, w->st.increments + 1, how, fl_run_measured(w->sys, w->kind, 0),
-           w->kind == FL_TEST_TORSION ? "N m" : "N", job->s0 + job->s, body);
+           w->type->y_unit, job->s0 + job->s, body);
   return 1;
 }
 
@@ -266,11 +266,10 @@ static double converge(path_walk *k, double next, int breaking, int crossing, in
   double y = fl_run_measured(w->sys, w->kind, 0);
   if (fabs(y) > 0.0)
     c->loaded = 1;
-  if (fl_test_bends(w->kind) && !c->touched && w->u > c->touch)
+  int noses = w->type->drive == FL_DRIVE_NOSES; /* the path counts from their first touch */
+  if (noses && !c->touched && w->u > c->touch)
     c->touched = 1;
-  double x = fl_test_bends(w->kind)          ? (c->touched ? w->u - c->touch : 0.0)
-             : w->kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(w->sys, 0)
-                                             : w->u;
+  double x = w->type->abscissa(w->sys, 0, noses && !c->touched ? 0.0 : w->u - c->touch);
   /* a snap right after the peak: an increment relaxed, or one of the slivers past a
    * buckling point or a located break, across which the load fell, with the peak
    * among the states since the last ordinary increment */
@@ -403,7 +402,7 @@ static void solve_specimen(fl_system *batch, specimen_job *job, fl_static_stats 
     going = !path_step(&k);
   free(k.rows_at);
   fl_static_put_back(batch, job->s, &w);
-  w.st.load_scale = w.st.load_scale > 0.0 ? w.st.load_scale : (w.kind == FL_TEST_TORSION ? w.ts : w.fs);
+  w.st.load_scale = w.st.load_scale > 0.0 ? w.st.load_scale : (w.type->angular ? w.ts : w.fs);
   *out = w.st;
   fl_static_workspace_free(&w);
 }

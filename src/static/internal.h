@@ -23,6 +23,7 @@
 #include "run.h"
 #include "solver.h"
 #include "system.h"
+#include "test_kind.h"
 
 #define NDOF 6          /* unknowns per free body */
 #define NHIST 3         /* converged states kept before the last: a cubic first guess at most */
@@ -61,6 +62,7 @@ typedef struct {
 typedef struct {
   fl_system *sys;         /* one specimen */
   enum fl_test_kind kind;
+  const fl_test_type *type; /* its kind's table (test_kind.h) */
   const fl_experiment *exp; /* its definition */
   int first, nf, n;       /* free bodies first .. first + nf - 1; n = 6 nf residual components */
   int nu;                 /* unknowns solved for per free body: 6, or 3 in a planar problem */

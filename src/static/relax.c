@@ -37,7 +37,7 @@ int fl_static_relax(workspace *w, double u, double time, int *iterations)
   fl_system *sys = w->sys;
   w->st.relaxations++;
   fl_static_apply_position(w, u);
-  for (int k = 2; fl_test_bends(w->kind) && k < sys->ntool; k++)
+  for (int k = 2; w->type->drive == FL_DRIVE_NOSES && k < sys->ntool; k++)
     sys->tool[k].vel = fl_v3(0.0, 0.0, 0.0);
   sys->grip_speed = sys->grip_omega = 0.0;
   fl_static_still(w);

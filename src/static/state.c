@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cantilever.h"
 #include "integrate.h"
 #include "internal.h"
+#include "test_kind.h"
 
 /* Every body's position and orientation into x, q. */
 void fl_static_save_state(workspace *w, fl_vec3 *x, fl_quat *q)
@@ -34,21 +34,22 @@ void fl_static_apply_position(workspace *w, double u)
 {
   fl_system *sys = w->sys;
   w->u = u;
-  if (w->kind == FL_TEST_CANTILEVER) {
-    fl_cantilever_drive(sys, &w->exp->test, u);
+  const fl_test_type *type = w->type;
+  if (type->load_at) {
+    type->load_at(sys, &w->exp->test, u);
     return;
   }
-  if (fl_test_bends(w->kind)) {
+  if (type->drive == FL_DRIVE_NOSES) {
     for (int k = 2; k < sys->ntool; k++) { /* the noses */
       sys->tool[k].point.y = w->nose_y0 - u;
       sys->tool[k].vel = fl_v3(0.0, -(u - w->uc) / DT_PSEUDO, 0.0);
     }
     return;
   }
-  double disp = w->kind == FL_TEST_TENSION       ? u
-                : w->kind == FL_TEST_COMPRESSION ? -u
-                                                 : 0.0,
-         ang = w->kind == FL_TEST_TORSION ? u : 0.0;
+  double disp = type->drive == FL_DRIVE_PULL   ? u
+                : type->drive == FL_DRIVE_PUSH ? -u
+                                               : 0.0,
+         ang = type->drive == FL_DRIVE_TURN ? u : 0.0;
   fl_quat qg = fl_qexp(fl_v3(ang, 0.0, 0.0));
   sys->grip_disp = disp;
   sys->grip_angle = ang;
@@ -212,7 +213,7 @@ void fl_static_commit(workspace *w)
     w->gb_c = fl_static_buckle_margin(w, 1);
   if (w->log)
     fl_static_log_commit(w->log, w->buckle_phi, w->buckle_m);
-  for (int k = 2; fl_test_bends(w->kind) && k < sys->ntool; k++)
+  for (int k = 2; w->type->drive == FL_DRIVE_NOSES && k < sys->ntool; k++)
     sys->tool[k].vel = fl_v3(0.0, 0.0, 0.0);
 }
 

@@ -13,36 +13,12 @@
 
 #include "fl_defs.h"
 #include "internal.h"
+#include "test_kind.h"
 
 #define TOL 1e-9            /* converged: residual below TOL times its scale */
 #define RELAX_PERIODS 100.0 /* longest relaxation, in periods of the lowest bending mode ... */
 #define SNAP_PERIODS 10.0   /* ... and after an event: a specimen not at rest by then falls */
 #define SOLVE_CHECKS 2      /* a workspace's first solves, checked against GSL's own */
-
-/* The test's elastic load at the path's largest position, by beam theory: the scale the
- * convergence test takes its tolerance from. */
-static double load_estimate(const fl_experiment *exp, const fl_build_info *info, double span_or_gauge)
-{
-  const fl_test_def *t = &exp->test;
-  double E = exp->fiber.youngs_modulus, G = exp->fiber.shear_modulus, L = span_or_gauge;
-  double top = fl_test_target(t);
-  if (t->kind == FL_TEST_CANTILEVER) /* Euler-Bernoulli's tip stiffness, or the load itself */
-    return t->tip_control == FL_TIP_LOAD
-               ? top
-               : 3.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (L * L * L) * top;
-  if (t->kind == FL_TEST_COMPRESSION) /* the pinned column's Euler load */
-    return exp->bond.torque_stiffness_scale * E * info->section.inertia * (FL_PI / L) *
-           (FL_PI / L);
-  if (t->kind == FL_TEST_BEND4PT) { /* each nose F/2 at c from its support: delta = (F/2) c^2 (3 L - 4 c) / (6 E I) */
-    double c = 0.5 * (L - t->loading_span_m);
-    return 12.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (c * c * (3.0 * L - 4.0 * c)) * top;
-  }
-  if (t->kind == FL_TEST_BEND3PT)
-    return 48.0 * exp->bond.torque_stiffness_scale * E * info->section.inertia / (L * L * L) * top;
-  if (t->kind == FL_TEST_TENSION)
-    return exp->bond.force_stiffness_scale * E * info->section.area / L * top;
-  return exp->bond.torque_stiffness_scale * G * info->section.polar / L * top;
-}
 
 /* A test whose specimen, tools, grips, gravity and point load all lie in the x-y plane
  * (every test but torsion, on a straight or in-plane curved fiber): a mirror image in
@@ -52,9 +28,9 @@ static double load_estimate(const fl_experiment *exp, const fl_build_info *info,
  * evaluations per tangent, and no out-of-plane rigid modes (a weightless chain on
  * frictionless rollers slides and spins along its rollers freely) for Newton to lose in
  * rounding.  The out-of-plane residuals stay in the convergence test all the same. */
-static int planar_problem(const fl_system *one, enum fl_test_kind kind)
+static int planar_problem(const fl_system *one, const fl_test_type *type)
 {
-  if (kind == FL_TEST_TORSION || one->gravity.z != 0.0)
+  if (type->drive == FL_DRIVE_TURN || one->gravity.z != 0.0)
     return 0;
   for (int i = 0; i < one->nbody; i++)
     if (one->x_ref[i].z != 0.0 || one->q_ref[i].x != 0.0 || one->q_ref[i].y != 0.0 || one->x[i].z != 0.0 ||
@@ -129,6 +105,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   memset(w, 0, sizeof *w);
   w->sys = one;
   w->kind = exp->test.kind;
+  w->type = fl_test_type_of(w->kind);
   w->exp = exp;
   int nb = one->nbody;
   w->first = -1;
@@ -139,10 +116,12 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
       w->nf++;
     }
   w->n = NDOF * w->nf;
-  double L = fl_test_bends(w->kind) ? info->span : info->gauge;
-  double P = load_estimate(exp, info, L);
+  /* the test's elastic load at the path's end, by beam theory: the scale the
+   * convergence test takes its tolerance from */
+  double L = info->length;
+  double P = w->type->load_scale(exp, info);
   w->st.length_scale = L;
-  if (w->kind == FL_TEST_TORSION) {
+  if (w->type->angular) { /* the scale is a torque */
     w->ts = P;
     w->fs = P / L;
   } else {
@@ -162,7 +141,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->hx = 4e-9 * info->h;
   w->reg = REG_MIN;
   /* the test suite's check of the reduction solves all six unknowns everywhere */
-  w->planar = !(hooks && hooks->options & FL_RUN_CHECK_ALL_UNKNOWNS) && planar_problem(one, w->kind);
+  w->planar = !(hooks && hooks->options & FL_RUN_CHECK_ALL_UNKNOWNS) && planar_problem(one, w->type);
   w->st.unknowns = w->nu = w->planar ? 3 : NDOF;
   for (int a = 0; a < w->nu; a++)
     w->dof[a] = w->planar ? (a < 2 ? a : 5) : a; /* planar: x, y and the turn about z */
@@ -170,7 +149,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->hb = 2 * w->nu - 1;
   w->hr = 1e-8;
   w->reach = 0.1 * exp->fiber.outer_radius_m;
-  if (fl_test_bends(w->kind))
+  if (w->type->drive == FL_DRIVE_NOSES)
     w->nose_y0 = one->tool[2].point.y;
   for (int k = 0; k < one->ntool; k++)
     w->beta[k] = one->law[k].beta;
@@ -204,7 +183,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
    * the contacts' curvature holds a bent specimen along its axis: there the secants
    * drift the chain along that soft slide, and Newton stalls a few increments later
    * (tests/static-collapse.yaml at 0.5 mm) */
-  w->updates = !(fl_test_bends(w->kind) && (exp->test.friction == 0.0 || exp->test.rollers == FL_ROLLERS_ROTATING));
+  w->updates = !(w->type->drive == FL_DRIVE_NOSES && (exp->test.friction == 0.0 || exp->test.rollers == FL_ROLLERS_ROTATING));
   return FL_OK;
 }
 

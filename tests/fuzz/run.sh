@@ -20,7 +20,7 @@ mkdir -p "$build"
 if [ -f "$top/config.h" ]; then cp "$top/config.h" "$build/config.h"; else
   printf '#define PACKAGE_VERSION "fuzz"\n' >"$build/config.h"; fi
 flags="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="$top/src/yaml_input.c $top/src/yaml_experiment.c $top/src/experiment_keys.c $top/src/experiment_checks.c $top/src/experiment_write.c $top/src/yaml_emit.c $top/src/errors.c $top/src/shape.c $top/src/measured.c $top/src/table_text.c $top/src/files.c"
+srcs="$top/src/yaml_input.c $top/src/yaml_experiment.c $top/src/experiment_keys.c $top/src/experiment_checks.c $top/src/experiment_write.c $top/src/yaml_emit.c $top/src/errors.c $top/src/shape.c $top/src/measured.c $top/src/table_text.c $top/src/files.c $top/src/test_kind.c $top/src/kind/*.c $top/src/system.c"
 fitsrcs="$top/src/yaml_fit.c $top/src/fit_rows.c $top/src/series.c"
 status=0
 for t in $targets; do
