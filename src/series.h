@@ -19,6 +19,9 @@ typedef struct {
   double log_decrement; /* ln of the ratio of amplitudes one period apart */
   double offset;        /* the rest position the signal rings about */
   int extremes;         /* extremes used */
+  double frequency_se;  /* standard errors of the two from the scatter of the extremes about */
+  double log_decrement_se; /* their lines (NAN with fewer than 3 extremes) */
+  double log_amplitude0; /* ln of the amplitude the decay line gives at time 0 (ln m) */
 } fl_ringdown;
 
 /* Extremes of samples x at times t (n of them, equally spaced): between two
@@ -31,7 +34,8 @@ int fl_ringdown_extremes(const double *t, const double *x, int n, double *te, do
 /* From ne >= 3 alternating extremes: the rest position by Aitken's formula on each
  * three in a row (exact for a damped sinusoid), the half period by least squares of
  * the extremes' times on their index, the decrement by least squares of the logarithm
- * of their amplitudes.  FL_OK, or FL_EINPUT with fewer than 3. */
+ * of their amplitudes, each with its standard error, and the decay line's amplitude at
+ * time 0.  FL_OK, or FL_EINPUT with fewer than 3. */
 int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out);
 
 /* The features of a 3-point curve (rows x, y, n of them) that drops after its peak
