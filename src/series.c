@@ -25,6 +25,19 @@ double fl_fit_slope(const double *x, const double *y, int a, int b)
   return (n >= 2 && d > 0.0) ? (n * sxy - sx * sy) / d : 0.0;
 }
 
+int fl_series_bracket(const double *xs, int n, double x)
+{
+  int lo = 0, hi = n - 1;
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (xs[mid] <= x)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 int fl_extreme3(const double *t, const double *x, double *te, double *xe)
 {
   double d1 = x[1] - x[0], d2 = x[2] - x[1];

@@ -8,6 +8,10 @@
  * equal abscissae. */
 double fl_fit_slope(const double *x, const double *y, int a, int b);
 
+/* The row lo of the nondecreasing xs (n >= 2 of them) with xs[lo] <= x < xs[lo + 1] by
+ * bisection: 0 before them, n - 2 from the last on. */
+int fl_series_bracket(const double *xs, int n, double x);
+
 /* The extreme at the middle of three equally spaced samples (t[0..2], x[0..2]), by
  * the parabola through them: +1 a maximum, -1 a minimum (time and value into *te,
  * *xe), 0 none. */
