@@ -125,11 +125,30 @@ void fl_cantilever_tip_decrement(const fl_curve *c, int s, int np, fl_specimen_r
   const double *t = c->time + (size_t)s * np, *x = c->x + (size_t)s * np;
   double *te = malloc(((size_t)np + 1) * sizeof *te), *xe = malloc(((size_t)np + 1) * sizeof *xe);
   fl_ringdown rd;
+  double span = np >= 2 ? t[np - 1] - t[0] : 0.0;
   sr->tip_log_decrement = NAN;
-  if (te && xe && fl_ringdown_fit(te, xe, fl_ringdown_extremes(t, x, np, te, xe), &rd) == FL_OK && rd.frequency > 0.0)
+  sr->ring_rows_per_period = span > 0.0 && sr->frequency > 0.0 ? (np - 1) / (span * sr->frequency) : NAN;
+  if (te && xe && sr->ring_rows_per_period >= FL_RING_CSV_MIN_ROWS &&
+      fl_ringdown_fit(te, xe, fl_ringdown_extremes(t, x, np, te, xe), &rd) == FL_OK && rd.frequency > 0.0)
     sr->tip_log_decrement = rd.log_decrement;
   free(te);
   free(xe);
+}
+
+int fl_cantilever_rows_warning(const fl_result *res, int output_points, char *buf, size_t len)
+{
+  for (int s = 0; res->vibration && s < res->specimens; s++) {
+    double rows = res->spec[s].ring_rows_per_period;
+    if (!(rows < FL_RING_CSV_MIN_ROWS))
+      continue;
+    /* the first frequency and decrement come from every step and stand; the rows do not */
+    snprintf(buf, len, "specimen %d's ring-down is written at %.3g rows a period, too few for its peaks: the CSV "
+             "and the plot miss them, and tip_logarithmic_decrement is null; set simulation.output_points to at "
+             "least %.0f (%d rows a period)", s + 1, rows, ceil(output_points * FL_RING_CSV_MIN_ROWS / rows),
+             FL_RING_CSV_MIN_ROWS);
+    return 1;
+  }
+  return 0;
 }
 
 void fl_ring_track_done(fl_ring_track *k, fl_specimen_result *sr)

@@ -85,6 +85,7 @@ typedef struct {
   double damping_ratio;     /* zeta = log_decrement / sqrt(4 pi^2 + log_decrement^2) */
   double damping_ratio_se;
   double tip_log_decrement; /* the tip displacement's own, off the rows: its higher modes die first */
+  double ring_rows_per_period; /* the CSV's rows a first period (NAN: no frequency) */
   double release_x;         /* tip displacement at the release, m */
   int extremes;             /* extremes the two came from */
 } fl_specimen_result;
