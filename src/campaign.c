@@ -23,6 +23,7 @@
 #include "table_text.h"
 #include "measured.h"
 #include "mpi_batch.h"
+#include "series.h"
 #include "yaml_input.h"
 
 #define DEG (FL_PI / 180.0)
@@ -544,12 +545,21 @@ void fl_campaign_checkpoint_path(const char *prefix, int i, char *buf, size_t le
   snprintf(buf, len, "%s.checkpoint.d/%05d.checkpoint", prefix, i + 1);
 }
 
+void fl_campaign_retry_path(const char *prefix, int i, int k, char *buf, size_t len)
+{
+  snprintf(buf, len, "%s.checkpoint.d/%05d.retry%d.checkpoint", prefix, i + 1, k);
+}
+
 void fl_campaign_checkpoints_remove(const char *prefix, int nspec)
 {
   char path[FL_FIT_PATH + 64];
   for (int i = 0; i < nspec; i++) {
     fl_campaign_checkpoint_path(prefix, i, path, sizeof path);
     unlink(path);
+    for (int k = 1; k <= FL_CAMPAIGN_RETRIES; k++) {
+      fl_campaign_retry_path(prefix, i, k, path, sizeof path);
+      unlink(path);
+    }
   }
   snprintf(path, sizeof path, "%s.checkpoint.d", prefix);
   rmdir(path);
@@ -573,6 +583,8 @@ static int keep_result(const fl_fit *fit, const fl_calibration *cal, fl_campaign
   r->features = cal->features;
   const fl_calibration_curve *cv = &cal->curve[0];
   r->points = cv->points;
+  r->x_max = fit->data[0].x_max;
+  r->x_max_from = fit->data[0].x_max_auto ? 2 - fit->data[0].auto_dropped : 0;
   size_t b = (size_t)cv->points * sizeof(double);
   if (!(r->x = malloc(b)) || !(r->measured = malloc(b)) || !(r->fitted = malloc(b)))
     return FL_ENOMEM;
@@ -582,11 +594,105 @@ static int keep_result(const fl_fit *fit, const fl_calibration *cal, fl_campaign
   return FL_OK;
 }
 
+int fl_campaign_fit_row(const fl_campaign *c, const fl_campaign_opts *o, int i, const double *start,
+                        const char *ckpath, fl_campaign_result *r, long *used, int *interrupted, char *warnings,
+                        size_t wlen, char *err, size_t errlen)
+{
+  const char *prog = o->cal.prog ? o->cal.prog : "fiber-calibrate";
+  fl_fit fit;
+  int rc = fl_campaign_fit(c, i, &fit, err, errlen);
+  if (rc)
+    return rc;
+  /* the checkpoint: what the row sets, where a retry starts, and the campaign's settings */
+  char settings[8192];
+  size_t sn = 0;
+  for (int j = 0; j < c->nmap && sn < sizeof settings; j++)
+    sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "row %s=%.17g\n", c->map[j].key, c->spec[i].value[j]);
+  for (int j = 0; start && j < fit.nfree && sn < sizeof settings; j++) {
+    fit.free[j].start = start[j];
+    fit.free[j].start_auto = 0;
+    sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "start %s=%.17g\n", fit.free[j].path, start[j]);
+  }
+  if (sn < sizeof settings)
+    snprintf(settings + sn, sizeof settings - sn, "%s", o->settings ? o->settings : "");
+  fl_checkpoint *ck = NULL;
+  char msg[4096];
+  if ((rc = fl_checkpoint_open(ckpath, &fit, settings, o->resume, &ck, msg, sizeof msg))) {
+    snprintf(err, errlen, "%s (specimen %s, row %d of %s)", msg, c->spec[i].id, c->spec[i].row, c->table_path);
+    fl_fit_free(&fit);
+    return rc;
+  }
+  fl_calibrate_opts co = o->cal;
+  co.checkpoint = ck;
+  /* the fit's notes name the row they come from */
+  char row_prog[FL_FIT_PATH + 512];
+  snprintf(row_prog, sizeof row_prog, "%s: %s:%d: row %d (%s)", prog, c->table_path, c->spec[i].line,
+           c->spec[i].row, c->spec[i].id);
+  co.prog = row_prog;
+  co.stop_after = o->stop_after > 0 ? (int)(o->stop_after - *used) : 0;
+  fl_calibration cal;
+  rc = fl_calibrate(&fit, &co, &cal, msg, sizeof msg);
+  r->replayed = fl_checkpoint_replayed(ck);
+  if (rc) {
+    fl_checkpoint_close(ck, 0);
+    fl_fit_free(&fit);
+    if (o->cal.stop && *o->cal.stop) {
+      *interrupted = 1;
+      return FL_OK;
+    }
+    snprintf(err, errlen, "%s:%d: row %d (%s): %s; no point could be evaluated", c->table_path, c->spec[i].line,
+             c->spec[i].row, c->spec[i].id, msg);
+    return rc;
+  }
+  *used += cal.iterations;
+  if (cal.interrupted || (o->cal.stop && *o->cal.stop)) {
+    fl_calibration_free(&cal);
+    fl_checkpoint_close(ck, 0);
+    fl_fit_free(&fit);
+    *interrupted = 1;
+    return FL_OK;
+  }
+  rc = keep_result(&fit, &cal, r);
+  char warn[4096];
+  if (fl_calibration_warnings(&fit, &cal, warn, sizeof warn) > 0 && (o->cal.log || warnings))
+    for (char *w = strtok(warn, "\n"); w; w = strtok(NULL, "\n")) {
+      char line[4608];
+      snprintf(line, sizeof line, "%s: warning: %s:%d: row %d (%s): %s\n", prog, c->table_path, c->spec[i].line,
+               c->spec[i].row, c->spec[i].id, w);
+      if (warnings) /* kept for the caller, who decides whether they stand */
+        snprintf(warnings + strlen(warnings), wlen - strlen(warnings), "%s", line);
+      else
+        fputs(line, o->cal.log);
+    }
+  fl_checkpoint_close(ck, 0); /* removed with the others when the campaign is written */
+  fl_calibration_free(&cal);
+  fl_fit_free(&fit);
+  if (rc)
+    snprintf(err, errlen, "out of memory");
+  return rc;
+}
+
+void fl_campaign_progress(const fl_campaign *c, const fl_campaign_opts *o, int i, int done, int total, double t0,
+                          const char *what)
+{
+  static const char *const names[] = {"converged", "max_iterations", "failed"};
+  if (!o->progress || !o->cal.log)
+    return;
+  const fl_campaign_result *r = o->res + i;
+  double el = now() - t0, left = el / done * (total - done);
+  char who[48] = "";
+  if (o->ranks > 1)
+    snprintf(who, sizeof who, " (rank %d of %d)", o->rank, o->ranks);
+  fprintf(o->cal.log, "%s: %s %d/%d %s%s: %s, R^2 %.4f, %d iterations, %ld simulations%s, %.1f s (%.1f s elapsed, "
+          "about %.0f s left)\n", o->cal.prog ? o->cal.prog : "fiber-calibrate", what, i + 1, c->nspec, c->spec[i].id,
+          who, names[r->status], r->r_squared, r->iterations, r->simulations, r->replayed ? " (replayed)" : "",
+          r->wall_time, el, left);
+  fflush(o->cal.log);
+}
+
 int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int *interrupted,
                     char *err, size_t errlen)
 {
-  const char *prog = o->cal.prog ? o->cal.prog : "fiber-calibrate";
-  FILE *log = o->cal.log;
   char dir[FL_FIT_PATH + 32], ckpath[FL_FIT_PATH + 64];
   double t0 = now();
   long used = 0; /* accepted iterations so far, for stop_after */
@@ -599,93 +705,22 @@ int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign
     snprintf(err, errlen, "cannot make the checkpoint folder %s: %s", dir, strerror(errno));
     return FL_EIO;
   }
+  fl_campaign_opts op = *o;
+  op.res = res;
   for (int i = 0; i < c->nspec; i++) {
-    fl_campaign_result *r = &res[i];
     if (o->ranks > 1 && i % o->ranks != o->rank)
       continue; /* another rank's */
-    if (o->cal.stop && *o->cal.stop) {
+    if ((o->cal.stop && *o->cal.stop) || (o->stop_after > 0 && used >= o->stop_after)) {
       *interrupted = 1;
       return FL_OK;
     }
-    if (o->stop_after > 0 && used >= o->stop_after) {
-      *interrupted = 1;
-      return FL_OK;
-    }
-    fl_fit fit;
-    int rc = fl_campaign_fit(c, i, &fit, err, errlen);
-    if (rc)
-      return rc;
-    /* the checkpoint: what the row sets, and the campaign's settings */
-    char settings[8192];
-    size_t sn = 0;
-    for (int j = 0; j < c->nmap && sn < sizeof settings; j++)
-      sn += (size_t)snprintf(settings + sn, sizeof settings - sn, "row %s=%.17g\n", c->map[j].key, c->spec[i].value[j]);
-    if (sn < sizeof settings)
-      snprintf(settings + sn, sizeof settings - sn, "%s", o->settings ? o->settings : "");
     fl_campaign_checkpoint_path(o->prefix, i, ckpath, sizeof ckpath);
-    fl_checkpoint *ck = NULL;
-    char msg[4096];
-    if ((rc = fl_checkpoint_open(ckpath, &fit, settings, o->resume, &ck, msg, sizeof msg))) {
-      snprintf(err, errlen, "%s (specimen %s, row %d of %s)", msg, c->spec[i].id, c->spec[i].row, c->table_path);
-      fl_fit_free(&fit);
+    int rc = fl_campaign_fit_row(c, o, i, NULL, ckpath, &res[i], &used, interrupted, NULL, 0, err, errlen);
+    if (rc || *interrupted)
       return rc;
-    }
-    fl_calibrate_opts co = o->cal;
-    co.checkpoint = ck;
-    /* the fit's notes name the row they come from */
-    char row_prog[FL_FIT_PATH + 512];
-    snprintf(row_prog, sizeof row_prog, "%s: %s:%d: row %d (%s)", prog, c->table_path, c->spec[i].line,
-             c->spec[i].row, c->spec[i].id);
-    co.prog = row_prog;
-    co.stop_after = o->stop_after > 0 ? (int)(o->stop_after - used) : 0;
-    fl_calibration cal;
-    rc = fl_calibrate(&fit, &co, &cal, msg, sizeof msg);
-    long replayed = fl_checkpoint_replayed(ck);
-    if (rc) {
-      fl_checkpoint_close(ck, 0);
-      fl_fit_free(&fit);
-      if (o->cal.stop && *o->cal.stop) {
-        *interrupted = 1;
-        return FL_OK;
-      }
-      snprintf(err, errlen, "%s:%d: row %d (%s): %s; no point could be evaluated", c->table_path, c->spec[i].line,
-               c->spec[i].row, c->spec[i].id, msg);
-      return rc;
-    }
-    used += cal.iterations;
-    if (cal.interrupted || (o->cal.stop && *o->cal.stop)) {
-      fl_calibration_free(&cal);
-      fl_checkpoint_close(ck, 0);
-      fl_fit_free(&fit);
-      *interrupted = 1;
-      return FL_OK;
-    }
-    rc = keep_result(&fit, &cal, r);
-    char warn[4096];
-    if (o->cal.log && fl_calibration_warnings(&fit, &cal, warn, sizeof warn) > 0)
-      for (char *w = strtok(warn, "\n"); w; w = strtok(NULL, "\n"))
-        fprintf(o->cal.log, "%s: warning: %s:%d: row %d (%s): %s\n", o->cal.prog ? o->cal.prog : "fiber-calibrate",
-                c->table_path, c->spec[i].line, c->spec[i].row, c->spec[i].id, w);
-    fl_checkpoint_close(ck, 0); /* removed with the others when the campaign is written */
-    fl_calibration_free(&cal);
-    fl_fit_free(&fit);
-    if (rc) {
-      snprintf(err, errlen, "out of memory");
-      return rc;
-    }
-    if (o->progress && log) {
-      static const char *const names[] = {"converged", "max_iterations", "failed"};
-      int mine = o->ranks > 1 ? (i - o->rank) / o->ranks + 1 : i + 1; /* rows this rank has done */
-      int total = o->ranks > 1 ? (c->nspec - 1 - o->rank) / o->ranks + 1 : c->nspec;
-      double el = now() - t0, left = el / mine * (total - mine);
-      char who[48] = "";
-      if (o->ranks > 1)
-        snprintf(who, sizeof who, " (rank %d of %d)", o->rank, o->ranks);
-      fprintf(log, "%s: specimen %d/%d %s%s: %s, R^2 %.4f, %d iterations, %ld simulations%s, %.1f s (%.1f s elapsed, "
-              "about %.0f s left)\n", prog, i + 1, c->nspec, c->spec[i].id, who, names[r->status], r->r_squared,
-              r->iterations, r->simulations, replayed ? " (replayed)" : "", r->wall_time, el, left);
-      fflush(log);
-    }
+    int mine = o->ranks > 1 ? (i - o->rank) / o->ranks + 1 : i + 1; /* rows this rank has done */
+    int total = o->ranks > 1 ? (c->nspec - 1 - o->rank) / o->ranks + 1 : c->nspec;
+    fl_campaign_progress(c, &op, i, mine, total, t0, "specimen");
   }
   return FL_OK;
 }

@@ -94,11 +94,16 @@ typedef struct {
   double std_error[FL_FIT_MAX_FREE]; /* NAN when not determined */
   double r_squared;
   int points;                        /* the first curve's rows */
+  double x_max;                      /* its fitted range's end, m or rad */
+  int x_max_from;                    /* 0: the fit file or the table, 1: auto at a drop, 2: auto at the peak */
   double *x, *measured, *fitted;     /* its abscissae (SI), measured and fitted ordinates */
   enum fl_test_kind test;            /* its test */
   fl_experiment calibrated;          /* the specimen's experiment with its fitted values */
   int equally_loaded_bonds;          /* of its first curve: 1 in 3-point bending, the gauge's bonds otherwise */
   fl_calibration_features features;  /* where its drop lands (features.item -1: no buckling fit of a drop) */
+  long replayed;                     /* evaluations its checkpoint replayed (--resume) */
+  int retried_from;                  /* > 0: converged on a retry from this row's solution (table row number) */
+  int retries;                       /* retries run after its first fit failed (fl_campaign_retry) */
 } fl_campaign_result;
 
 typedef struct {
@@ -109,6 +114,7 @@ typedef struct {
   int progress;            /* 1: one line per specimen on cal.log */
   int stop_after;          /* stop as if interrupted after this many accepted iterations over the campaign (0: never) */
   int rank, ranks;         /* MPI: this process fits the rows i with i % ranks == rank (ranks 0, 1: all rows) */
+  const fl_campaign_result *res; /* the results, for the progress lines (set by the campaign's functions) */
 } fl_campaign_opts;
 
 /* Fit every specimen into res (nspec entries, zeroed by the caller).  FL_OK with
@@ -118,6 +124,30 @@ typedef struct {
  * evaluated at all. */
 int fl_campaign_run(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int *interrupted,
                     char *err, size_t errlen);
+/* Fit row i into r (its arrays allocated here): from the fit file's starts, or, start
+ * not NULL, from the values start (YAML units, inside the bounds), with the checkpoint
+ * at ckpath.  *used counts the accepted iterations (stop_after).  The result's warnings
+ * go to o->cal.log, or, warnings not NULL, are appended there (wlen bytes, a string).
+ * FL_OK, with *interrupted 1 when a signal or stop_after stopped it; an error status
+ * with err when no point could be evaluated. */
+int fl_campaign_fit_row(const fl_campaign *c, const fl_campaign_opts *o, int i, const double *start,
+                        const char *ckpath, fl_campaign_result *r, long *used, int *interrupted, char *warnings,
+                        size_t wlen, char *err, size_t errlen);
+/* The progress line of row i (o->res[i]), the done-th of total, on o->cal.log when
+ * o->progress: what ("specimen", "retry"), status, R^2, times since t0. */
+void fl_campaign_progress(const fl_campaign *c, const fl_campaign_opts *o, int i, int done, int total, double t0,
+                          const char *what);
+/* Rank 0, after fl_campaign_gather: each row whose fit did not converge is fitted again
+ * from the solutions of up to FL_CAMPAIGN_RETRIES converged rows, those whose measured
+ * peak load is nearest its own, until one converges (campaign_retry.c,
+ * fiberlab-campaign(5)); a converged retry replaces the row's result and says so in
+ * its message.  FL_OK (with *interrupted as fl_campaign_run), or an error status. */
+#define FL_CAMPAIGN_RETRIES 3
+int fl_campaign_retry(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int *interrupted,
+                      char *err, size_t errlen);
+/* The checkpoint of row i's k-th retry (k from 1). */
+void fl_campaign_retry_path(const char *prefix, int i, int k, char *buf, size_t len);
+
 /* MPI (built with --with-mpi): after fl_campaign_run on every rank, bring every
  * specimen's result to rank 0 (res filled there in table order, bit for bit as each
  * rank computed it), and agree on the outcome: *rc_any and *interrupted_any are those

@@ -38,9 +38,14 @@ static int write_specimens(FILE *f, const fl_campaign *c, const fl_campaign_resu
   int drops = 0;
   for (int i = 0; i < c->nspec; i++)
     drops |= res[i].done && res[i].features.item >= 0;
+  int autos = 0; /* x_max: auto in the fit: each row's range as read from its curve */
+  for (int i = 0; i < c->nspec; i++)
+    autos |= res[i].done && res[i].x_max_from > 0;
   fprintf(f, "row,id,file,status,r_squared,iterations,simulations");
   for (int j = 0; j < c->nmap; j++)
     fprintf(f, ",%s", c->map[j].key);
+  if (autos)
+    fprintf(f, ",data.x_max,x_max_from");
   for (int j = 0; j < c->nfree; j++)
     fprintf(f, ",%s,%s_se", c->free[j].path, c->free[j].path);
   if (drops)
@@ -55,6 +60,9 @@ static int write_specimens(FILE *f, const fl_campaign *c, const fl_campaign_resu
     fprintf(f, ",%s,%.8f,%d,%ld", status_names[r->status], r->r_squared, r->iterations, r->simulations);
     for (int j = 0; j < c->nmap; j++)
       fprintf(f, ",%.10g", c->spec[i].value[j]);
+    if (autos)
+      fprintf(f, ",%.6g,%s", r->done ? r->x_max : NAN,
+              !r->done ? "" : r->x_max_from == 1 ? "first_drop" : r->x_max_from == 2 ? "highest_load" : "given");
     for (int j = 0; j < c->nfree; j++)
       fprintf(f, ",%.10g,%.6g", r->value[j], r->std_error[j]);
     if (drops) {
@@ -474,17 +482,26 @@ int fl_campaign_summary(FILE *out, const fl_campaign *c, const fl_campaign_resul
                         const fl_campaign_paths *paths, double wall_time)
 {
   fl_yaml_out *y = fl_yaml_out_open(out);
-  int conv = 0;
+  int conv = 0, retried = 0, rescued = 0;
   long sims = 0;
   for (int i = 0; i < c->nspec; i++) {
     conv += res[i].status == FL_CAL_CONVERGED;
     sims += res[i].simulations;
+    retried += res[i].retries > 0;
+    rescued += res[i].retried_from > 0;
   }
   fl_yaml_map_begin(y, 0);
   fl_yaml_key_str(y, "test", "campaign");
   fl_yaml_key_str(y, "campaign", c->file);
   fl_yaml_key_int(y, "specimens", c->nspec);
   fl_yaml_key_int(y, "converged", conv);
+  if (retried) {
+    fl_yaml_str(y, "retried");
+    fl_yaml_map_begin(y, 1);
+    fl_yaml_key_int(y, "rows", retried);
+    fl_yaml_key_int(y, "converged", rescued);
+    fl_yaml_map_end(y);
+  }
   fl_yaml_key_int(y, "simulations", sims);
   fl_yaml_key_num(y, "wall_time", "%.3f", wall_time);
   left_out(y, c, res);

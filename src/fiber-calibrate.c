@@ -156,6 +156,11 @@ static int campaign_main(const fl_cli_options *a)
     fprintf(stderr, "%s: rank %d: the ranks could not exchange their results\n", prog, mpi_rank);
     rc_any = FL_EIO;
   }
+  if (mpi_rank == 0 && !rc && !rc_any && !interrupted_any) {
+    /* the rows that did not converge, again from the converged rows' solutions */
+    rc = fl_campaign_retry(&c, &o, res, &interrupted, err, sizeof err);
+    interrupted_any = interrupted || stop_flag;
+  }
   int status = 1;
   if (rc) {
     char dir[FL_FIT_PATH + 16];
@@ -193,6 +198,10 @@ static int campaign_main(const fl_cli_options *a)
     }
     fprintf(stderr, "%s: %s: the population was not checked: %s\n", prog, a->file, err);
   }
+  for (int i = 0; i < c.nspec; i++)
+    if (res[i].retried_from > 0)
+      fprintf(stderr, "%s: note: %s:%d: row %d (%s): %s\n", prog, c.table_path, c.spec[i].line, i + 1, c.spec[i].id,
+              res[i].message);
   for (int i = 0; i < c.nspec; i++)
     if (res[i].status != FL_CAL_CONVERGED)
       fprintf(stderr, "%s: %s:%d: row %d (%s) is left out of the population: %s: %s\n", prog, c.table_path,

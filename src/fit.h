@@ -61,6 +61,12 @@ typedef struct {
   double weight;                /* > 0 */
   double x_max;                 /* m or rad: the largest abscissa fitted */
   double x_min;                 /* m or rad: the smallest abscissa fitted (0: from the origin) */
+  int x_max_auto;               /* 1: x_max: auto, the range set from the first drop (fiberlab-fit(5)) */
+  double x_max_drop;            /* x_max: auto: the share of its peak a load must fall to make a drop */
+  double x_max_past;            /* x_max: auto: the range past the peak, a share of the peak's abscissa */
+  int auto_dropped;             /* x_max: auto: 1 a drop was found, 0 none (the range ends at the peak) */
+  double auto_peak_x;           /* x_max: auto: the peak before the drop (or the highest load), m or rad */
+  double auto_peak_y;           /* x_max: auto: its load, N or N m */
   int toe_auto;                 /* 1: toe: auto (ASTM D790 toe compensation) */
   double toe_shift;             /* m or rad: subtracted from every abscissa (0: none) */
   double x_unit_si;             /* SI value of the file's x unit (for reports) */
@@ -304,11 +310,6 @@ typedef struct {
  * status is not converged), or an error status with err set when no point could be
  * evaluated (then there is nothing to report). */
 int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen);
-/* 1 when the curve m has a drop after its peak followed by a settled plateau (the
- * features of fiber-calibrate(1), STARTING VALUES), 0 otherwise (a curve that rises to
- * its end, or one that ends at its fall: a break).  simulated 1: a noiseless simulated
- * curve, whose plateau may rise; 0: a measured one. */
-int fl_fit_curve_drops(const fl_measured *m, int simulated);
 /* 1 when curve item d carries a kink residual: kink_weight > 0 and its measured curve
  * drops (fl_fit_curve_drops); its residual rows are then data.n + 1. */
 int fl_fit_has_kink(const fl_fit_data *d);

@@ -17,6 +17,7 @@
 #include "fit_item.h"
 #include "fl_defs.h"
 #include "measured.h"
+#include "series.h"
 #include "yaml_input.h"
 
 void fl_fit_note(fl_fit_loader *L, const char *kind, const yaml_node_t *n, const char *fmt, ...)
@@ -70,6 +71,25 @@ static int one_way(fl_fit_loader *L, const fl_fit_item *it, const char *key, con
   return FL_OK;
 }
 
+/* x_max: auto (fiberlab-fit(5)): the range ends x_max_past times the peak's abscissa
+ * past the peak before the first drop (at least at the row that fell), or at the
+ * highest load when the curve never drops; read from the rows at or past max(0, x_min)
+ * after the toe shift. */
+static void auto_range(fl_fit_data *d)
+{
+  const fl_measured *m = &d->data;
+  int i0 = 0, ip, id;
+  while (i0 < m->n && (m->x[i0] < 0.0 || m->x[i0] < d->x_min))
+    i0++;
+  if (m->n - i0 < 2)
+    return; /* keep_rows refuses the curve */
+  d->auto_dropped = fl_first_drop(m->y + i0, m->n - i0, d->x_max_drop, &ip, &id);
+  ip += i0;
+  d->auto_peak_x = m->x[ip];
+  d->auto_peak_y = m->y[ip];
+  d->x_max = d->auto_dropped ? fmax(m->x[ip] * (1.0 + d->x_max_past), m->x[id + i0]) : m->x[ip];
+}
+
 /* A curve's rows: the toe shift (toe: auto), then the rows with x_min <= x and x >= 0
  * up to the first past x_max, their region weights, and the warnings about what was
  * left out. */
@@ -89,6 +109,8 @@ static int keep_rows(fl_fit_loader *L, fl_fit_item *it, const char *key, const c
     for (int i = 0; i < m->n; i++)
       m->x[i] -= s;
   }
+  if (d->x_max_auto)
+    auto_range(d);
   double xmax_all = -HUGE_VAL, xmin_all = HUGE_VAL;
   for (int i = 0; i < m->n; i++) {
     xmax_all = fmax(xmax_all, m->x[i]);
@@ -125,7 +147,12 @@ static int keep_rows(fl_fit_loader *L, fl_fit_item *it, const char *key, const c
   if (d->toe_auto)
     fl_fit_note(L, "note", vf, "%s: toe: auto shifts '%s' by %.6g %s (%.6g %s)%s", key, t, d->toe_shift / d->x_unit_si,
                 d->x_unit, d->toe_shift, xu, negative ? "; rows left at x < 0 are dropped" : "");
-  if (vxmax && d->x_max > xmax_all)
+  if (d->x_max_auto)
+    fl_fit_note(L, "note", vxmax, "%s.x_max: auto: %s %.6g %s at x = %.6g %s; the range ends at %.6g %s", what,
+                d->auto_dropped ? "the first drop follows the peak of" : "no drop; the highest load is",
+                fabs(d->auto_peak_y), d->test == FL_TEST_TORSION ? "N m" : "N", d->auto_peak_x / d->x_unit_si,
+                d->x_unit, d->x_max / d->x_unit_si, d->x_unit);
+  if (vxmax && !d->x_max_auto && d->x_max > xmax_all)
     fl_fit_note(L, "warning", vxmax, "%s.x_max: %g %s is beyond the data (largest x %g %s): it leaves nothing out; "
                 "x_max is in %s, whatever the file's unit", what, d->x_max, xu, xmax_all, xu, xu);
   if (vxmin && d->x_min > 0.0 && d->x_min < xmin_all)

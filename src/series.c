@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "fl_defs.h"
-#include "fit.h"
 #include "series.h"
 
 double fl_fit_slope(const double *x, const double *y, int a, int b)
@@ -248,6 +247,26 @@ int fl_drop_features(const double *x, const double *y, int n, int simulated, dou
   out[3] = n - ie >= 3 ? fl_fit_slope(x, y, ie, n) : 0.0;
   out[4] = x[ip];
   return 1;
+}
+
+int fl_first_drop(const double *y, int n, double drop, int *ipeak, int *idrop)
+{
+  double top = 0.0;
+  for (int i = 0; i < n; i++)
+    top = fmax(top, fabs(y[i]));
+  int ip = 0;
+  *idrop = -1;
+  for (int i = 0; i < n; i++) {
+    if (fabs(y[i]) > fabs(y[ip]))
+      ip = i;
+    else if (fabs(y[ip]) >= 0.5 * top && fabs(y[i]) < (1.0 - drop) * fabs(y[ip])) {
+      *ipeak = ip;
+      *idrop = i;
+      return 1;
+    }
+  }
+  *ipeak = ip;
+  return 0;
 }
 
 int fl_fit_curve_drops(const fl_measured *m, int simulated)

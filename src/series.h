@@ -4,6 +4,8 @@
 #ifndef FL_SERIES_H
 #define FL_SERIES_H
 
+#include "measured.h"
+
 /* Slope of y on x by least squares over rows [a, b); 0 with fewer than two rows or
  * equal abscissae. */
 double fl_fit_slope(const double *x, const double *y, int a, int b);
@@ -49,5 +51,19 @@ int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out
  * curve, whose plateau may rise; 0: a measured one.  Returns 0 when the curve has no
  * drop, or no settled plateau after it (series.c says how each is read). */
 int fl_drop_features(const double *x, const double *y, int n, int simulated, double out[5]);
+
+/* 1 when the curve m has a drop after its peak followed by a settled plateau (the
+ * features of fiber-calibrate(1), STARTING VALUES), 0 otherwise (a curve that rises to
+ * its end, or one that ends at its fall: a break).  simulated 1: a noiseless simulated
+ * curve, whose plateau may rise; 0: a measured one. */
+int fl_fit_curve_drops(const fl_measured *m, int simulated);
+
+/* The first significant drop of a loading curve (loads y, n rows in the order of
+ * their abscissae): the first row whose load lies more than the share `drop` below the
+ * highest load before it, where that highest load is at least half the curve's (the
+ * toe's noise makes no drop).  Into *ipeak the row of that highest load and into *idrop
+ * the row that fell; returns 1, or 0 when no row falls so far (*ipeak: the highest
+ * load's row, *idrop: -1).  Loads are taken by magnitude. */
+int fl_first_drop(const double *y, int n, double drop, int *ipeak, int *idrop);
 
 #endif

@@ -18,6 +18,7 @@
 #include "fit_item.h"
 #include "fl_defs.h"
 #include "measured.h"
+#include "series.h"
 #include "table_text.h"
 #include "yaml_input.h"
 
@@ -36,7 +37,8 @@ static const char *const test_names[] = {"bend3pt", "tension", "torsion", "canti
 /* Allowed keys of each block, for lookups and messages. */
 static const char *const top_keys[] = {"experiment", "data", "free", "solver", NULL};
 static const char *const curve_keys[] = {"test", "file", "columns", "units", "weight", "experiment", "set", "x_max",
-                                         "x_min", "toe", "weights", "kink_weight", "signal", "residuals", NULL};
+                                         "x_max_drop", "x_max_past", "x_min", "toe", "weights", "kink_weight", "signal",
+                                         "residuals", NULL};
 static const char *const signal_names[] = {"first_mode", "tip", NULL};       /* enum fl_ring_signal */
 static const char *const residual_names[] = {"series", "figures", NULL};     /* enum fl_ring_residuals */
 static const char *const toe_names[] = {"none", "auto", NULL};
@@ -401,6 +403,41 @@ static int item_experiment(fl_fit_loader *L, fl_fit_item *it)
   return FL_OK;
 }
 
+/* x_max (node it->vxmax, named key): a number in (0, xhi], or auto with its shares
+ * x_max_drop and x_max_past, which no other x_max takes. */
+static int x_max_value(fl_fit_loader *L, fl_fit_item *it, const char *key, double xhi, const char *xunit)
+{
+  fl_fit_data *d = it->d;
+  const char *t;
+  char sub[112], msg[512];
+  if (fl_yaml_need_scalar(&L->r, it->vxmax, key, &t))
+    return FL_EINPUT;
+  d->x_max_auto = strcmp(t, "auto") == 0;
+  fl_yaml_range r = {0, xhi, 1, 0, xunit};
+  if (!d->x_max_auto && fl_yaml_number(key, t, &r, 1, &d->x_max, msg, sizeof msg))
+    return fl_yaml_fail(&L->r, it->vxmax, "%s", msg);
+  if (d->x_max_auto && d->kind != FL_FIT_CURVE)
+    return fl_yaml_fail(&L->r, it->vxmax, "%s: auto sets the range of a curve; allowed: a number in (0, %g] %s",
+                        key, xhi, xunit);
+  d->x_max_drop = 0.05;
+  d->x_max_past = 0.25;
+  static const char *const share[] = {"x_max_drop", "x_max_past"};
+  double *to[] = {&d->x_max_drop, &d->x_max_past}, hi[] = {1.0, 10.0};
+  for (int k = 0; k < 2; k++) {
+    yaml_node_t *v = get(L, it->node, share[k], NULL);
+    snprintf(sub, sizeof sub, "%s.%s", it->what, share[k]);
+    if (v && !d->x_max_auto)
+      return fl_yaml_fail(&L->r, v, "%s: a share of x_max: auto, and x_max is %s; allowed: %s with x_max: auto "
+                          "only", sub, t, share[k]);
+    if (v && get_number(L, v, sub, 0, hi[k], k == 0, "", to[k]))
+      return FL_EINPUT;
+  }
+  if (!(d->x_max_drop < 1.0))
+    return fl_yaml_fail(&L->r, get(L, it->node, "x_max_drop", NULL), "%s.x_max_drop: %g leaves no load; allowed: a "
+                        "share in (0, 1)", it->what, d->x_max_drop);
+  return FL_OK;
+}
+
 /* The item's weight, fitted range (a campaign's row may replace it), toe and kink. */
 static int item_range(fl_fit_loader *L, fl_fit_item *it)
 {
@@ -416,10 +453,12 @@ static int item_range(fl_fit_loader *L, fl_fit_item *it)
   double xhi = d->test == FL_TEST_TORSION ? 1e3 : 10;
   d->x_max = -1.0;
   snprintf(key, sizeof key, "%s.x_max", what);
-  if ((it->vxmax = get(L, it->node, "x_max", NULL)) && get_number(L, it->vxmax, key, 0, xhi, 1, xunit, &d->x_max))
+  if ((it->vxmax = get(L, it->node, "x_max", NULL)) && x_max_value(L, it, key, xhi, xunit))
     return FL_EINPUT;
-  if (L->x_max > 0.0 && d->kind == FL_FIT_CURVE)
-    d->x_max = L->x_max;
+  if (L->x_max > 0.0 && d->kind == FL_FIT_CURVE) {
+    d->x_max = L->x_max; /* the campaign's table: a number, which replaces auto too */
+    d->x_max_auto = 0;
+  }
   it->vxmin = get(L, it->node, "x_min", NULL);
   d->x_min = 0.0;
   snprintf(key, sizeof key, "%s.x_min", what);

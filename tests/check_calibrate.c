@@ -22,6 +22,7 @@
 #include "fit.h"
 #include "measured.h"
 #include "run.h"
+#include "series.h"
 #include "check_limits.h"
 
 #define DEG (FL_PI / 180.0)

@@ -97,6 +97,9 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
   snprintf(title, sizeof title, "fiber-calibrate %s: R^2 = %.4f", base_name(fit->file), cal->r_squared);
   fl_gnuplot_quote(f, title);
   fprintf(f, " noenhanced\n");
+  int any_auto = 0;
+  for (int d = 0; d < nd; d++)
+    any_auto |= fit->data[d].x_max_auto;
   for (int d = 0; d < nd; d++) {
     const fl_fit_data *it = &fit->data[d];
     const char *xl, *yl, *xs;
@@ -126,6 +129,13 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
     fprintf(f, "set title ");
     fl_gnuplot_quote(f, title);
     fprintf(f, " noenhanced\nset xlabel '%s'\nset ylabel '%s'\n", xl, yl);
+    if (it->kind == FL_FIT_CURVE && it->x_max_auto)
+      fprintf(f, "set arrow 1 from first %.10g*%s, graph 0 to first %.10g*%s, graph 1 nohead dt 2 lc rgb '#4060c0'\n"
+                 "set label 1 'x_max: auto (%s)' at first %.10g*%s, graph 0.06 right offset -0.5,0 tc rgb '#4060c0' "
+                 "noenhanced\n", it->x_max, xs, it->x_max, xs, it->auto_dropped ? "first drop" : "highest load",
+              it->x_max, xs);
+    else if (any_auto)
+      fprintf(f, "unset arrow 1\nunset label 1\n");
     fprintf(f, "plot fl_csv using (column(1) == %d ? column(2)*%s : NaN):3 with points pt 7 ps 0.5 "
                "lc rgb '#707070' title '%s', \\\n", d + 1, xs,
             it->kind == FL_FIT_CURVE && it->toe_shift != 0.0 ? "measured, toe corrected" : "measured");
@@ -299,6 +309,21 @@ done:
   return rc;
 }
 
+/* A curve's x_max: auto (fiberlab-fit(5)): where the range ends, in the file's unit and
+ * SI, and the peak it was read from. */
+static void summary_auto_range(fl_yaml_out *y, const fl_fit_data *it)
+{
+  fl_yaml_str(y, "x_max_auto");
+  fl_yaml_map_begin(y, 1);
+  fl_yaml_key_num(y, "value", "%.6g", it->x_max / it->x_unit_si);
+  fl_yaml_key_str(y, "unit", it->x_unit);
+  fl_yaml_key_num(y, "si", "%.6g", it->x_max);
+  fl_yaml_key_str(y, "from", it->auto_dropped ? "first_drop" : "highest_load");
+  fl_yaml_key_num(y, "peak_x", "%.6g", it->auto_peak_x / it->x_unit_si);
+  fl_yaml_key_num(y, "peak_load", "%.6g", fabs(it->auto_peak_y));
+  fl_yaml_map_end(y);
+}
+
 /* The summary's global: block (fiber-calibrate(1)): the design, and per refined
  * candidate where it started, its cost there and after its refinement. */
 static void summary_global(fl_yaml_out *y, const fl_fit *fit, const fl_calibration *cal)
@@ -443,6 +468,8 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
       fl_yaml_key_num(y, "si", "%.6g", fit->data[d].toe_shift);
       fl_yaml_map_end(y);
     }
+    if (fit->data[d].kind == FL_FIT_CURVE && fit->data[d].x_max_auto)
+      summary_auto_range(y, &fit->data[d]);
     fl_yaml_map_end(y);
   }
   fl_yaml_seq_end(y);
