@@ -77,16 +77,60 @@ int fl_ring_track_add(fl_ring_track *k, double t, double x)
   return FL_OK;
 }
 
+void fl_ring_figures(const fl_ringdown *rd, fl_specimen_result *sr)
+{
+  /* fiberlab-model(7), The first mode's damping: b = delta f, zeta = delta / sqrt(4 pi^2
+   * + delta^2); their errors carried from those of f and delta, taken as independent */
+  double f = rd->frequency, d = rd->log_decrement, w = 4.0 * FL_PI * FL_PI + d * d;
+  sr->frequency = f;
+  sr->log_decrement = d;
+  sr->frequency_se = rd->frequency_se;
+  sr->log_decrement_se = rd->log_decrement_se;
+  sr->decay_rate = d * f;
+  sr->decay_rate_se = hypot(f * rd->log_decrement_se, d * rd->frequency_se);
+  sr->damping_ratio = d / sqrt(w);
+  sr->damping_ratio_se = 4.0 * FL_PI * FL_PI / (w * sqrt(w)) * rd->log_decrement_se;
+}
+
+void fl_cantilever_tip_decrement(const fl_curve *c, int s, int np, fl_specimen_result *sr)
+{
+  const double *t = c->time + (size_t)s * np, *x = c->x + (size_t)s * np;
+  double *te = malloc(((size_t)np + 1) * sizeof *te), *xe = malloc(((size_t)np + 1) * sizeof *xe);
+  fl_ringdown rd;
+  double span = np >= 2 ? t[np - 1] - t[0] : 0.0;
+  sr->tip_log_decrement = NAN;
+  sr->ring_rows_per_period = span > 0.0 && sr->frequency > 0.0 ? (np - 1) / (span * sr->frequency) : NAN;
+  if (te && xe && sr->ring_rows_per_period >= FL_RING_CSV_MIN_ROWS &&
+      fl_ringdown_fit(te, xe, fl_ringdown_extremes(t, x, np, te, xe), &rd) == FL_OK && rd.frequency > 0.0)
+    sr->tip_log_decrement = rd.log_decrement;
+  free(te);
+  free(xe);
+}
+
+int fl_cantilever_rows_warning(const fl_result *res, int output_points, char *buf, size_t len)
+{
+  for (int s = 0; res->vibration && s < res->specimens; s++) {
+    double rows = res->spec[s].ring_rows_per_period;
+    if (!(rows < FL_RING_CSV_MIN_ROWS))
+      continue;
+    /* the first frequency and decrement come from every step and stand; the rows do not */
+    snprintf(buf, len, "specimen %d's ring-down is written at %.3g rows a period, too few for its peaks: the CSV "
+             "and the plot miss them, and tip_logarithmic_decrement is null; set simulation.output_points to at "
+             "least %.0f (%d rows a period)", s + 1, rows, ceil(output_points * FL_RING_CSV_MIN_ROWS / rows),
+             FL_RING_CSV_MIN_ROWS);
+    return 1;
+  }
+  return 0;
+}
+
 void fl_ring_track_done(fl_ring_track *k, fl_specimen_result *sr)
 {
   fl_ringdown rd;
   /* a ring too short to measure has no figures (null in the summary), never 0 */
-  sr->frequency = NAN;
-  sr->log_decrement = NAN;
-  if (k->ne >= FL_RING_MIN_EXTREMES && fl_ringdown_fit(k->te, k->xe, k->ne, &rd) == FL_OK && rd.frequency > 0.0) {
-    sr->frequency = rd.frequency;
-    sr->log_decrement = rd.log_decrement;
-  }
+  sr->frequency = sr->log_decrement = sr->frequency_se = sr->log_decrement_se = NAN;
+  sr->decay_rate = sr->decay_rate_se = sr->damping_ratio = sr->damping_ratio_se = NAN;
+  if (k->ne >= FL_RING_MIN_EXTREMES && fl_ringdown_fit(k->te, k->xe, k->ne, &rd) == FL_OK && rd.frequency > 0.0)
+    fl_ring_figures(&rd, sr);
   sr->extremes = k->ne;
   free(k->te);
   free(k->xe);

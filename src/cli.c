@@ -247,10 +247,13 @@ static int run_failed(const fl_cli_options *o, const fl_experiment *exp, const c
   return (rc == FL_ETIMESTEP || rc == FL_ELIMIT) ? 2 : 1;
 }
 
-/* The warnings of a finished run: a ring-down too short to measure, tools that went
- * deeper than the time step assumes. */
-static void run_warnings(const char *prog, const char *file, const fl_result *res)
+/* The warnings of a finished run: a ring-down too short to measure or written at too
+ * few rows a period, tools that went deeper than the time step assumes. */
+static void run_warnings(const char *prog, const char *file, const fl_experiment *exp, const fl_result *res)
 {
+  char msg[512];
+  if (fl_cantilever_rows_warning(res, exp->sim.output_points, msg, sizeof msg))
+    fprintf(stderr, "%s: warning: %s: %s\n", prog, file, msg);
   if (res->vibration)
     for (int s = 0; s < res->specimens; s++)
       if (isnan(res->spec[s].frequency)) {
@@ -293,7 +296,7 @@ static int run_and_write(const fl_cli_options *o, const fl_experiment *exp, cons
   else if (rc)
     rc = run_failed(o, exp, prefix, rc, err, &curve, &res);
   else {
-    run_warnings(prog, file, &res);
+    run_warnings(prog, file, exp, &res);
     fl_output_opts oo = {prefix, o->cmd, file, o->plot, o->plot_given};
     fl_output_paths paths;
     if ((rc = fl_output_write(&oo, &curve, &res, &paths, err, sizeof err))) {

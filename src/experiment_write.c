@@ -81,8 +81,12 @@ static int write_key(const fl_experiment *exp, const key_def *k)
   const char *p = k->path;
   if (k->kinds && !(k->kinds & (1 << exp->test.kind)))
     return 0;
-  if (strcmp(p, "fiber.poisson_ratio") == 0) /* the shear modulus is written, resolved */
-    return 0;
+  /* the elastic pair as the file gave it: the shear modulus, or Poisson's ratio (then
+   * G follows E, also when E is edited after a calibration) */
+  if (strcmp(p, "fiber.poisson_ratio") == 0)
+    return !exp->fiber.shear_given;
+  if (strcmp(p, "fiber.shear_modulus") == 0)
+    return exp->fiber.shear_given;
   /* an ellipse is written by its semi-axes, never by the derived round equivalent */
   int ell = exp->fiber.section == FL_SECTION_ELLIPSE;
   if (strcmp(p, "fiber.outer_radius") == 0 || strcmp(p, "fiber.inner_radius_ratio") == 0)

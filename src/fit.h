@@ -23,6 +23,7 @@
 #define FL_FIT_MAX_DATA 64   /* data items */
 #define FL_FIT_PATH 4096     /* file names */
 #define FL_FIT_KEY 128       /* dotted paths */
+#define FL_RING_MIN_ROWS 10  /* a ring-down's rows a period below which its extremes are misread */
 #define FL_GLOBAL_MIN_POINTS 4    /* solver.global_points */
 #define FL_GLOBAL_MAX_POINTS 4096
 #define FL_GLOBAL_MAX_REFINE 16   /* solver.global_refine */
@@ -31,8 +32,20 @@
 enum fl_fit_data_kind {
   FL_FIT_CURVE = 0, /* a load-displacement (or torque-twist) curve */
   FL_FIT_PEAKS = 1, /* the peak loads of several specimens (strength statistics) */
-  FL_FIT_RINGDOWN = 2 /* a cantilever's tip displacement in time after a release: its first
-                       * frequency and logarithmic decrement */
+  FL_FIT_RINGDOWN = 2 /* a cantilever's tip displacement in time after a release */
+};
+
+/* A ring-down item's signal: what of the simulated ring-down its record is compared
+ * with (fiberlab-fit(5), signal). */
+enum fl_ring_signal {
+  FL_RING_FIRST_MODE = 0, /* the first mode's tip displacement: the higher modes left out */
+  FL_RING_TIP = 1         /* the tip displacement, the higher modes in it */
+};
+
+/* A ring-down item's residuals (fiberlab-fit(5), residuals). */
+enum fl_ring_residuals {
+  FL_RING_SERIES = 0, /* every row, the record's offset, amplitude and phase fitted alongside */
+  FL_RING_FIGURES = 1 /* two: the first frequency and the logarithmic decrement */
 };
 
 /* One measured curve, or one set of peak loads, and the experiment that simulates it. */
@@ -63,7 +76,10 @@ typedef struct {
   int specimens;                /* peaks: specimens simulated per evaluation */
   double ring_frequency;        /* ring-down: measured first frequency, Hz */
   double ring_decrement;        /* ring-down: measured logarithmic decrement */
+  double ring_decrement_se;     /* ring-down: its standard error, from the extremes' scatter */
   int ring_extremes;            /* ring-down: extremes they came from */
+  int ring_signal;              /* ring-down: enum fl_ring_signal */
+  int ring_residuals;           /* ring-down: enum fl_ring_residuals */
 } fl_fit_data;
 
 /* One free parameter, in the experiment file's units (degrees for angles). */
@@ -126,8 +142,10 @@ typedef struct {
   int nfree;
   fl_fit_param free[FL_FIT_MAX_FREE];
   fl_fit_solver solver;
-  int npoints;                /* residuals: curve points, plus 2 per peaks item */
+  int npoints;                /* residuals: fl_fit_residual_rows of every item */
   char notes[8192];           /* lines "warning: file:line:col: ..." or "note: ...", for stderr */
+  int inner;                  /* 1: a fast start's inner fit, whose calibration has no rows or
+                               * figures at the best point (cal->curve NULL) */
 } fl_fit;
 
 /* Read a Fit YAML, the experiments and the measured tables it names; sets (nsets
@@ -197,6 +215,36 @@ int fl_checkpoint_found(const fl_checkpoint *ck);
 /* Close; remove_file 1 deletes the file (a calibration that finished). */
 void fl_checkpoint_close(fl_checkpoint *ck, int remove_file);
 
+/* A figure with its standard error (NAN: not determined). */
+typedef struct {
+  double value;
+  double std_error;
+} fl_figure;
+
+/* A ring-down item's figures at the fitted values (fiber-calibrate(1), RING-DOWNS): the
+ * first mode's, read off the simulated rows over the record's time, with their
+ * standard errors from the parameters' covariance. */
+typedef struct {
+  int used;                 /* 1: the item is a ring-down */
+  double measured_frequency; /* Hz: the record's, from its extremes */
+  double measured_decrement; /* the record's logarithmic decrement, from its extremes */
+  fl_figure frequency;      /* Hz: the first mode's damped frequency */
+  fl_figure decrement;      /* its logarithmic decrement delta */
+  fl_figure decay_rate;     /* 1/s: b = delta f, the amplitude going as exp(-b t) */
+  fl_figure damping_ratio;  /* zeta = delta / sqrt(4 pi^2 + delta^2) */
+  double tip_decrement;     /* the simulated tip displacement's decrement over the record's time */
+  double higher_modes;      /* the share of the simulated tip's higher modes the record holds: 1
+                             * a raw tip record, 0 its first mode alone (NAN: not measured) */
+  double higher_modes_se;   /* its standard error */
+  double noise;             /* m: the record's noise, the residuals' RMS over their degrees of
+                             * freedom (residuals: series; NAN otherwise) */
+  double amplitude_ratio;   /* series: the record's amplitude over the simulated one */
+  double time_shift;        /* s, series: where the record's time 0 falls after the release */
+  double offset;            /* m, series: the record's rest position */
+  double rows_per_period;   /* the record's rows a fitted period */
+  double periods;           /* its length in fitted periods */
+} fl_calibration_ring;
+
 /* One data item's fit. */
 typedef struct {
   int points;        /* residual rows: curve points, or the specimens of a peaks item */
@@ -205,6 +253,7 @@ typedef struct {
   double *fitted;    /* simulated y at x; peaks: quantiles of the simulated peaks */
   double rms;        /* RMS of fitted - measured over the largest |measured| */
   double r_squared;  /* 1 - SS_res / SS_tot of the rows */
+  fl_calibration_ring ring; /* a ring-down's figures (ring.used 0: not a ring-down) */
 } fl_calibration_curve;
 
 /* The global stage as it ran (fit/global.h), values in YAML units. */
@@ -264,6 +313,13 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
 /* 1 when curve item d carries a kink residual: kink_weight > 0 and its measured curve
  * drops (fl_fit_curve_drops); its residual rows are then data.n + 1. */
 int fl_fit_has_kink(const fl_fit_data *d);
+/* Item d's residual rows: a curve's points (and its kink), a ring-down's rows
+ * (residuals: series) or 2 (figures), a peaks item's 2. */
+int fl_fit_residual_rows(const fl_fit_data *d);
+/* The linear parameters item d's residuals are minimised over at every evaluation,
+ * which its rows lose as degrees of freedom: a ring-down series' offset, amplitude and
+ * phase (3); 0 otherwise. */
+int fl_fit_profiled(const fl_fit_data *d);
 void fl_calibration_free(fl_calibration *cal);
 /* The warnings a finished calibration calls for, one line each ("file:line:col: ..."):
  * a fitted value at one of its bounds; a measured drop (cal->features) that the fitted

@@ -200,9 +200,10 @@ static int check_peaks(fl_fit_loader *L, const fl_fit_item *it, const char *key,
   return FL_OK;
 }
 
-/* A ring-down: rows in time order, and what the fit compares, the first frequency and
- * the decrement of its extremes (fl_ringdown_fit), as the simulation's summary measures
- * them. */
+/* A ring-down: rows in time order (from the release, for a series), and what the fit
+ * reads of it, the first frequency and the decrement of its extremes (fl_ringdown_fit)
+ * as the simulation's summary reads them, with a warning where too few rows a period
+ * misplace the extremes. */
 static int check_ringdown(fl_fit_loader *L, fl_fit_item *it, const char *key, const char *t)
 {
   fl_fit_data *d = it->d;
@@ -213,6 +214,10 @@ static int check_ringdown(fl_fit_loader *L, fl_fit_item *it, const char *key, co
       return fl_yaml_fail(&L->r, vf, "%s: '%s': the time at line %d (%g %s) is not after the one at line %d (%g %s); "
                           "allowed: rows in time order, each later than the one before", key, t, m->line[i],
                           m->x[i] / d->x_unit_si, d->x_unit, m->line[i - 1], m->x[i - 1] / d->x_unit_si, d->x_unit);
+  if (d->ring_residuals == FL_RING_SERIES && m->n > 0 && m->x[0] < 0.0)
+    return fl_yaml_fail(&L->r, vf, "%s: '%s': the time at line %d is %g %s, before the release; allowed: times from "
+                        "the release (t >= 0): shift the record's times, or leave the rows before it out", key, t,
+                        m->line[0], m->x[0] / d->x_unit_si, d->x_unit);
   double *te = malloc((size_t)(m->n + 1) * sizeof *te), *xe = malloc((size_t)(m->n + 1) * sizeof *xe);
   if (!te || !xe) {
     free(te);
@@ -221,15 +226,38 @@ static int check_ringdown(fl_fit_loader *L, fl_fit_item *it, const char *key, co
   }
   fl_ringdown rd;
   int ne = fl_ringdown_extremes(m->x, m->y, m->n, te, xe);
-  int ok = ne >= 6 && fl_ringdown_fit(te, xe, ne, &rd) == FL_OK && rd.frequency > 0.0 && rd.log_decrement > 0.0;
+  int ok = ne >= 6 && fl_ringdown_fit(te, xe, ne, &rd) == FL_OK && rd.frequency > 0.0;
+  /* figures need a decay; a series reads it from every row, where noise may hide it from
+   * the extremes */
+  int decays = ok && rd.log_decrement > 0.0;
   free(te);
   free(xe);
-  if (!ok)
+  if (!ok || (!decays && d->ring_residuals == FL_RING_FIGURES))
     return fl_yaml_fail(&L->r, vf, "%s: '%s' has %d extremes%s; allowed: a ring-down in time of at least 3 periods, "
                         "decaying", key, t, ne, ne >= 6 ? " and does not decay" : "");
   d->ring_frequency = rd.frequency;
   d->ring_decrement = rd.log_decrement;
+  d->ring_decrement_se = rd.log_decrement_se;
   d->ring_extremes = ne;
+  if (!(rd.log_decrement > 2.0 * rd.log_decrement_se))
+    fl_fit_note(L, "note", vf, "%s: the extremes of '%s' do not show its decay above their scatter (decrement %.3g, "
+                "standard error %.2g): the series alone determines bond.damping, with a standard error to match; a "
+                "longer record, or one with less noise, shows more of it", key, t, rd.log_decrement,
+                rd.log_decrement_se);
+  /* the extremes of a ring sampled at N rows a period miss its peaks by up to about
+   * (pi / N)^4 / 8 after the parabola, and the misses do not average out over a
+   * record a whole number of periods long: the decrement moves by 0.2 % at 10 rows a
+   * period, 0.6 % at 6.7, 7 % at 3.3 (a pure damped sinusoid decaying by 7 % over
+   * 30 periods) */
+  double span = m->x[m->n - 1] - m->x[0], periods = span * rd.frequency, rows = (m->n - 1) / periods;
+  if (rows < FL_RING_MIN_ROWS)
+    fl_fit_note(L, "warning", vf, "%s: '%s' samples its %.4g Hz ring at %.3g rows a period (%d rows over %.3g "
+                "periods): its extremes miss the peaks, by enough to move the decrement read off them by several "
+                "per cent below %d rows a period (residuals: figures, and the fast start of a series, read them), "
+                "and below 2 a ring cannot be told from a slower one; record at least %d rows a period: a "
+                "sampling rate of at least %.4g Hz, %d rows over this record", key, t, rd.frequency, rows, m->n,
+                periods, FL_RING_MIN_ROWS, FL_RING_MIN_ROWS, FL_RING_MIN_ROWS * rd.frequency,
+                (int)ceil(FL_RING_MIN_ROWS * periods) + 1);
   return FL_OK;
 }
 

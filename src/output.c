@@ -13,6 +13,7 @@
 #include "files.h"
 #include "fl_defs.h"
 #include "output.h"
+#include "series.h" /* a ring-down's decay lines */
 #include "test_kind.h"
 #include "yaml_emit.h"
 
@@ -89,6 +90,76 @@ void fl_gnuplot_quote(FILE *f, const char *s)
   fputc('\'', f);
 }
 
+int fl_gnuplot_peaks(FILE *f, const char *name, const double *t, const double *x, int n, fl_ringdown *rd,
+                     double range[2])
+{
+  int ok = 0, ne = 0;
+  double *te = malloc(((size_t)n + 1) * sizeof *te), *xe = malloc(((size_t)n + 1) * sizeof *xe);
+  if (te && xe) {
+    ne = fl_ringdown_extremes(t, x, n, te, xe);
+    ok = fl_ringdown_fit(te, xe, ne, rd) == FL_OK && rd->frequency > 0.0;
+  }
+  fprintf(f, "$%s << EOD\n", name);
+  for (int k = 0; ok && k < ne; k++) {
+    double a = fabs(xe[k] - rd->offset) * 1e3;
+    fprintf(f, "%.10g,%.10g\n", te[k], a);
+    range[0] = fmin(range[0], a);
+    range[1] = fmax(range[1], a);
+  }
+  fprintf(f, "EOD\n");
+  free(te);
+  free(xe);
+  return ok;
+}
+
+void fl_gnuplot_log_axis(FILE *f, const char *label, const double range[2])
+{
+  fprintf(f, "set logscale y\nset autoscale yfix\nset offsets 0, 0, graph 0.1, graph 0.1\nset ylabel ");
+  fl_gnuplot_quote(f, label);
+  fprintf(f, "\n");
+  /* a log scale within a decade has no ticks of its own: five, evenly on it */
+  if (range[1] > range[0] && range[0] > 0.0) {
+    fprintf(f, "set ytics (");
+    for (int k = 0; k < 5; k++)
+      fprintf(f, "%s%.3g", k ? ", " : "", range[0] * pow(range[1] / range[0], k / 4.0));
+    fprintf(f, ")\n");
+  }
+}
+
+/* A ring-down's plot (fiber-cantilever(1), PLOT): above, the tip displacement and its
+ * first mode against time; below, on a log scale, specimen 0's peaks about the rest
+ * position and their decay lines, the first mode's (the summary's figures) and the
+ * tip's, with f and delta written on them. */
+static int ring_plot(FILE *f, const fl_curve *c, const fl_result *r)
+{
+  fl_ringdown first, tip;
+  double range[2] = {HUGE_VAL, 0.0};
+  int n = c->npoints; /* specimen 0's rows */
+  int have_first = fl_gnuplot_peaks(f, "first_peaks", c->time, c->support, n, &first, range);
+  int have_tip = fl_gnuplot_peaks(f, "tip_peaks", c->time, c->x, n, &tip, range);
+  fprintf(f, "set multiplot layout 2,1\nset key below\n");
+  fprintf(f, "plot for [s=0:nspec-1] fl_csv using (column(1) == s ? column(2) : NaN):(column(3)*1e3) "
+             "with lines lw 1.5 title (nspec == 1 ? 'tip' : (nspec <= 10 ? sprintf('specimen %%d', s) : '')), \\\n"
+             "  fl_csv using (column(1) == 0 ? column(2) : NaN):(column(5)*1e3) with lines lw 1 dt 2 lc rgb 'black' "
+             "title 'first mode%s'\n", r->specimens > 1 ? ", specimen 0" : "");
+  fprintf(f, "unset title\n");
+  fl_gnuplot_log_axis(f, "Peak about the rest position (mm)", range);
+  fprintf(f, "plot $tip_peaks using 1:2 with points pt 6 ps 0.6 lc rgb '#2040c0' title 'tip peaks', \\\n"
+             "  $first_peaks using 1:2 with points pt 7 ps 0.5 lc rgb '#c00000' title 'first mode peaks'");
+  if (have_tip)
+    fprintf(f, ", \\\n  exp(%.10g - %.10g*x)*1e3 with lines lw 1.5 lc rgb '#2040c0' title 'tip: f = %.5g Hz, "
+               "{/Symbol d} = %.4g'", tip.log_amplitude0, tip.log_decrement * tip.frequency, tip.frequency,
+            tip.log_decrement);
+  if (have_first) {
+    double d = first.log_decrement, b = d * first.frequency;
+    fprintf(f, ", \\\n  exp(%.10g - %.10g*x)*1e3 with lines lw 2 lc rgb '#c00000' title 'first mode: f = %.5g Hz, "
+               "{/Symbol d} = %.4g, b = %.4g 1/s, {/Symbol z} = %.3g'", first.log_amplitude0, b, first.frequency, d,
+            b, d / sqrt(4.0 * FL_PI * FL_PI + d * d));
+  }
+  fprintf(f, "\nunset multiplot\n");
+  return ferror(f) ? FL_EIO : FL_OK;
+}
+
 static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const fl_result *r,
                     const fl_output_paths *p)
 {
@@ -103,10 +174,11 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
   fprintf(f, "\nif (!exists(\"fl_out\")) fl_out = ");
   fl_gnuplot_quote(f, o->plot == FL_PLOT_SVG ? p->plot : p->plot);
   fprintf(f, "\n");
+  int high = r->vibration ? 900 : 600; /* a ring-down: its trace above its decay */
   if (o->plot == FL_PLOT_SVG)
-    fprintf(f, "set terminal svg size 900,600 dynamic enhanced font 'sans,12'\n");
+    fprintf(f, "set terminal svg size 900,%d dynamic enhanced font 'sans,12'\n", high);
   else
-    fprintf(f, "set terminal pngcairo size 900,600 enhanced font 'sans,11'\n");
+    fprintf(f, "set terminal pngcairo size 900,%d enhanced font 'sans,11'\n", high);
   fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key bottom right\n");
   fprintf(f, "set xlabel '%s'\nset ylabel '%s'\n", xl, yl);
   fprintf(f, "set title ");
@@ -146,11 +218,8 @@ static int write_gp(FILE *f, const fl_output_opts *o, const fl_curve *c, const f
     fprintf(f, "EOD\n");
   }
   fprintf(f, "nspec = %d\n", r->specimens);
-  if (r->vibration) { /* the ring-down: tip displacement against time */
-    fprintf(f, "plot for [s=0:nspec-1] fl_csv using (column(1) == s ? column(2) : NaN):(column(3)*1e3) "
-               "with lines lw 1.5 title (nspec == 1 ? 'fiberlab' : (nspec <= 10 ? sprintf('specimen %%d', s) : ''))\n");
-    return ferror(f) ? FL_EIO : FL_OK;
-  }
+  if (r->vibration)
+    return ring_plot(f, c, r);
   fprintf(f, "plot for [s=0:nspec-1] fl_csv using (column(1) == s ? column(3)*%s : NaN):4 "
              "with lines lw 2 title (nspec == 1 ? 'fiberlab' : (nspec <= 10 ? sprintf('specimen %%d', s) : ''))%s\n",
           xs, envelope ? ", \\\n  $envelope using 1:2 with linespoints dt 2 lw 1.5 pt 6 lc rgb 'gray30' "
@@ -360,6 +429,30 @@ static void figure(fl_yaml_out *y, const fl_result *r, const char *name, size_t 
   }
 }
 
+/* A ring-down's figures (fiber-cantilever(1), SUMMARY): the first mode's frequency,
+ * decrement, decay rate and damping ratio, each with its standard error, the tip's own
+ * decrement, the release deflection. */
+static void ring_summary(fl_yaml_out *y, const fl_result *r)
+{
+  static const struct {
+    const char *name;
+    size_t off;
+  } fig[] = {
+      {"first_frequency", offsetof(fl_specimen_result, frequency)},
+      {"first_frequency_std_error", offsetof(fl_specimen_result, frequency_se)},
+      {"logarithmic_decrement", offsetof(fl_specimen_result, log_decrement)},
+      {"logarithmic_decrement_std_error", offsetof(fl_specimen_result, log_decrement_se)},
+      {"decay_rate", offsetof(fl_specimen_result, decay_rate)},
+      {"decay_rate_std_error", offsetof(fl_specimen_result, decay_rate_se)},
+      {"damping_ratio", offsetof(fl_specimen_result, damping_ratio)},
+      {"damping_ratio_std_error", offsetof(fl_specimen_result, damping_ratio_se)},
+      {"tip_logarithmic_decrement", offsetof(fl_specimen_result, tip_log_decrement)},
+      {"release_displacement", offsetof(fl_specimen_result, release_x)},
+  };
+  for (size_t k = 0; k < sizeof fig / sizeof fig[0]; k++)
+    figure(y, r, fig[k].name, fig[k].off);
+}
+
 int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
 {
   fl_yaml_out *y = fl_yaml_out_open(out);
@@ -373,7 +466,8 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fl_yaml_key_num(y, "critical_time_step", "%.6g", r->critical_step);
   fl_yaml_key_int(y, "steps", r->steps);
   fl_yaml_key_num(y, "wall_time", "%.3f", r->wall_time);
-  fl_yaml_key_num(y, type->key_speed, "%.6g", r->speed);
+  if (!r->vibration) /* a free vibration has no loading speed */
+    fl_yaml_key_num(y, type->key_speed, "%.6g", r->speed);
   fl_yaml_key_str(y, "solver", fl_solver_name(r->solver));
   if (r->device) /* the CPU, which runs every solver, goes without saying */
     fl_yaml_key_str(y, "device", "gpu");
@@ -393,16 +487,14 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   fl_yaml_key_int(y, "bonds_broken", r->bonds_broken);
   fl_yaml_key_int(y, "bonds_yielded", r->bonds_yielded);
   fl_yaml_key_num(y, "kinetic_to_strain_energy", "%.4g", r->ke_ratio);
-  figure(y, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));
+  if (!r->vibration) /* nor an initial stiffness: its rows are in time */
+    figure(y, r, "initial_stiffness", offsetof(fl_specimen_result, initial_stiffness));
   figure(y, r, type->key_peak, offsetof(fl_specimen_result, peak));
   figure(y, r, type->key_at_peak, offsetof(fl_specimen_result, x_at_peak));
   if (type->key_at_max)
     figure(y, r, type->key_at_max, offsetof(fl_specimen_result, y_at_max_x));
-  if (r->vibration) {
-    figure(y, r, "first_frequency", offsetof(fl_specimen_result, frequency));
-    figure(y, r, "logarithmic_decrement", offsetof(fl_specimen_result, log_decrement));
-    figure(y, r, "release_displacement", offsetof(fl_specimen_result, release_x));
-  }
+  if (r->vibration)
+    ring_summary(y, r);
   fl_yaml_key_str(y, "csv", p->csv);
   fl_yaml_key_str_or_null(y, "plot", p->plot);
   fl_yaml_map_end(y);

@@ -35,6 +35,15 @@ int fl_gnuplot_wanted(enum fl_plot plot, int required, int *make, char *msg, siz
 int fl_gnuplot_run(const char *gp, const char *csv, const char *out, char *msg, size_t msglen);
 /* Print s as a gnuplot single-quoted string. */
 void fl_gnuplot_quote(FILE *f, const char *s);
+/* The peaks of the ring-down (t, x), n rows, about its rest position as the gnuplot data
+ * block $name (time in s, peak in mm), their decay line into rd (fl_ringdown_fit: the
+ * rest position, |x - x0| = exp(log_amplitude0 - b t), b = delta f), range widened to
+ * hold the peaks (mm); 0 where the rows ring too little (an empty block). */
+int fl_gnuplot_peaks(FILE *f, const char *name, const double *t, const double *x, int n, fl_ringdown *rd,
+                     double range[2]);
+/* A log scale of y for peaks within range (mm), labelled, fitted to the data with a
+ * tenth of margin, with five ticks evenly on it (a range within a decade has none). */
+void fl_gnuplot_log_axis(FILE *f, const char *label, const double range[2]);
 /* Print s as one CSV field: as is, or in double quotes (a quote doubled) when it
  * holds a comma, a quote or a line break. */
 void fl_csv_field(FILE *f, const char *s);

@@ -188,6 +188,7 @@ static void result_figures(fl_result *res, const fl_curve *curve, const fl_syste
     res->bonds_yielded += sr->yielded;
     if (res->vibration) {
       sr->initial_stiffness = NAN; /* rows in free vibration: no quasi-static figure */
+      fl_cantilever_tip_decrement(curve, s, np, sr);
       continue;
     }
     int quasi_end = sr->failure_row >= 0 && sr->failure_row < leg_first_end ? sr->failure_row : leg_first_end;

@@ -77,8 +77,16 @@ typedef struct {
   int yielded;              /* bonds that reached their limit or buckled */
   int buckled;              /* bonds that buckled */
   /* cantilever vibration: the ring-down of the tip after the release */
-  double frequency;         /* first frequency, from the times of the tip's extremes, Hz */
+  double frequency;         /* first frequency, from the times of the first mode's extremes, Hz */
   double log_decrement;     /* logarithmic decrement per period, from their amplitudes */
+  double frequency_se;      /* their standard errors, from the extremes' scatter about their */
+  double log_decrement_se;  /* lines (fl_ringdown_fit) */
+  double decay_rate;        /* 1/s: b = log_decrement frequency, the amplitude going as exp(-b t) */
+  double decay_rate_se;
+  double damping_ratio;     /* zeta = log_decrement / sqrt(4 pi^2 + log_decrement^2) */
+  double damping_ratio_se;
+  double tip_log_decrement; /* the tip displacement's own, off the rows: its higher modes die first */
+  double ring_rows_per_period; /* the CSV's rows a first period (NAN: no frequency) */
   double release_x;         /* tip displacement at the release, m */
   int extremes;             /* extremes the two came from */
 } fl_specimen_result;

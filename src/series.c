@@ -24,6 +24,19 @@ double fl_fit_slope(const double *x, const double *y, int a, int b)
   return (n >= 2 && d > 0.0) ? (n * sxy - sx * sy) / d : 0.0;
 }
 
+int fl_series_bracket(const double *xs, int n, double x)
+{
+  int lo = 0, hi = n - 1;
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (xs[mid] <= x)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 int fl_extreme3(const double *t, const double *x, double *te, double *xe)
 {
   double d1 = x[1] - x[0], d2 = x[2] - x[1];
@@ -65,6 +78,27 @@ int fl_ringdown_extremes(const double *t, const double *x, int n, double *te, do
   return ne;
 }
 
+/* The least-squares line y = a + b x through n rows: b, a, and b's standard error from
+ * the rows' scatter about it (NAN with fewer than 3 rows). */
+static void line_fit(const double *x, const double *y, int n, double *b, double *a, double *se)
+{
+  double sx = 0, sy = 0;
+  for (int i = 0; i < n; i++) {
+    sx += x[i];
+    sy += y[i];
+  }
+  double mx = n > 0 ? sx / n : 0.0, my = n > 0 ? sy / n : 0.0, sxx = 0, sxy = 0, ss = 0;
+  for (int i = 0; i < n; i++) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+  }
+  *b = n >= 2 && sxx > 0.0 ? sxy / sxx : 0.0;
+  *a = my - *b * mx;
+  for (int i = 0; i < n; i++)
+    ss += (y[i] - *a - *b * x[i]) * (y[i] - *a - *b * x[i]);
+  *se = n >= 3 && sxx > 0.0 ? sqrt(ss / (n - 2) / sxx) : NAN;
+}
+
 int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out)
 {
   memset(out, 0, sizeof *out);
@@ -102,6 +136,11 @@ int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out
   }
   double half = fl_fit_slope(idx, te, 0, ne);  /* half a period per extreme */
   double slope = fl_fit_slope(ia, la, 0, n);   /* log amplitude per extreme */
+  /* the same lines again for their standard errors and intercepts: the first extreme's
+   * time, and the log amplitude at time 0 */
+  double hb, t0, hse, sb, a0, sse;
+  line_fit(idx, te, ne, &hb, &t0, &hse);
+  line_fit(ia, la, n, &sb, &a0, &sse);
   free(idx);
   free(ia);
   free(la);
@@ -109,6 +148,9 @@ int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out
   out->log_decrement = -2.0 * slope;
   out->offset = x0;
   out->extremes = ne;
+  out->frequency_se = half > 0.0 ? 0.5 * hse / (half * half) : NAN;
+  out->log_decrement_se = 2.0 * sse;
+  out->log_amplitude0 = half > 0.0 ? a0 - slope * t0 / half : a0;
   return FL_OK;
 }
 

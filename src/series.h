@@ -10,6 +10,10 @@
  * equal abscissae. */
 double fl_fit_slope(const double *x, const double *y, int a, int b);
 
+/* The row lo of the nondecreasing xs (n >= 2 of them) with xs[lo] <= x < xs[lo + 1] by
+ * bisection: 0 before them, n - 2 from the last on. */
+int fl_series_bracket(const double *xs, int n, double x);
+
 /* The extreme at the middle of three equally spaced samples (t[0..2], x[0..2]), by
  * the parabola through them: +1 a maximum, -1 a minimum (time and value into *te,
  * *xe), 0 none. */
@@ -21,6 +25,9 @@ typedef struct {
   double log_decrement; /* ln of the ratio of amplitudes one period apart */
   double offset;        /* the rest position the signal rings about */
   int extremes;         /* extremes used */
+  double frequency_se;  /* standard errors of the two from the scatter of the extremes about */
+  double log_decrement_se; /* their lines (NAN with fewer than 3 extremes) */
+  double log_amplitude0; /* ln of the amplitude the decay line gives at time 0 (ln m) */
 } fl_ringdown;
 
 /* Extremes of samples x at times t (n of them, equally spaced): between two
@@ -33,7 +40,8 @@ int fl_ringdown_extremes(const double *t, const double *x, int n, double *te, do
 /* From ne >= 3 alternating extremes: the rest position by Aitken's formula on each
  * three in a row (exact for a damped sinusoid), the half period by least squares of
  * the extremes' times on their index, the decrement by least squares of the logarithm
- * of their amplitudes.  FL_OK, or FL_EINPUT with fewer than 3. */
+ * of their amplitudes, each with its standard error, and the decay line's amplitude at
+ * time 0.  FL_OK, or FL_EINPUT with fewer than 3. */
 int fl_ringdown_fit(const double *te, const double *xe, int ne, fl_ringdown *out);
 
 /* The features of a 3-point curve (rows x, y, n of them) that drops after its peak

@@ -38,7 +38,10 @@ static const char *const test_names[] = {"bend3pt", "tension", "torsion", "canti
 /* Allowed keys of each block, for lookups and messages. */
 static const char *const top_keys[] = {"experiment", "data", "free", "solver", NULL};
 static const char *const curve_keys[] = {"test", "file", "columns", "units", "weight", "experiment", "set", "x_max",
-                                         "x_max_drop", "x_max_past", "x_min", "toe", "weights", "kink_weight", NULL};
+                                         "x_max_drop", "x_max_past", "x_min", "toe", "weights", "kink_weight", "signal",
+                                         "residuals", NULL};
+static const char *const signal_names[] = {"first_mode", "tip", NULL};       /* enum fl_ring_signal */
+static const char *const residual_names[] = {"series", "figures", NULL};     /* enum fl_ring_residuals */
 static const char *const toe_names[] = {"none", "auto", NULL};
 static const char *const region_keys[] = {"x_min", "x_max", "weight", NULL};
 static const char *const peaks_keys[] = {"test", "peaks", "columns", "units", "weight", "experiment", "set",
@@ -487,6 +490,28 @@ static int item_range(fl_fit_loader *L, fl_fit_item *it)
   return FL_OK;
 }
 
+/* A ring-down's signal and residuals (fiberlab-fit(5)); on any other item, refused. */
+static int item_ring(fl_fit_loader *L, fl_fit_item *it)
+{
+  static const char *const keys[2] = {"signal", "residuals"};
+  const char *const *names[2] = {signal_names, residual_names};
+  fl_fit_data *d = it->d;
+  int *out[2] = {&d->ring_signal, &d->ring_residuals};
+  for (int k = 0; k < 2; k++) {
+    char key[96];
+    yaml_node_t *kn = NULL, *v = get(L, it->node, keys[k], &kn);
+    if (!v)
+      continue;
+    snprintf(key, sizeof key, "%s.%s", it->what, keys[k]);
+    if (d->kind != FL_FIT_RINGDOWN)
+      return fl_yaml_fail(&L->r, kn, "%s: given for a %s curve; allowed: only for a ring-down (a cantilever whose "
+                          "experiment has test.mode: vibration)", key, test_names[d->test]);
+    if (fl_yaml_read_choice(&L->r, v, key, names[k], out[k]))
+      return FL_EINPUT;
+  }
+  return FL_OK;
+}
+
 /* weights: regions of the abscissa, each with its own weight. */
 static int item_regions(fl_fit_loader *L, fl_fit_item *it)
 {
@@ -592,7 +617,8 @@ static int load_item(fl_fit_loader *L, yaml_node_t *node, int index)
   it.d = d;
   it.node = node;
   snprintf(it.what, sizeof it.what, "data[%d]", index + 1);
-  if (item_head(L, &it) || item_experiment(L, &it) || item_range(L, &it) || item_regions(L, &it))
+  if (item_head(L, &it) || item_experiment(L, &it) || item_ring(L, &it) || item_range(L, &it) ||
+      item_regions(L, &it))
     return FL_EINPUT;
   d->specimens = 200;
   snprintf(key, sizeof key, "%s.specimens", it.what);
@@ -686,6 +712,18 @@ int fl_fit_has_kink(const fl_fit_data *d)
   return d->kind == FL_FIT_CURVE && d->kink_weight > 0.0 && fl_fit_curve_drops(&d->data, 0);
 }
 
+int fl_fit_residual_rows(const fl_fit_data *d)
+{
+  if (d->kind == FL_FIT_CURVE)
+    return d->data.n + fl_fit_has_kink(d);
+  return d->kind == FL_FIT_RINGDOWN && d->ring_residuals == FL_RING_SERIES ? d->data.n : 2;
+}
+
+int fl_fit_profiled(const fl_fit_data *d)
+{
+  return d->kind == FL_FIT_RINGDOWN && d->ring_residuals == FL_RING_SERIES ? 3 : 0;
+}
+
 int fl_fit_load(const char *path, const char *const *sets, int nsets, fl_fit *fit, char *err, size_t errlen)
 {
   return fl_fit_load_specimen(path, sets, nsets, NULL, NULL, fit, err, errlen);
@@ -760,7 +798,7 @@ int fl_fit_load_specimen(const char *path, const char *const *sets, int nsets, c
       rc = r;
       goto done;
     }
-    fit->npoints += fit->data[i].kind != FL_FIT_CURVE ? 2 : fit->data[i].data.n + fl_fit_has_kink(&fit->data[i]);
+    fit->npoints += fl_fit_residual_rows(&fit->data[i]);
   }
   if (check_free_against(&L, vfree))
     goto done;

@@ -38,7 +38,7 @@ check "fiber-calibrate: bad/start-outside.yaml:8:41: free.bond.torque_stiffness_
 check "fiber-calibrate: bad/start-on-bound.yaml:8:41: free.bond.torque_stiffness_scale.start: '0.1' is not strictly between min and max; allowed: auto, or a number in (0.1, 10)" bad/start-on-bound.yaml
 check "fiber-calibrate: bad/bound-outside-key.yaml:8:49: free.bond.torque_stiffness_scale.min: '-1' is outside the range of bond.torque_stiffness_scale; allowed: a number in [0, 1e+06]" bad/bound-outside-key.yaml
 check "fiber-calibrate: bad/missing-bound.yaml:7:32: free.bond.torque_stiffness_scale: missing key 'min'; allowed: a block with start, min and max" bad/missing-bound.yaml
-check "fiber-calibrate: bad/unknown-key.yaml:5:5: data[1].colums: unknown key for a curve item; allowed: test, file, columns, units, weight, experiment, set, x_max, x_max_drop, x_max_past, x_min, toe, weights, kink_weight" bad/unknown-key.yaml
+check "fiber-calibrate: bad/unknown-key.yaml:5:5: data[1].colums: unknown key for a curve item; allowed: test, file, columns, units, weight, experiment, set, x_max, x_max_drop, x_max_past, x_min, toe, weights, kink_weight, signal, residuals" bad/unknown-key.yaml
 check "fiber-calibrate: bad/duplicate-key.yaml:8:1: free: duplicate key (first at line 6); allowed: each key once" bad/duplicate-key.yaml
 check "fiber-calibrate: bad/bad-unit.yaml:6:24: data[1].units.y: 'lbf' is not a unit; allowed: N | kN" bad/bad-unit.yaml
 check "fiber-calibrate: bad/unit-for-other-test.yaml:6:17: data[1].units.x: 'deg' does not go with a bend3pt test; allowed: mm | um | m" bad/unit-for-other-test.yaml

@@ -45,40 +45,8 @@
 
 /* ---- files in a fresh temporary folder ---------------------------------------------- */
 
-static char dir[256];
-
-static void make_dir(void)
-{
-  snprintf(dir, sizeof dir, "/tmp/check_calibrate.XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
-
-static const char *at(const char *name)
-{
-  static char buf[4][512];
-  static int k;
-  k = (k + 1) % 4;
-  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-  return buf[k];
-}
-
-static void write_text(const char *name, const char *fmt, ...)
-{
-  FILE *f = fopen(at(name), "w");
-  ck_assert_ptr_nonnull(f);
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(f, fmt, ap);
-  va_end(ap);
-  ck_assert_int_eq(fclose(f), 0);
-}
+#define CHECK_FOLDER "check_calibrate"
+#include "check_folder.h"
 
 static void write_experiment(const char *name, const fl_experiment *e)
 {
@@ -1440,10 +1408,13 @@ END_TEST
  * 8 periods on the static solver's ring-down, its tip displacement in time written as
  * the measured record at a_rot = 1.3, a_damp = 3e-6 s; the fit starts from fa and fd
  * times those.  Noise-free and on the same solver the misfit can reach zero: both come
- * back within 1e-5 (measured: 1e-7 and 6e-9).  The misfits are log ratios, which the
- * parameters move nearly linearly on their log scale: from below (0.7, 0.25) and from
- * above (1.5, 4) 4 iterations each; with the relative misfits r - 1, 7 and 6. */
-static void ringdown_recovery(double fa, double fd, int max_iterations)
+ * back within 1e-5.  As two figures (residuals: figures, the misfits log ratios, which
+ * the parameters move nearly linearly on their log scale) from below (0.7, 0.25) and
+ * from above (1.5, 4): 5 iterations each, within 2e-6 (the simulated tip read at the
+ * record's times off rows 200 a period; with the relative misfits r - 1, 7 and 6
+ * iterations).  As a series, after the figures' fast start: 1 iteration, within 2e-6.
+ * The record is the raw tip's (signal: tip). */
+static void ringdown_recovery(double fa, double fd, int series, int max_iterations)
 {
   const double truth[2] = {1.3, 3e-6}; /* a_rot, a_damp */
   fl_fit fit;
@@ -1472,11 +1443,12 @@ static void ringdown_recovery(double fa, double fd, int max_iterations)
   fl_curve_free(&c);
   fl_result_free(&r);
   write_text("fit.yaml", "experiment: straw.yaml\ndata:\n  - test: cantilever\n    file: ring.csv\n"
-                         "    columns: { x: t_s, y: tip_m }\n    units: { x: s, y: m }\n"
+                         "    columns: { x: t_s, y: tip_m }\n    units: { x: s, y: m }\n%s"
                          "free:\n  bond.torque_stiffness_scale: { start: %.17g, min: 0.25, max: 4 }\n"
                          "  bond.damping: { start: %.17g, min: 1.0e-7, max: 1.0e-4 }\n"
-                         "solver:\n  gtol: 1.0e-6\n  difference_step: 0.1\n",
-             fa * truth[0], fd * truth[1]);
+                         "solver:\n  gtol: 1.0e-6\n%s",
+             series ? "    signal: tip\n" : "    signal: tip\n    residuals: figures\n", fa * truth[0], fd * truth[1],
+             series ? "" : "  difference_step: 0.1\n");
   fit_file_converged("fit.yaml", &fit, &cal);
   printf("ring-down from %g, %g times the truth: %d iterations, %ld simulations\n", fa, fd, cal.iterations,
          cal.simulations);
@@ -1489,9 +1461,11 @@ static void ringdown_recovery(double fa, double fd, int max_iterations)
   fit_done(&fit, &cal);
 }
 
-START_TEST(test_ringdown_recovery_from_below) { ringdown_recovery(0.7, 0.25, 5); }
+START_TEST(test_ringdown_recovery_from_below) { ringdown_recovery(0.7, 0.25, 0, 5); }
 END_TEST
-START_TEST(test_ringdown_recovery_from_above) { ringdown_recovery(1.5, 4.0, 5); }
+START_TEST(test_ringdown_recovery_from_above) { ringdown_recovery(1.5, 4.0, 0, 5); }
+END_TEST
+START_TEST(test_ringdown_series_recovery) { ringdown_recovery(1.5, 4.0, 1, 3); }
 END_TEST
 
 /* make check runs the reader, the loader and the fits that take seconds; with --slow
@@ -1542,6 +1516,7 @@ static Suite *calibrate_suite(int slow)
     fl_limits_set(tv, "ring-down fits", FITS_UNITS);
     tcase_add_test(tv, test_ringdown_recovery_from_below);
     tcase_add_test(tv, test_ringdown_recovery_from_above);
+    tcase_add_test(tv, test_ringdown_series_recovery);
     suite_add_tcase(s, tv);
   } else {
     TCase *tb = tcase_create("buckling fits");
@@ -1565,11 +1540,5 @@ static Suite *calibrate_suite(int slow)
 
 int main(int argc, char **argv)
 {
-  gsl_set_error_handler_off();
-  int slow = argc == 2 && strcmp(argv[1], "--slow") == 0;
-  if (argc > 1 && !slow) {
-    fprintf(stderr, "usage: %s [--slow]\n", argv[0]);
-    return 2;
-  }
-  return fl_check_run(calibrate_suite(slow));
+  return fl_check_main_slow(argc, argv, calibrate_suite);
 }

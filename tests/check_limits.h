@@ -11,7 +11,9 @@
 #define FL_TEST_LIMITS_H
 
 #include <check.h>
+#include <gsl/gsl_errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "run.h"
@@ -77,6 +79,19 @@ static int fl_check_run(Suite *s)
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed ? 1 : 0;
+}
+
+/* The main of a test program with a --slow set of cases: the suite make(slow) run,
+ * GSL's abort on error off; a usage error exits 2. */
+static inline int fl_check_main_slow(int argc, char **argv, Suite *(*make)(int))
+{
+  gsl_set_error_handler_off();
+  int slow = argc == 2 && strcmp(argv[1], "--slow") == 0;
+  if (argc > 1 && !slow) {
+    fprintf(stderr, "usage: %s [--slow]\n", argv[0]);
+    return 2;
+  }
+  return fl_check_run(make(slow));
 }
 
 #endif

@@ -375,6 +375,25 @@ START_TEST(vibration_decrement_is_the_damping_laws)
             "%+.2e)\n", fl_solver_name(ring_solver[_i]), e.bond.damping, stab[k], f, fd, f / fd - 1.0, d, dec, d / dec - 1.0);
     ck_assert_msg(fabs(f / fd - 1.0) < 0.01, "s %g: frequency %g Hz, predicted %g Hz", stab[k], f, fd);
     ck_assert_msg(fabs(d / dec - 1.0) < 0.03, "s %g: decrement %g, predicted %g", stab[k], d, dec);
+    /* the summary's decay rate and damping ratio: b = delta f and zeta = delta /
+     * sqrt(4 pi^2 + delta^2), for the plain dashpot a_damp omega^2 / 2 and a_damp omega / 2
+     * (fiberlab-model(7), The first mode's damping) within the decrement's 3 %, each with
+     * a standard error of the reading that is small beside it */
+    const fl_specimen_result *sr = &r.spec[0];
+    double b = d * f, zeta = d / sqrt(4.0 * FL_PI * FL_PI + d * d);
+    ck_assert_msg(fabs(sr->decay_rate / b - 1.0) < 1e-12 && fabs(sr->damping_ratio / zeta - 1.0) < 1e-12,
+                  "b %g (delta f %g), zeta %g (%g)", sr->decay_rate, b, sr->damping_ratio, zeta);
+    if (stab[k] == 0.0) {
+      double a = e.bond.damping;
+      ck_assert_msg(fabs(sr->decay_rate / (0.5 * a * w0 * w0) - 1.0) < 0.03, "b %g, a_damp omega^2 / 2 %g",
+                    sr->decay_rate, 0.5 * a * w0 * w0);
+      ck_assert_msg(fabs(sr->damping_ratio / (0.5 * a * w0) - 1.0) < 0.03, "zeta %g, a_damp omega / 2 %g",
+                    sr->damping_ratio, 0.5 * a * w0);
+    }
+    ck_assert_msg(sr->frequency_se > 0.0 && sr->frequency_se < 1e-3 * f && sr->log_decrement_se > 0.0 &&
+                      sr->log_decrement_se < 0.03 * d && sr->decay_rate_se < 0.03 * b && sr->damping_ratio_se < 0.03 * zeta,
+                  "standard errors: f %g, delta %g, b %g, zeta %g", sr->frequency_se, sr->log_decrement_se,
+                  sr->decay_rate_se, sr->damping_ratio_se);
     /* the CSV's tip displacement, higher modes and all, read as fiber-calibrate reads a
      * measured ring-down, gives the same within the same bounds */
     double *te = malloc(c.npoints * sizeof *te), *xe = malloc(c.npoints * sizeof *xe);

@@ -127,10 +127,23 @@ expect 0 "specimen 1 rang [0-9] extremes? after the release, too few to measure 
   "$bin/fiber-cantilever" -q --plot none -o r -s test.ring_periods=1.5 "$experiments/wheat-straw-vibration.yaml"
 n=$((n + 1))
 if grep -qx 'first_frequency: null' "$root/stdout" && grep -qx 'logarithmic_decrement: null' "$root/stdout" &&
-  grep -qx 'initial_stiffness: null' "$root/stdout"; then
+  grep -qx 'decay_rate: null' "$root/stdout" && grep -qx 'damping_ratio: null' "$root/stdout" &&
+  ! grep -q '^initial_stiffness:' "$root/stdout"; then
   echo "ok $n: the ring's figures are null"
 else
-  fail "the ring's figures: $(grep -E 'first_frequency|logarithmic|initial_stiffness' "$root/stdout" | tr '\n' ' ')"
+  fail "the ring's figures: $(grep -E 'first_frequency|logarithmic|decay_rate|damping_ratio|initial_stiffness' "$root/stdout" | tr '\n' ' ')"
+fi
+
+# ---- 6b. a ring-down written at too few rows a period: a warning with the fix, and the
+# tip's decrement read off those rows null, never a misread number --------------------
+fresh coarse
+expect 0 "specimen 1's ring-down is written at 5.18 rows a period, too few for its peaks: the CSV and the plot miss them, and tip_logarithmic_decrement is null; set simulation.output_points to at least 387 \(20 rows a period\)" \
+  "$bin/fiber-cantilever" -q --plot none -o r -s simulation.output_points=100 "$experiments/wheat-straw-vibration.yaml"
+n=$((n + 1))
+if grep -qx 'tip_logarithmic_decrement: null' "$root/stdout" && grep -q '^logarithmic_decrement: 0\.00585' "$root/stdout"; then
+  echo "ok $n: the tip's decrement off coarse rows is null, the first mode's stands"
+else
+  fail "the coarse ring's figures: $(grep -E 'logarithmic' "$root/stdout" | tr '\n' ' ')"
 fi
 
 # ---- 7. a header naming a column twice, a mapped key the fit frees, overlapping nodes --

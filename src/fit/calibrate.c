@@ -1,6 +1,7 @@
 /* fit/calibrate.c: fl_calibrate, the driver of a calibration (fit.h): the model set up,
- * the starting values, the global stage or the start, GSL's trust-region iterations
- * under the rules of trust.h, the verdict and the report's rows. */
+ * the starting values (and a ring-down's fast start), the global stage or the start,
+ * GSL's trust-region iterations under the rules of trust.h, the verdict and the
+ * report's rows. */
 #include <config.h>
 
 #include <gsl/gsl_errno.h>
@@ -15,6 +16,7 @@
 #include "model.h"
 #include "param.h"
 #include "result.h"
+#include "ring.h"
 #include "starts.h"
 #include "trust.h"
 
@@ -132,6 +134,8 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     goto out;
   if ((rc = fl_cal_starts(&st, start, err, errlen)))
     goto out;
+  if ((rc = fl_cal_ring_fast_start(&st, start, err, errlen)))
+    goto out;
   for (int j = 0; j < p; j++) {
     fit->free[j].start = start[j];
     cal->start[j] = start[j];
@@ -182,7 +186,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
   gsl_vector *u = gsl_multifit_nlinear_position(w), *f = gsl_multifit_nlinear_residual(w);
   fl_cal_features_at(&st, f, &cal->features, 1);
   st.rc = 0;
-  if ((rc = fl_cal_curves(&st, u, f, cal)))
+  if (!fit->inner && (rc = fl_cal_curves(&st, u, f, cal)))
     snprintf(err, errlen, "%s", rc == FL_ENOMEM ? "out of memory" : st.err);
 out: /* the counts, also of a calibration that failed */
   cal->simulations = st.simulations;

@@ -1,6 +1,6 @@
 /* fit/model.c: the model of a calibration (model.h): each data item's experiment at the
- * parameter values, its runs on the engines (curves as one batch), what a curve, a
- * ring-down and a set of peaks read off them, and the residual rows. */
+ * parameter values, its runs on the engines (curves as one batch), what a curve and a
+ * set of peaks read off them, and the residual rows (a ring-down's: ring.c). */
 #include <config.h>
 
 #include <gsl/gsl_vector.h>
@@ -11,6 +11,8 @@
 #include "fl_defs.h"
 #include "model.h"
 #include "param.h"
+#include "ring.h"
+#include "series.h" /* fl_series_bracket */
 #include "solver.h" /* fl_solver_resolve */
 #include "test_kind.h"
 
@@ -63,14 +65,7 @@ static int interpolate(const double *xs, const double *ys, int n, double x, doub
   double tol = 1e-9 * fabs(xs[n - 1]);
   if (n < 2 || x < xs[0] - tol || x > xs[n - 1] + tol)
     return 0;
-  int lo = 0, hi = n - 1;
-  while (hi - lo > 1) {
-    int mid = (lo + hi) / 2;
-    if (xs[mid] <= x)
-      lo = mid;
-    else
-      hi = mid;
-  }
+  int lo = fl_series_bracket(xs, n, x), hi = lo + 1;
   double dx = xs[hi] - xs[lo];
   *y = dx > 0.0 ? ys[lo] + (ys[hi] - ys[lo]) * (x - xs[lo]) / dx : ys[lo];
   if (x >= xs[n - 1])
@@ -194,80 +189,40 @@ out:
   return rc;
 }
 
+int fl_cal_run_exp(fl_cal_state *st, int d, const fl_experiment *e, int nspec, int options, fl_curve *c,
+                   fl_result *r)
+{
+  fl_run_hooks h = hooks_of(st);
+  h.options = options;
+  char msg[1536];
+  memset(c, 0, sizeof *c);
+  memset(r, 0, sizeof *r);
+  int rc = fl_run(e, nspec, &h, c, r, msg, sizeof msg);
+  st->simulations += nspec;
+  st->batches++;
+  note_fallback(st, r);
+  if (rc)
+    snprintf(st->err, sizeof st->err, "%s: %s", st->fit->data[d].exp_path, msg);
+  return rc;
+}
+
 /* Run item d at theta, nspec specimens (counted), with a message naming the experiment
- * on failure; c and r are to be freed whatever it returns.  A ring-down runs long
- * enough for the measured record: ring_periods counts Euler-Bernoulli's periods, a
- * little shorter than the chain's, and a record the experiment falls short of gets a
- * longer ring-down (at fewer rows a period).  failure_off: the failure criterion off
- * and the static path ended at its first event (the stiffness start: its first slope
- * alone). */
+ * on failure; c and r are to be freed whatever it returns.  failure_off: the failure
+ * criterion off and the static path ended at its first event (the stiffness start: its
+ * first slope alone).  (A ring-down runs in ring.c, for as long as its record.) */
 static int run_item(fl_cal_state *st, int d, const double *theta, int nspec, int failure_off, fl_curve *c,
                     fl_result *r)
 {
-  const fl_fit_data *it = &st->fit->data[d];
   fl_experiment e;
   memset(c, 0, sizeof *c);
   memset(r, 0, sizeof *r);
   int rc = fl_cal_experiment(st, d, theta, &e);
   if (rc)
     return rc;
-  if (it->kind == FL_FIT_RINGDOWN) {
-    double tmax = it->data.x[it->data.n - 1];
-    if (tmax * it->ring_frequency * 1.05 > e.test.ring_periods)
-      e.test.ring_periods = tmax * it->ring_frequency * 1.05;
-  }
   if (failure_off)
     e.bond.failure.criterion = FL_CRIT_NONE;
-  fl_run_hooks h = hooks_of(st);
-  h.options = failure_off ? FL_RUN_UNTIL_EVENT : 0; /* the stiffness start: its first slope alone */
-  char msg[1536];
-  rc = fl_run(&e, nspec, &h, c, r, msg, sizeof msg);
-  st->simulations += nspec;
-  st->batches++;
-  note_fallback(st, r);
-  if (rc)
-    snprintf(st->err, sizeof st->err, "%s: %s", it->exp_path, msg);
-  return rc;
-}
-
-/* Run ring-down item d at theta: the simulated first frequency (Hz) and logarithmic
- * decrement, and, when ytip is not NULL, the simulated tip displacement at the
- * measured times (beyond the simulated ones: the last). */
-int fl_cal_run_ringdown(fl_cal_state *st, int d, const double *theta, double *freq, double *dec, double *ytip)
-{
-  const fl_fit_data *it = &st->fit->data[d];
-  double tmax = it->data.x[it->data.n - 1];
-  fl_curve c;
-  fl_result r;
-  int rc = run_item(st, d, theta, 1, 0, &c, &r);
-  if (rc == FL_OK) {
-    /* the simulated tip displacement read as the measured one is (the same rows per
-     * period, the same estimator), not the summary's first-mode figures */
-    double *te = malloc((size_t)c.npoints * sizeof *te), *xe = malloc((size_t)c.npoints * sizeof *xe);
-    fl_ringdown rd;
-    memset(&rd, 0, sizeof rd);
-    int nw = 0; /* the rows over the measured record's time */
-    while (nw < c.npoints && c.time[nw] <= tmax * (1.0 + 1e-9))
-      nw++;
-    if (te && xe) {
-      int ne = fl_ringdown_extremes(c.time, c.x, nw, te, xe);
-      fl_ringdown_fit(te, xe, ne, &rd);
-    }
-    free(te);
-    free(xe);
-    *freq = rd.frequency;
-    *dec = rd.log_decrement;
-    for (int i = 0; ytip && i < it->data.n; i++)
-      if (!interpolate(c.time, c.x, c.npoints, it->data.x[i], &ytip[i]))
-        ytip[i] = c.x[c.npoints - 1];
-    if (!(*freq > 0.0)) {
-      snprintf(st->err, sizeof st->err, "%s: the simulated ring-down has no first frequency", it->exp_path);
-      rc = FL_EUNSTABLE;
-    }
-  }
-  fl_curve_free(&c);
-  fl_result_free(&r);
-  return rc;
+  /* the stiffness start: its first slope alone */
+  return fl_cal_run_exp(st, d, &e, nspec, failure_off ? FL_RUN_UNTIL_EVENT : 0, c, r);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -328,16 +283,6 @@ void fl_cal_curve_residuals(const fl_cal_state *st, int d, const double *y, doub
     f[it->data.n] = ii->kink_norm * (kink - ii->kink_x);
 }
 
-/* The misfit of a positive figure r = simulated / measured: log r, which the bonds'
- * parameters move nearly linearly on their log scale (a frequency as the square root of
- * a stiffness, a decrement as the damping), so Gauss-Newton steps land near the answer
- * from a start several times off; the same as r - 1 to first order near the fit.  Below
- * r = 0.1 (a simulated decrement of zero or less) the line tangent at 0.1 continues it. */
-static double log_ratio(double r)
-{
-  return r >= 0.1 ? log(r) : log(0.1) + (r - 0.1) / 0.1;
-}
-
 int fl_cal_item_residuals(fl_cal_state *st, int d, const double *theta, double *f)
 {
   const fl_fit_data *it = &st->fit->data[d];
@@ -351,16 +296,8 @@ int fl_cal_item_residuals(fl_cal_state *st, int d, const double *theta, double *
     f[1] = it->weight * (s / m - ii->sd / ii->mean) / ii->se_cv;
     return FL_OK;
   }
-  if (it->kind == FL_FIT_RINGDOWN) {
-    /* relative misfits of the frequency and the decrement */
-    double fr, dec;
-    int rc = fl_cal_run_ringdown(st, d, theta, &fr, &dec, NULL);
-    if (rc)
-      return rc;
-    f[0] = it->weight * log_ratio(fr / it->ring_frequency);
-    f[1] = it->weight * log_ratio(dec / it->ring_decrement);
-    return FL_OK;
-  }
+  if (it->kind == FL_FIT_RINGDOWN)
+    return fl_cal_ring_residuals(st, d, theta, f);
   const double *t[1] = {theta};
   double kink = 0.0;
   int rc = fl_cal_run_curve(st, d, 1, t, st->ybuf, &kink);
@@ -401,7 +338,8 @@ int fl_cal_model_init(fl_cal_state *st, char *err, size_t errlen)
     const fl_measured *m = &it->data;
     ii->row0 = row;
     if (it->kind == FL_FIT_RINGDOWN) {
-      row += 2;
+      fl_cal_ring_init(st, d);
+      row += fl_fit_residual_rows(it);
     } else if (it->kind == FL_FIT_CURVE) {
       for (int i = 0; i < m->n; i++)
         if (fabs(m->y[i]) > ii->ymax)

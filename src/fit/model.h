@@ -26,10 +26,11 @@ int fl_cal_on_static(fl_cal_state *st, int d, const double *theta);
  * simulated loads at the measured abscissae, row k * npoints + i, and kink (NULL: not
  * wanted) each run's simulated kink, where the item has a kink residual. */
 int fl_cal_run_curve(fl_cal_state *st, int d, int nset, const double *const *theta, double *y, double *kink);
-/* Run ring-down item d at theta: the simulated first frequency (Hz) and logarithmic
- * decrement, and, when ytip is not NULL, the simulated tip displacement at the
- * measured times (beyond the simulated ones: the last). */
-int fl_cal_run_ringdown(fl_cal_state *st, int d, const double *theta, double *freq, double *dec, double *ytip);
+/* Run experiment e (item d's, at some parameters) for nspec specimens with the fit's
+ * hooks and run options (fl_run_hooks.options), counted; c and r are to be freed
+ * whatever it returns; on failure st->err names item d's experiment. */
+int fl_cal_run_exp(fl_cal_state *st, int d, const fl_experiment *e, int nspec, int options, fl_curve *c,
+                   fl_result *r);
 /* Run peaks item d at theta: mean and standard deviation of the simulated peaks, and
  * the peaks sorted into sorted (NULL: not wanted). */
 int fl_cal_run_peaks(fl_cal_state *st, int d, const double *theta, double *mean, double *sd, double *sorted);

@@ -16,6 +16,7 @@
 #include "fl_defs.h"
 #include "output.h" /* gnuplot */
 #include "param.h"
+#include "ring_report.h"
 #include "yaml_emit.h"
 
 int fl_calibration_warnings(const fl_fit *fit, const fl_calibration *cal, char *buf, size_t len)
@@ -46,6 +47,8 @@ int fl_calibration_warnings(const fl_fit *fit, const fl_calibration *cal, char *
                              ft->measured[0] / it->x_unit_si, it->x_unit);
     n++;
   }
+  if (used < len)
+    fl_ring_warnings(fit, cal, buf + used, len - used, &n);
   return n;
 }
 
@@ -71,7 +74,13 @@ static const char *base_name(const char *path)
 static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const fl_calibration_output *o,
                     const fl_calibration_paths *p)
 {
-  int nd = fit->ndata, cols = nd <= 1 ? 1 : nd <= 4 ? 2 : 3, rows = (nd + cols - 1) / cols;
+  /* a ring-down takes two panels, a row each where it is the only item, and wider ones:
+   * its record is many periods long */
+  int nd = fit->ndata, nring = 0;
+  for (int d = 0; d < nd; d++)
+    nring += fit->data[d].kind == FL_FIT_RINGDOWN;
+  int panels = nd + nring, cols = panels <= 1 || (nd == 1 && nring) ? 1 : panels <= 4 ? 2 : 3;
+  int rows = (panels + cols - 1) / cols, width = nring ? 1000 : 600;
   fprintf(f, "# fiberlab %s plot script; rerun with: gnuplot %s\n", PACKAGE_VERSION, p->gp);
   fprintf(f, "if (!exists(\"fl_csv\")) fl_csv = ");
   fl_gnuplot_quote(f, p->csv);
@@ -79,9 +88,9 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
   fl_gnuplot_quote(f, p->plot);
   fprintf(f, "\n");
   if (o->plot == FL_PLOT_SVG)
-    fprintf(f, "set terminal svg size %d,%d dynamic enhanced font 'sans,12'\n", 600 * cols, 450 * rows);
+    fprintf(f, "set terminal svg size %d,%d dynamic enhanced font 'sans,12'\n", width * cols, 450 * rows);
   else
-    fprintf(f, "set terminal pngcairo size %d,%d enhanced font 'sans,11'\n", 600 * cols, 450 * rows);
+    fprintf(f, "set terminal pngcairo size %d,%d enhanced font 'sans,11'\n", width * cols, 450 * rows);
   fprintf(f, "set output fl_out\nset datafile separator ','\nset grid\nset key top left\n");
   fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
   char title[FL_FIT_PATH + 64];
@@ -95,10 +104,11 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
     const fl_fit_data *it = &fit->data[d];
     const char *xl, *yl, *xs;
     if (it->kind == FL_FIT_RINGDOWN) {
-      xl = "Time (ms)";
-      yl = "Tip displacement (m)";
-      xs = "1e3";
-    } else if (it->kind == FL_FIT_PEAKS) {
+      if (fl_ring_panels(f, fit, cal, d, base_name(it->file)))
+        return FL_EIO;
+      continue;
+    }
+    if (it->kind == FL_FIT_PEAKS) {
       xl = "Cumulative probability";
       yl = it->test == FL_TEST_TORSION ? "Peak torque (N m)" : "Peak force (N)";
       xs = "1";
@@ -463,6 +473,7 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
     fl_yaml_map_end(y);
   }
   fl_yaml_seq_end(y);
+  fl_ring_summary(y, fit, cal);
   fl_yaml_key_num(y, "r_squared", "%.6f", cal->r_squared);
   summary_global(y, fit, cal);
   summary_features(y, fit, cal);

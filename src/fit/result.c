@@ -13,6 +13,7 @@
 #include "model.h"
 #include "param.h"
 #include "result.h"
+#include "ring.h"
 #include "series.h"
 #include "test_kind.h"
 
@@ -101,9 +102,9 @@ int fl_cal_curves(fl_cal_state *st, const gsl_vector *u, const gsl_vector *f, fl
       return FL_ENOMEM;
     double ymax = 0;
     if (it->kind == FL_FIT_RINGDOWN) {
-      /* the measured ring-down against the simulated one at the fitted values */
-      double fr, dec;
-      int rc = fl_cal_run_ringdown(st, d, theta, &fr, &dec, cc->fitted);
+      /* the measured ring-down against the simulated one at the fitted values, and the
+       * first mode's figures there */
+      int rc = fl_cal_ring_fitted(st, d, u, cc->fitted, &cc->ring);
       if (rc)
         return rc;
       for (int i = 0; i < n; i++) {
@@ -169,18 +170,24 @@ int fl_cal_curves(fl_cal_state *st, const gsl_vector *u, const gsl_vector *f, fl
 }
 
 /* Standard errors and correlations at the best point from J (covariance of u scaled
- * by chi^2 / (n - p) when curves are fitted, mapped through d theta / d u). Returns the
+ * by chi^2 / (n - p - q) when curves are fitted, q the linear parameters the rows are
+ * minimised over besides (fl_fit_profiled), mapped through d theta / d u); the scaled
+ * covariance of u kept in st->cov_u.  Without the degrees of freedom to estimate the
+ * scale (as many figures as parameters) neither errors nor correlations. Returns the
  * index of a parameter that is not determined, or -1. */
 int fl_cal_uncertainties(fl_cal_state *st, const gsl_vector *u, const gsl_matrix *J, const gsl_vector *f,
                          fl_calibration *cal)
 {
-  int p = st->p, n = st->n, undetermined = -1, curves = 0;
-  for (int d = 0; d < st->fit->ndata; d++)
+  int p = st->p, n = st->n, undetermined = -1, curves = 0, q = 0;
+  for (int d = 0; d < st->fit->ndata; d++) {
     curves += st->fit->data[d].kind != FL_FIT_PEAKS;
+    q += fl_fit_profiled(&st->fit->data[d]);
+  }
   gsl_matrix *cov = gsl_matrix_alloc((size_t)p, (size_t)p);
   double chi2;
   gsl_blas_ddot(f, f, &chi2);
-  double scale = curves ? (n > p ? chi2 / (n - p) : NAN) : 1.0;
+  double scale = curves ? (n > p + q ? chi2 / (n - p - q) : NAN) : 1.0;
+  st->have_cov = 0;
   for (int j = 0; j < p * p; j++)
     cal->correlation[j] = NAN;
   for (int j = 0; j < p; j++)
@@ -205,9 +212,11 @@ int fl_cal_uncertainties(fl_cal_state *st, const gsl_vector *u, const gsl_matrix
   for (int a = 0; a < p; a++)
     for (int b = 0; b < p; b++) {
       double ca = gsl_matrix_get(cov, (size_t)a, (size_t)a), cb = gsl_matrix_get(cov, (size_t)b, (size_t)b);
-      if (ca > 0 && cb > 0)
+      if (ca > 0 && cb > 0 && !isnan(scale))
         cal->correlation[a * p + b] = gsl_matrix_get(cov, (size_t)a, (size_t)b) / sqrt(ca * cb);
+      st->cov_u[a * p + b] = gsl_matrix_get(cov, (size_t)a, (size_t)b) * scale;
     }
+  st->have_cov = undetermined < 0 && !isnan(scale);
   gsl_matrix_free(cov);
   return undetermined;
 }

@@ -13,8 +13,10 @@
  * cal->r_squared): FL_OK, FL_ENOMEM, or the status of a run that failed (st->err). */
 int fl_cal_curves(fl_cal_state *st, const gsl_vector *u, const gsl_vector *f, fl_calibration *cal);
 /* Standard errors and correlations at the best point from J (covariance of u scaled
- * by chi^2 / (n - p) when curves are fitted, mapped through d theta / d u). Returns the
- * index of a parameter that is not determined, or -1. */
+ * by chi^2 / (n - p - q) when curves are fitted, q the rows' linear parameters, mapped
+ * through d theta / d u), the scaled covariance of u into st->cov_u; no correlations
+ * where the scale cannot be estimated.  Returns the index of a parameter that is not
+ * determined, or -1. */
 int fl_cal_uncertainties(fl_cal_state *st, const gsl_vector *u, const gsl_matrix *J, const gsl_vector *f,
                          fl_calibration *cal);
 /* The measured drop's features (fl_calibration_features): item -1 when no 3-point curve

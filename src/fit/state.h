@@ -15,8 +15,8 @@ extern const char *const fl_cal_buckling_keys[4];
 
 /* One data item's residual rows and their scales (fl_cal_model_init). */
 typedef struct {
-  double ymax;      /* curves: largest |measured y| */
-  double norm;      /* curves: weight / (ymax sqrt(n)) */
+  double ymax;      /* curves: largest |measured y|; ring-downs: largest |y - mean| */
+  double norm;      /* curves, ring-downs: weight / (ymax sqrt(n)) */
   double mean, sd;  /* peaks: measured */
   double se_mean;   /* peaks: standard error of the mean, measured and simulated */
   double se_cv;     /* peaks: of the coefficient of variation sd / mean */
@@ -42,6 +42,8 @@ typedef struct {
   int failed_trials;   /* trial points the engine could not run */
   int fallbacks;       /* batches the explicit engine ran after the static solver failed */
   int noted[FL_FIT_MAX_FREE];
+  double cov_u[FL_FIT_MAX_FREE * FL_FIT_MAX_FREE]; /* the covariance of u at the best point, scaled */
+  int have_cov;        /* 1: cov_u is set (fl_cal_uncertainties, with the noise determined) */
   char err[8192];      /* why an evaluation failed */
   int rc;              /* its status */
   double t0;           /* s, monotonic clock at the start */
