@@ -414,6 +414,15 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
     fl_yaml_key_int(y, "events", r->events);
     fl_yaml_key_num(y, "max_residual_force", "%.3g", r->residual_force);
     fl_yaml_key_num(y, "max_residual_torque", "%.3g", r->residual_torque);
+    if (r->stability_checks) {
+      fl_yaml_key_int(y, "stability_checks", r->stability_checks);
+      fl_yaml_key_int(y, "bifurcations", r->bifurcations);
+      fl_yaml_key_int(y, "unstable_rows", r->unstable_rows);
+      if (r->spec[0].bifurcated) {
+        fl_yaml_key_num(y, "bifurcation_load", "%.8g", r->spec[0].bifurcation_y);
+        fl_yaml_key_num(y, "bifurcation_at", "%.8g", r->spec[0].bifurcation_x);
+      }
+    }
   }
   fl_yaml_key_int(y, "bonds_broken", r->bonds_broken);
   fl_yaml_key_int(y, "bonds_yielded", r->bonds_yielded);

@@ -65,6 +65,9 @@ static int static_advance(void *state, fl_solver_status *status, char *err, size
     double ts = exps[0]->test.kind == FL_TEST_TORSION ? P : P * L;
     res->residual_force = fmax(res->residual_force, st[s].residual_force / fs);
     res->residual_torque = fmax(res->residual_torque, st[s].residual_torque / ts);
+    res->stability_checks += st[s].stability_checks;
+    res->bifurcations += st[s].bifurcations;
+    res->unstable_rows += st[s].unstable_rows;
   }
   free(st);
   return rc;

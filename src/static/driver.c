@@ -25,6 +25,9 @@
 #define RELAX_INCREMENT 1e-8 /* of the row spacing: below it a failing increment is relaxed */
 #define LEG_INCREMENT 0.1    /* of the row spacing: the largest increment after a turning point */
 #define MAX_RELAX 40         /* relaxations of one specimen before the run gives up */
+#define WATCH_FROM 0.25       /* of the elastic critical load: the path's stability is checked above it */
+#define SWITCH_INCREMENT 1e-4 /* of the row spacing: an increment that gains unstable directions is cut back
+                               * to it, and one below it has crossed a bifurcation */
 #define ONSET_APPROACH 0.99  /* an increment towards a predicted buckling point stops short by 1 % */
 #define ONSET_NEWTON 2       /* Newton's iterations for the increment that crosses it and the slivers after:
                               * one that needs more finds no equilibrium near (a snap) or relaxes a sliver
@@ -241,6 +244,44 @@ static int cut_back(path_walk *k, double next, double u, int unrested)
   return 1;
 }
 
+/* The stability watch (fiberlab-model(7), THE STATIC SOLVER, Stability), on a path that
+ * may bifurcate, once its load is a quarter of the elastic critical load: where the
+ * converged increment to next has more unstable directions than the last state, a long
+ * increment is cut back (it may have jumped to another branch: a first guess past the
+ * critical load converges to the nearest equilibrium, a higher mode); a short one has
+ * crossed a bifurcation, and the path leaves it along the critical mode, to the stable
+ * branch.  Returns 1 to go on from the converged state (perhaps on the new branch), 0
+ * when the increment was cut back. */
+static int watch(path_walk *k, double next)
+{
+  workspace *w = k->w;
+  path_cursor *c = &k->at;
+  int n;
+  if (!w->watch || fabs(fl_run_measured(w->sys, w->kind, 0)) < WATCH_FROM * w->critical ||
+      !fl_static_stability(w, &n))
+    return 1;
+  if (n > c->negative && next - c->a > SWITCH_INCREMENT * k->spacing) {
+    fl_static_restore(w);
+    w->lu_valid = 0;
+    w->cut = 1;
+    w->st.cutbacks++;
+    c->du = 0.5 * (next - c->a);
+    return 0;
+  }
+  int after;
+  if (n > c->negative && !k->sr->bifurcated) { /* the first bifurcation: its load and abscissa */
+    k->sr->bifurcated = 1;
+    k->sr->bifurcation_y = fl_run_measured(w->sys, w->kind, 0);
+    k->sr->bifurcation_x = w->kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(w->sys, 0) : w->u;
+  }
+  if (n > c->negative && fl_static_branch_switch(w, c->negative, &after, &c->it)) {
+    n = after;
+    c->switched = 1; /* the states before are another branch's: no first guess from them */
+  }
+  c->negative = n;
+  return 1;
+}
+
 /* The converged increment to next becomes the walk's state: committed, its load and
  * abscissa measured, the peak and the snaps noted, the next increment sized.  Returns
  * the abscissa. */
@@ -253,6 +294,10 @@ static double converge(path_walk *k, double next, int breaking, int crossing, in
   c->a_prev = c->a;
   c->gb_prev = w->gb_c;
   fl_static_commit(w);
+  if (c->switched) {
+    w->have_prev = 0;
+    c->switched = 0;
+  }
   if (crossing && !relaxed)
     c->post = c->post > 0.0 ? 10.0 * c->post : RELAX_INCREMENT * k->spacing;
   else
@@ -314,6 +359,8 @@ static int reach_row(path_walk *k, double x)
     job->leg_first_end = job->rows;
   if (k->rows_at)
     k->rows_at[job->rows] = a;
+  if (k->at.negative > 0)
+    k->w->st.unstable_rows++;
   record(k->w, job, a, x);
   if (job->hooks && job->hooks->progress && job->s == 0)
     job->hooks->progress(job->hooks->ctx, a / k->total);
@@ -368,6 +415,8 @@ static int path_step(path_walk *k)
   }
   if (!ok)
     return cut_back(k, next, u, unrested);
+  if (!watch(k, next))
+    return 0;
   double x = converge(k, next, breaking, crossing, relaxed);
   if (reach_row(k, x))
     return 1;

@@ -46,6 +46,9 @@ typedef struct {
   double residual_torque; /* largest free-body torque residual at an output row, N m */
   double load_scale;      /* the test's load scale: the largest measured |load| on the curve, N or N m */
   double length_scale;    /* span or gauge length, m */
+  long stability_checks;  /* equilibria whose stability was checked (stability.c) */
+  int bifurcations;       /* branches switched to at a bifurcation */
+  int unstable_rows;      /* output rows on an equilibrium found unstable */
 } fl_static_stats;
 
 /* The commits of a run whose beginning is kept (beginnings.c): each commit's
@@ -111,6 +114,14 @@ typedef struct {
   double snap_time;          /* longest once a bond has broken, yielded or buckled, s */
   double *r, *rp, *dx;       /* scaled residual, perturbed residual, Newton step */
   gsl_matrix *ab;            /* the tangent in GSL's band storage, factorised when lu_valid */
+  gsl_matrix *abs;           /* a tangent for a stability check, the same storage (stability.c) */
+  double *ks;                /* its symmetric part's L D L^T: per row the pivot, then L's hb entries */
+  double *mode;              /* the critical mode, m unknowns */
+  fl_vec3 *xb;               /* the equilibrium a branch switch leaves, positions (m) */
+  fl_quat *qb;               /* and orientations */
+  double seg;                /* segment length, m */
+  int watch;                 /* the path's stability is watched (stability.c): a compression or torsion test */
+  double critical;           /* and the elastic critical load it is watched near, N or N m */
   int lu_valid;              /* ab holds a usable factorisation */
   int own_solve;             /* 1: band_solve solves with it, 0: GSL's gsl_linalg_LU_band_solve */
   int solve_checks;          /* solves left that run both and compare them (band_solve) */
@@ -176,6 +187,8 @@ typedef struct {
   int gb_have;            /* a_prev and gb_prev are set, on the present leg */
   int snapping;           /* in the events of a snap whose state is kept */
   int it;                 /* Newton's iterations of the last increment */
+  int negative;           /* unstable directions of the last converged state (when watched) */
+  int switched;           /* the converged state is on a branch switched to (stability.c) */
 } path_cursor;
 
 /* The larger of a and b, a where b is not a number (as fmax, which a call costs in the
@@ -229,7 +242,12 @@ int fl_static_tangent_solve(workspace *w, double *x);
 void fl_static_broyden_update(workspace *w, double step);
 
 /* ---- newton.c: Newton's method ---- */
+void fl_static_tangent(workspace *w, gsl_matrix *ab);
 int fl_static_newton(workspace *w, int *iterations);
+
+/* ---- stability.c: stability, and the way off a bifurcation ---- */
+int fl_static_stability(workspace *w, int *negative);
+int fl_static_branch_switch(workspace *w, int before, int *negative, int *iterations);
 
 /* ---- increment.c: one increment, and a located break ---- */
 int fl_static_increment(workspace *w, double u, int *iterations);

@@ -75,7 +75,8 @@ static int planar_problem(const fl_system *one, enum fl_test_kind kind)
   X(xc, nb) X(xs, nb) X(qc, nb) X(qs, nb) X(rot, NHIST * nf + 1) X(bc, nbd) X(bpre, nbd) X(bt, nbd)           \
   X(buckle_phi, nbd) X(buckle_m, nbd) X(xic, nxi) X(xipre, nxi) X(xit, nxi) X(xt, nf + 1) X(qt, nf + 1)       \
   X(r, n + 1) X(rp, n + 1) X(dx, n + 1) X(vc, nb) X(oc, nb) X(fc, nb) X(tc, nb) X(ft, nb) X(tt, nb) X(fp, nb) \
-  X(tp, nb) X(ys, 2 * m) X(ulast, m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m)
+  X(tp, nb) X(ys, 2 * m) X(ulast, m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m) \
+  X(ks, m * (2 * NDOF) + 1) X(mode, m + 1) X(xb, nb) X(qb, nb)
 
 void fl_static_workspace_free(workspace *w)
 {
@@ -88,6 +89,8 @@ void fl_static_workspace_free(workspace *w)
   }
   if (w->ab)
     gsl_matrix_free(w->ab);
+  if (w->abs)
+    gsl_matrix_free(w->abs);
   if (w->piv)
     gsl_vector_uint_free(w->piv);
   if (w->bv)
@@ -114,11 +117,12 @@ static int workspace_alloc(workspace *w)
   }
   if (w->m > 2 * w->hb) {
     w->ab = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
+    w->abs = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
     w->piv = gsl_vector_uint_alloc((size_t)w->m);
     w->bv = gsl_vector_alloc((size_t)w->m);
     w->xv = gsl_vector_alloc((size_t)w->m);
   }
-  return ok && w->ab && w->piv && w->bv && w->xv ? FL_OK : FL_ENOMEM;
+  return ok && w->ab && w->abs && w->piv && w->bv && w->xv ? FL_OK : FL_ENOMEM;
 }
 
 /* A workspace for the specimen in one (of definition exp, as built: info), at rest in
@@ -160,6 +164,13 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
     xmax = fmax(xmax, fabs(one->x_ref[i].x) + fabs(one->x_ref[i].y) + fabs(one->x_ref[i].z));
   w->floor = kmax * xmax * DBL_EPSILON / w->fs;
   w->hx = 4e-9 * info->h;
+  w->seg = info->h;
+  /* the tests whose path may bifurcate (fiberlab-model(7), THE STATIC SOLVER,
+   * Stability): a column, and a shaft past Greenhill's load (hinged ends, 2 pi E I / L,
+   * the lower of the two classical ones) */
+  w->watch = w->kind == FL_TEST_COMPRESSION || w->kind == FL_TEST_TORSION;
+  w->critical = w->kind == FL_TEST_COMPRESSION ? P
+                : 2.0 * FL_PI * exp->bond.torque_stiffness_scale * exp->fiber.youngs_modulus * info->section.inertia / L;
   w->reg = REG_MIN;
   /* the test suite's check of the reduction solves all six unknowns everywhere */
   w->planar = !(hooks && hooks->options & FL_RUN_CHECK_ALL_UNKNOWNS) && planar_problem(one, w->kind);
@@ -239,10 +250,12 @@ int fl_static_workspace_copy(workspace *dst, const workspace *src)
     FL_ARRAY_COPY(dst->qh[k], own.qh[k], src->qh[k], nb);
   }
   dst->ab = own.ab;
+  dst->abs = own.abs;
   dst->piv = own.piv;
   dst->bv = own.bv;
   dst->xv = own.xv;
   gsl_matrix_memcpy(dst->ab, src->ab);
+  gsl_matrix_memcpy(dst->abs, src->abs);
   gsl_vector_uint_memcpy(dst->piv, src->piv);
   gsl_vector_memcpy(dst->bv, src->bv);
   gsl_vector_memcpy(dst->xv, src->xv);
