@@ -423,6 +423,10 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
         fl_yaml_key_num(y, "bifurcation_at", "%.8g", r->spec[0].bifurcation_x);
       }
     }
+    if (r->pinned) {
+      fl_yaml_key_int(y, "pinned_motions", r->pinned);
+      fl_yaml_key_num(y, "max_pin_force", "%.3g", r->pin_force);
+    }
   }
   fl_yaml_key_int(y, "bonds_broken", r->bonds_broken);
   fl_yaml_key_int(y, "bonds_yielded", r->bonds_yielded);
@@ -438,6 +442,17 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   figure(y, r, at, offsetof(fl_specimen_result, x_at_peak));
   if (fl_test_bends(r->kind))
     figure(y, r, "force_at_max_displacement", offsetof(fl_specimen_result, y_at_max_x));
+  int separated = 0;
+  for (int s = 0; s < r->specimens; s++)
+    separated += r->spec[s].separated;
+  if (separated) { /* the static solver's separations: the test ended there */
+    fl_yaml_key_int(y, "separated", separated);
+    for (int s = 0; s < r->specimens; s++)
+      if (r->spec[s].separated) {
+        fl_yaml_key_num(y, "separated_at", "%.8g", r->spec[s].separated_x);
+        break;
+      }
+  }
   if (r->vibration) {
     figure(y, r, "first_frequency", offsetof(fl_specimen_result, frequency));
     figure(y, r, "logarithmic_decrement", offsetof(fl_specimen_result, log_decrement));

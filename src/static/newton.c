@@ -80,7 +80,7 @@ static int newton_step(workspace *w)
   for (int j = 0; j < w->nf; j++)
     for (int a = 0; a < nu; a++)
       bv[nu * j + a] = -w->r[NDOF * j + w->dof[a]];
-  if (!fl_static_tangent_solve(w, bv))
+  if (!fl_static_tangent_solve(w, bv) || (w->npin && !fl_static_pin_step(w, bv)))
     return 0;
   memset(w->dx, 0, (size_t)w->n * sizeof *w->dx);
   for (int j = 0; j < w->nf; j++)
@@ -144,6 +144,8 @@ static int backtrack(workspace *w, double *a, double nrm, double n2, double *nex
  * converged (w->r holds the residual there). */
 int fl_static_newton(workspace *w, int *iterations)
 {
+  if (w->npin)
+    fl_static_pin_modes(w);
   double nrm = fl_static_trial_residual(w, w->r), first = nrm, n2 = fl_static_norm2(w->r, w->n);
   int stalled = 0, fresh = 0;
   if (w->reg > REG_MIN) {

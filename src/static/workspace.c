@@ -75,8 +75,8 @@ static int planar_problem(const fl_system *one, enum fl_test_kind kind)
   X(xc, nb) X(xs, nb) X(qc, nb) X(qs, nb) X(rot, NHIST * nf + 1) X(bc, nbd) X(bpre, nbd) X(bt, nbd)           \
   X(buckle_phi, nbd) X(buckle_m, nbd) X(xic, nxi) X(xipre, nxi) X(xit, nxi) X(xt, nf + 1) X(qt, nf + 1)       \
   X(r, n + 1) X(rp, n + 1) X(dx, n + 1) X(vc, nb) X(oc, nb) X(fc, nb) X(tc, nb) X(ft, nb) X(tt, nb) X(fp, nb) \
-  X(tp, nb) X(ys, 2 * m) X(ulast, m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m) \
-  X(ks, m * (2 * NDOF) + 1) X(mode, m + 1) X(xb, nb) X(qb, nb)
+  X(tp, nb) X(ys, 2 * m) X(ulast, m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m) X(pin_u, NPIN * m)    \
+  X(pin_r, NPIN * n) X(pin_b, NPIN * m) X(ks, m * (2 * NDOF) + 1) X(mode, m + 1) X(xb, nb) X(qb, nb)
 
 void fl_static_workspace_free(workspace *w)
 {
@@ -190,6 +190,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->stab = exp->bond.damping_stabilization;
   w->dt_explicit = one->dt;
   w->relax_time = RELAX_PERIODS * info->first_period;
+  w->period = info->first_period;
   w->snap_time = SNAP_PERIODS * info->first_period;
   if (workspace_alloc(w))
     return FL_ENOMEM;
@@ -211,6 +212,8 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->buckles = one->limits[0].buckling.type != FL_BUCKLING_NONE;
   w->gb_c = w->buckles ? fl_static_buckle_margin(w, 0) : -1.0;
   w->max_newton = MAX_NEWTON;
+  fl_static_pin_init(w);
+  fl_static_pin_modes(w);
   /* on rollers without friction (or rotating ones, which take no tangential load) only
    * the contacts' curvature holds a bent specimen along its axis: there the secants
    * drift the chain along that soft slide, and Newton stalls a few increments later
@@ -241,6 +244,7 @@ int fl_static_workspace_copy(workspace *dst, const workspace *src)
   dst->damping = own.damping; /* its decay over that step */
   memcpy(dst->beta, own.beta, sizeof dst->beta);
   dst->relax_time = own.relax_time;
+  dst->period = own.period;
   dst->snap_time = own.snap_time;
 #define X(field, count) FL_ARRAY_COPY(dst->field, own.field, src->field, count);
   WORKSPACE_ARRAYS(X)
