@@ -573,6 +573,7 @@ static int keep_result(const fl_fit *fit, const fl_calibration *cal, fl_campaign
   snprintf(r->message, sizeof r->message, "%.500s", cal->message);
   r->iterations = cal->iterations;
   r->simulations = cal->simulations;
+  r->fallbacks = cal->fallbacks;
   r->wall_time = cal->wall_time;
   memcpy(r->value, cal->value, sizeof r->value);
   memcpy(r->std_error, cal->std_error, sizeof r->std_error);

@@ -89,6 +89,7 @@ typedef struct {
   char message[512];                 /* why it failed (empty when converged) */
   int iterations;
   long simulations;
+  int fallbacks;                     /* batches the explicit engine ran after the static solver failed */
   double wall_time;                  /* s */
   double value[FL_FIT_MAX_FREE];     /* YAML units */
   double std_error[FL_FIT_MAX_FREE]; /* NAN when not determined */

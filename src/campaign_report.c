@@ -483,13 +483,14 @@ int fl_campaign_summary(FILE *out, const fl_campaign *c, const fl_campaign_resul
                         const fl_campaign_paths *paths, double wall_time)
 {
   fl_yaml_out *y = fl_yaml_out_open(out);
-  int conv = 0, retried = 0, rescued = 0;
+  int conv = 0, retried = 0, rescued = 0, fell = 0;
   long sims = 0;
   for (int i = 0; i < c->nspec; i++) {
     conv += res[i].status == FL_CAL_CONVERGED;
     sims += res[i].simulations;
     retried += res[i].retries > 0;
     rescued += res[i].retried_from > 0;
+    fell += res[i].fallbacks > 0;
   }
   fl_yaml_map_begin(y, 0);
   fl_yaml_key_str(y, "test", "campaign");
@@ -504,6 +505,8 @@ int fl_campaign_summary(FILE *out, const fl_campaign *c, const fl_campaign_resul
     fl_yaml_map_end(y);
   }
   fl_yaml_key_int(y, "simulations", sims);
+  if (fell) /* rows whose fit ran the explicit engine where the static solver found no equilibrium */
+    fl_yaml_key_int(y, "fallback_rows", fell);
   fl_yaml_key_num(y, "wall_time", "%.3f", wall_time);
   left_out(y, c, res);
   if (p) {

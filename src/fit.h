@@ -291,6 +291,7 @@ typedef struct {
   int iterations;              /* trust-region iterations */
   long simulations;            /* specimens simulated, batches counted by their specimens */
   long batches;                /* engine runs */
+  int fallbacks;               /* batches the explicit engine ran after the static solver found no equilibrium */
   double wall_time;            /* s */
   int nfree;
   double value[FL_FIT_MAX_FREE];     /* best point, YAML units */

@@ -483,6 +483,19 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
     fl_yaml_key_int(y, "events", r->events);
     fl_yaml_key_num(y, "max_residual_force", "%.3g", r->residual_force);
     fl_yaml_key_num(y, "max_residual_torque", "%.3g", r->residual_torque);
+    if (r->stability_checks) {
+      fl_yaml_key_int(y, "stability_checks", r->stability_checks);
+      fl_yaml_key_int(y, "bifurcations", r->bifurcations);
+      fl_yaml_key_int(y, "unstable_rows", r->unstable_rows);
+      if (r->spec[0].bifurcated) {
+        fl_yaml_key_num(y, "bifurcation_load", "%.8g", r->spec[0].bifurcation_y);
+        fl_yaml_key_num(y, "bifurcation_at", "%.8g", r->spec[0].bifurcation_x);
+      }
+    }
+    if (r->pinned) {
+      fl_yaml_key_int(y, "pinned_motions", r->pinned);
+      fl_yaml_key_num(y, "max_pin_force", "%.3g", r->pin_force);
+    }
   }
   fl_yaml_key_int(y, "bonds_broken", r->bonds_broken);
   fl_yaml_key_int(y, "bonds_yielded", r->bonds_yielded);
@@ -493,6 +506,17 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
   figure(y, r, type->key_at_peak, offsetof(fl_specimen_result, x_at_peak));
   if (type->key_at_max)
     figure(y, r, type->key_at_max, offsetof(fl_specimen_result, y_at_max_x));
+  int separated = 0;
+  for (int s = 0; s < r->specimens; s++)
+    separated += r->spec[s].separated;
+  if (separated) { /* the static solver's separations: the test ended there */
+    fl_yaml_key_int(y, "separated", separated);
+    for (int s = 0; s < r->specimens; s++)
+      if (r->spec[s].separated) {
+        fl_yaml_key_num(y, "separated_at", "%.8g", r->spec[s].separated_x);
+        break;
+      }
+  }
   if (r->vibration)
     ring_summary(y, r);
   fl_yaml_key_str(y, "csv", p->csv);

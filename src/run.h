@@ -89,6 +89,13 @@ typedef struct {
   double ring_rows_per_period; /* the CSV's rows a first period (NAN: no frequency) */
   double release_x;         /* tip displacement at the release, m */
   int extremes;             /* extremes the two came from */
+  /* the static solver: the specimen broke into pieces that found no equilibrium (a
+   * separation): the test ended there, at this abscissa, the rows after it at no load */
+  int separated;
+  double separated_x;       /* m or rad */
+  /* the static solver: the first bifurcation its path left (0: none), its load and abscissa */
+  int bifurcated;
+  double bifurcation_y, bifurcation_x; /* N or N m, m or rad */
 } fl_specimen_result;
 
 typedef struct {
@@ -123,6 +130,11 @@ typedef struct {
   int events;             /* bonds that broke, buckled or first reached their limit */
   double residual_force;  /* largest force residual of a free body at an output row, over the load scale */
   double residual_torque; /* largest torque residual, over load scale times length (torsion: load scale) */
+  int pinned;             /* rigid motions the static solver pinned (frictionless bending), 0: none */
+  double pin_force;       /* the pins' largest reaction at an output row, over the load scale */
+  long stability_checks;  /* equilibria whose stability the static solver checked (0: the test's path was not watched) */
+  int bifurcations;       /* branches it switched to at a bifurcation */
+  int unstable_rows;      /* output rows on an equilibrium it found unstable */
   int vibration;          /* 1: a cantilever's ring-down (rows in time after the release) */
   /* simulation.solver auto: why the static solver gave way to the explicit engine (it
    * found no equilibrium: a specimen that collapses), or empty */

@@ -19,7 +19,8 @@
  * by side on a 48-segment glass rod in 3-point bending and on each file; one line each:
  * solvers NAME explicit_s=T static_s=T speedup=R peak_explicit=P peak_static=P.
  * bench --fits FIT.yaml... (make bench-solvers): each fit with each solver; one line
- * each: fit NAME solver=S seconds=T iterations=I simulations=N r_squared=R status=C. */
+ * each: fit NAME solver=S seconds=T iterations=I simulations=N fallbacks=F r_squared=R
+ * status=C (F: batches the explicit engine ran where the static solver failed). */
 #include <config.h>
 
 #include <stdio.h>
@@ -223,8 +224,9 @@ static int bench_fits(int nfile, char **files)
         fprintf(stderr, "bench: %s: %s\n", base, err);
         fails++;
       } else {
-        printf("fit %s solver=%s seconds=%.2f iterations=%d simulations=%ld r_squared=%.4f status=%d\n", base,
-               k == 0 ? "explicit" : "static", t, cal.iterations, cal.simulations, cal.r_squared, cal.status);
+        printf("fit %s solver=%s seconds=%.2f iterations=%d simulations=%ld fallbacks=%d r_squared=%.4f status=%d\n",
+               base, k == 0 ? "explicit" : "static", t, cal.iterations, cal.simulations, cal.fallbacks, cal.r_squared,
+               cal.status);
         fflush(stdout);
         fl_calibration_free(&cal);
       }

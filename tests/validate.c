@@ -115,15 +115,6 @@ static void bend_sample(void *ctx, const fl_system *sys, int point, double x)
 
 static void bend_case(int n, double ratio, double arot, double slender)
 {
-  if (solver == FL_SOLVER_STATIC && n >= 64 && ratio > 0.0 && ratio < 0.8) {
-    /* known: Newton stalls on this frictionless, weightless chain of 64 (issue #12,
-     * what is left: sliding along the rollers is a neutral mode); the row says so
-     * rather than pass */
-    printf("| 3-point bending | static | n = %d, L/D = %g, R'/R = %g, a_rot = %g | not run: the static solver does "
-           "not converge on this chain yet | | | | | skipped |\n",
-           n, slender, ratio, arot);
-    return;
-  }
   double R = 1e-3, E = 5e9, nu = 0.3;
   double span = slender * 2 * R, h = span / n;
   fl_experiment e = base(R, ratio, E, nu);
@@ -186,14 +177,6 @@ done:
  * the supports (each on the segment that lies there). */
 static void span_case(int segments)
 {
-  if (solver == FL_SOLVER_STATIC && segments != 40) {
-    /* known: Newton stalls at the first contact of the frictionless, weightless
-     * chains of 26 and 27 (issue #12, what is left) */
-    printf("| 3-point bending | static | %d segments, span 100 mm between bond points | not run: the static solver "
-           "does not converge on this chain yet | | | | | skipped |\n",
-           segments);
-    return;
-  }
   double R = 1e-3, E = 5e9, nu = 0.3, span = 0.1, L = 0.12, h = L / segments;
   fl_experiment e = base(R, 0.0, E, nu);
   e.test.kind = FL_TEST_BEND3PT;

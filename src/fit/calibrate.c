@@ -190,6 +190,7 @@ int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal
     snprintf(err, errlen, "%s", rc == FL_ENOMEM ? "out of memory" : st.err);
 out: /* the counts, also of a calibration that failed */
   cal->simulations = st.simulations;
+  cal->fallbacks = st.fallbacks;
   cal->batches = st.batches;
   cal->wall_time = fl_cal_now() - t0;
   if (rc)

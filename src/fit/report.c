@@ -412,6 +412,8 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
   fl_yaml_key_str(y, "status", names[cal->status]);
   fl_yaml_key_int(y, "iterations", cal->iterations);
   fl_yaml_key_int(y, "simulations", cal->simulations);
+  if (cal->fallbacks) /* simulation.solver auto: the static solver's dead ends */
+    fl_yaml_key_int(y, "fallbacks", cal->fallbacks);
   fl_yaml_str(y, "parameters");
   fl_yaml_map_begin(y, 0);
   for (int j = 0; j < np; j++) {

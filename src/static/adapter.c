@@ -66,6 +66,11 @@ static int static_advance(void *state, fl_solver_status *status, char *err, size
     double ts = torque ? P : P * L;
     res->residual_force = fmax(res->residual_force, st[s].residual_force / fs);
     res->residual_torque = fmax(res->residual_torque, st[s].residual_torque / ts);
+    res->pinned = st[s].pinned > res->pinned ? st[s].pinned : res->pinned;
+    res->pin_force = fmax(res->pin_force, st[s].pin_force / fs);
+    res->stability_checks += st[s].stability_checks;
+    res->bifurcations += st[s].bifurcations;
+    res->unstable_rows += st[s].unstable_rows;
   }
   free(st);
   return rc;

@@ -25,6 +25,10 @@
 #define RELAX_INCREMENT 1e-8 /* of the row spacing: below it a failing increment is relaxed */
 #define LEG_INCREMENT 0.1    /* of the row spacing: the largest increment after a turning point */
 #define MAX_RELAX 40         /* relaxations of one specimen before the run gives up */
+#define PIN_INCREMENT 1e-6   /* of the row spacing: a pinned path cut back below it goes on with the pins off */
+#define WATCH_FROM 0.25       /* of the elastic critical load: the path's stability is checked above it */
+#define SWITCH_INCREMENT 1e-4 /* of the row spacing: an increment that gains unstable directions is cut back
+                               * to it, and one below it has crossed a bifurcation */
 #define ONSET_APPROACH 0.99  /* an increment towards a predicted buckling point stops short by 1 % */
 #define ONSET_NEWTON 2       /* Newton's iterations for the increment that crosses it and the slivers after:
                               * one that needs more finds no equilibrium near (a snap) or relaxes a sliver
@@ -65,6 +69,8 @@ static void record(workspace *w, specimen_job *job, double a, double x)
   fl_static_residual_norms(w, &rf, &rt);
   w->st.residual_force = fmax(w->st.residual_force, rf);
   w->st.residual_torque = fmax(w->st.residual_torque, rt);
+  if (w->npin)
+    w->st.pin_force = fmax(w->st.pin_force, w->fs * fl_static_pin_size(w));
   w->st.load_scale = fmax(w->st.load_scale, fabs(c->y[r]));
   if (job->hooks && job->hooks->sample && job->nspec == 1)
     job->hooks->sample(job->hooks->ctx, sys, job->rows, w->u);
@@ -101,6 +107,18 @@ static int begin_failed(path_walk *k, const char *where)
   return 0;
 }
 
+/* The rest on the supports where Newton found none from the lowered specimen: a
+ * crooked specimen settling under its weight slides over the rollers until their
+ * friction holds it, and a Newton step along that slide slips its contacts, leaving
+ * nothing to hold it in the tangent.  The explicit engine settles it as it would (a
+ * relaxation, relax.c), and Newton polishes the rest it finds.  Returns 1 when
+ * converged. */
+static int rest_relaxed(workspace *w, int *it)
+{
+  fl_static_restore(w);
+  return fl_static_relax(w, 0.0, w->relax_time, it);
+}
+
 /* The walk's beginning: the specimen at rest where the path starts, its first row, and
  * the cursor at path length 0.  Returns 1, or 0 with job->status and job->err set. */
 static int path_begin(path_walk *k)
@@ -124,7 +142,7 @@ static int path_begin(path_walk *k)
       for (int i = 0; i < one->nbody; i++)
         one->x[i].y -= d;
       fl_static_apply_position(w, 0.0);
-      if (!fl_static_newton(w, &it))
+      if (!fl_static_newton(w, &it) && !rest_relaxed(w, &it))
         return begin_failed(k, "on the supports under its weight");
       fl_static_commit(w);
       w->have_prev = 0;
@@ -219,6 +237,11 @@ static int cut_back(path_walk *k, double next, double u, int unrested)
   specimen_job *job = k->job;
   w->st.cutbacks++;
   k->at.du = 0.5 * (next - k->at.a);
+  if ((unrested || k->at.du < PIN_INCREMENT * k->spacing) && fl_static_pin_off(w)) {
+    fl_static_restore(w); /* the path again from the last state, the rigid motions free */
+    k->at.du = next - k->at.a;
+    return 0;
+  }
   if (!(unrested || k->at.du < MIN_INCREMENT * k->total || w->st.relaxations >= MAX_RELAX))
     return 0;
   /* report the failing state's worst body */
@@ -241,6 +264,96 @@ static int cut_back(path_walk *k, double next, double u, int unrested)
   return 1;
 }
 
+/* The stability watch (fiberlab-model(7), THE STATIC SOLVER, Stability), on a path that
+ * may bifurcate, once its load is a quarter of the elastic critical load: where the
+ * converged increment to next has more unstable directions than the last state, a long
+ * increment is cut back (it may have jumped to another branch: a first guess past the
+ * critical load converges to the nearest equilibrium, a higher mode); a short one has
+ * crossed a bifurcation, and the path leaves it along the critical mode, to the stable
+ * branch.  Returns 1 to go on from the converged state (perhaps on the new branch), 0
+ * when the increment was cut back. */
+static int watch(path_walk *k, double next)
+{
+  workspace *w = k->w;
+  path_cursor *c = &k->at;
+  int n;
+  if (!w->watch || fabs(fl_run_measured(w->sys, w->kind, 0)) < WATCH_FROM * w->critical ||
+      !fl_static_stability(w, &n))
+    return 1;
+  if (n > c->negative && next - c->a > SWITCH_INCREMENT * k->spacing) {
+    fl_static_restore(w);
+    w->lu_valid = 0;
+    w->cut = 1;
+    w->st.cutbacks++;
+    c->du = 0.5 * (next - c->a);
+    return 0;
+  }
+  int after;
+  if (n > c->negative && !k->sr->bifurcated) { /* the first bifurcation: its load and abscissa */
+    k->sr->bifurcated = 1;
+    k->sr->bifurcation_y = fl_run_measured(w->sys, w->kind, 0);
+    k->sr->bifurcation_x = w->kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(w->sys, 0) : w->u;
+  }
+  if (n > c->negative && fl_static_branch_switch(w, c->negative, &after, &c->it)) {
+    n = after;
+    c->switched = 1; /* the states before are another branch's: no first guess from them */
+  }
+  c->negative = n;
+  return 1;
+}
+
+/* Whether the specimen's unbroken bonds leave it in pieces. */
+static int in_pieces(const fl_system *sys)
+{
+  for (int b = 0; b < sys->nbond; b++)
+    if (sys->bstate[b].broken && sys->b2[b] == sys->b1[b] + 1)
+      return 1; /* a chain's bond joins neighbours: one broken cuts it */
+  return 0;
+}
+
+/* The specimen broke into pieces that found no rest after the break (a relaxation that
+ * ran its course, the pieces falling off the tools): the test ends at the path position
+ * of the increment to next, as a lab machine stops at the drop.  Its rows from there on
+ * are the drop: the abscissa the tools' and the load 0, no equilibrium holding any
+ * (fiberlab-model(7), THE STATIC SOLVER, Events).  Ends the walk (returns 1). */
+static int separate(path_walk *k, double next)
+{
+  workspace *w = k->w;
+  specimen_job *job = k->job;
+  path_cursor *c = &k->at;
+  fl_specimen_result *sr = k->sr;
+  fl_system *sys = w->sys;
+  double x0 = fl_test_bends(w->kind) ? (c->touched ? w->u - c->touch : 0.0) : w->u;
+  sr->separated = 1;
+  sr->separated_x = x0;
+  if (sr->x_at_peak >= c->x_calm)
+    sr->snap_at_peak = 1;
+  if (!c->snapping && sr->nsnaps < FL_MAX_SNAPS && c->y_last > 0.0) {
+    sr->snap_x[sr->nsnaps] = c->x_last;
+    sr->snap_y[sr->nsnaps] = c->y_last;
+    sr->snap_row[sr->nsnaps++] = job->rows;
+  }
+  fl_static_residual(w, w->rp); /* the loads of the state the pieces fell to, for the counts */
+  while (job->rows < job->np) {
+    double a = fmax(row_arc(k), next);
+    double u = fl_path_position(&k->p, a, NULL);
+    size_t r = (size_t)job->s * job->np + job->rows;
+    fl_curve *cv = job->curve;
+    cv->time[r] = a / job->speed;
+    cv->x[r] = fl_test_bends(w->kind) ? u - c->touch : u;
+    fl_measure_row(sys, w->kind, 0, job->info->span, cv, r);
+    cv->y[r] = 0.0;
+    if (fl_test_bends(w->kind))
+      cv->support[r] = 0.0;
+    cv->kinetic[r] = 0.0;
+    if (k->rows_at)
+      k->rows_at[job->rows] = a;
+    job->rows++;
+  }
+  c->y_last = 0.0;
+  return 1;
+}
+
 /* The converged increment to next becomes the walk's state: committed, its load and
  * abscissa measured, the peak and the snaps noted, the next increment sized.  Returns
  * the abscissa. */
@@ -253,6 +366,10 @@ static double converge(path_walk *k, double next, int breaking, int crossing, in
   c->a_prev = c->a;
   c->gb_prev = w->gb_c;
   fl_static_commit(w);
+  if (c->switched) {
+    w->have_prev = 0;
+    c->switched = 0;
+  }
   if (crossing && !relaxed)
     c->post = c->post > 0.0 ? 10.0 * c->post : RELAX_INCREMENT * k->spacing;
   else
@@ -313,6 +430,8 @@ static int reach_row(path_walk *k, double x)
     job->leg_first_end = job->rows;
   if (k->rows_at)
     k->rows_at[job->rows] = a;
+  if (k->at.negative > 0)
+    k->w->st.unstable_rows++;
   record(k->w, job, a, x);
   if (job->hooks && job->hooks->progress && job->s == 0)
     job->hooks->progress(job->hooks->ctx, a / k->total);
@@ -349,6 +468,7 @@ static int path_step(path_walk *k)
        (!c->loaded && next - c->a < 0.02 * k->spacing))) {
     int broken, events;
     fl_system_count(w->sys, 0, &broken, &events); /* bonds broken, yielded or buckled */
+    events += breaking; /* the increment that takes a located break is the break's */
     ok = relaxed = fl_static_relax(w, u, events ? w->snap_time : w->relax_time, &c->it);
     unrested = !ok && events; /* no rest after an event: the specimen falls or runs away */
   }
@@ -365,8 +485,12 @@ static int path_step(path_walk *k)
       u = w->u;
     }
   }
+  if (!ok && unrested && in_pieces(w->sys))
+    return separate(k, next);
   if (!ok)
     return cut_back(k, next, u, unrested);
+  if (!watch(k, next))
+    return 0;
   double x = converge(k, next, breaking, crossing, relaxed);
   if (reach_row(k, x))
     return 1;

@@ -11,7 +11,10 @@
  *   specimen after a snap;
  * - workspace.c sizes and copies the workspace of one specimen; beginnings.c keeps
  *   states of a run for later runs that share its beginning; ringdown.c steps a
- *   vibration cantilever's ring-down in time; adapter.c is the table behind the seam. */
+ *   vibration cantilever's ring-down in time; adapter.c is the table behind the seam;
+ * - pin.c pins the rigid motions a bending test on frictionless tools leaves free;
+ *   stability.c counts an equilibrium's unstable directions and leaves a bifurcation
+ *   along its critical mode. */
 #ifndef FL_STATIC_INTERNAL_H
 #define FL_STATIC_INTERNAL_H
 
@@ -32,6 +35,7 @@
 #define MAX_UPDATES 16  /* Broyden updates of a tangent before a fresh one is built (band.c) */
 #define DT_PSEUDO 1.0   /* s: turns an increment's displacement into a velocity */
 #define PREFIX_BYTES 8e6 /* room for a run's kept states (about 6 kB a body each), and for its commit log */
+#define NPIN 3          /* rigid motions a bending test may leave free (pin.c) */
 
 /* What the static solver did, per specimen. */
 typedef struct {
@@ -47,6 +51,12 @@ typedef struct {
   double residual_torque; /* largest free-body torque residual at an output row, N m */
   double load_scale;      /* the test's load scale: the largest measured |load| on the curve, N or N m */
   double length_scale;    /* span or gauge length, m */
+  double pin_force;       /* largest reaction of the pins (pin.c) at an output row: force, or torque over the
+                           * length scale, N */
+  int pinned;             /* rigid motions pinned (pin.c) */
+  long stability_checks;  /* equilibria whose stability was checked (stability.c) */
+  int bifurcations;       /* branches switched to at a bifurcation */
+  int unstable_rows;      /* output rows on an equilibrium found unstable */
 } fl_static_stats;
 
 /* The commits of a run whose beginning is kept (beginnings.c): each commit's
@@ -73,6 +83,12 @@ typedef struct {
   double reach;           /* largest step of a body's translation in one iteration, m */
   double floor;           /* scaled residual of one rounding of a position in the stiffest bond */
   int planar;             /* 1: the specimen and its loads stay in the x-y plane (workspace.c) */
+  int pin_free;           /* rigid motions the test leaves free (pin.c): 0, 1 (along the axis) or NPIN */
+  int npin;               /* of them pinned: all from the start, none once the path needed them off */
+  double *pin_u;          /* their motions in the unknowns solved for, npin of m */
+  double *pin_r;          /* their reactions' directions in the residual, orthonormal, npin of n */
+  double *pin_b;          /* the tangent's solves of those, npin of m (fl_static_pin_step) */
+  double pin_react[NPIN]; /* the reactions taken out of the last residual, along pin_r (over fs) */
   double reg;             /* the tangent's diagonal spring, of its largest diagonal (REG_MIN..REG_MAX) */
   double nose_y0;         /* bend3pt: height of the nose axis at path position 0, m */
   double u, uc;           /* path position now and at the last converged state, m or rad */
@@ -110,9 +126,18 @@ typedef struct {
   int (*step)(fl_system *, int *, int *); /* and the explicit engine's step there (fl_solver_setup) */
   double a_damp, stab;       /* the bonds' damping coefficient (s) and stabilisation */
   double relax_time;         /* longest relaxation, s */
+  double period;             /* the specimen's lowest elastic period, s */
   double snap_time;          /* longest once a bond has broken, yielded or buckled, s */
   double *r, *rp, *dx;       /* scaled residual, perturbed residual, Newton step */
   gsl_matrix *ab;            /* the tangent in GSL's band storage, factorised when lu_valid */
+  gsl_matrix *abs;           /* a tangent for a stability check, the same storage (stability.c) */
+  double *ks;                /* its symmetric part's L D L^T: per row the pivot, then L's hb entries */
+  double *mode;              /* the critical mode, m unknowns */
+  fl_vec3 *xb;               /* the equilibrium a branch switch leaves, positions (m) */
+  fl_quat *qb;               /* and orientations */
+  double seg;                /* segment length, m */
+  int watch;                 /* the path's stability is watched (stability.c): a compression or torsion test */
+  double critical;           /* and the elastic critical load it is watched near, N or N m */
   int lu_valid;              /* ab holds a usable factorisation */
   int own_solve;             /* 1: band_solve solves with it, 0: GSL's gsl_linalg_LU_band_solve */
   int solve_checks;          /* solves left that run both and compare them (band_solve) */
@@ -178,6 +203,8 @@ typedef struct {
   int gb_have;            /* a_prev and gb_prev are set, on the present leg */
   int snapping;           /* in the events of a snap whose state is kept */
   int it;                 /* Newton's iterations of the last increment */
+  int negative;           /* unstable directions of the last converged state (when watched) */
+  int switched;           /* the converged state is on a branch switched to (stability.c) */
 } path_cursor;
 
 /* The larger of a and b, a where b is not a number (as fmax, which a call costs in the
@@ -230,8 +257,22 @@ int fl_static_factorise(workspace *w);
 int fl_static_tangent_solve(workspace *w, double *x);
 void fl_static_broyden_update(workspace *w, double step);
 
+/* ---- pin.c: the rigid motions a bending test leaves free ---- */
+void fl_static_pin_init(workspace *w);
+void fl_static_pin_modes(workspace *w);
+void fl_static_pin_project(workspace *w, double *r);
+void fl_static_pin_reaction(const workspace *w, int j, fl_vec3 *f, fl_vec3 *t);
+double fl_static_pin_size(const workspace *w);
+int fl_static_pin_step(workspace *w, double *x);
+int fl_static_pin_off(workspace *w);
+
 /* ---- newton.c: Newton's method ---- */
+void fl_static_tangent(workspace *w, gsl_matrix *ab);
 int fl_static_newton(workspace *w, int *iterations);
+
+/* ---- stability.c: stability, and the way off a bifurcation ---- */
+int fl_static_stability(workspace *w, int *negative);
+int fl_static_branch_switch(workspace *w, int before, int *negative, int *iterations);
 
 /* ---- increment.c: one increment, and a located break ---- */
 int fl_static_increment(workspace *w, double u, int *iterations);

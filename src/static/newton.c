@@ -28,13 +28,13 @@ static void move_body(workspace *w, int i, const double *d, double a)
   sys->q[i] = fl_qnormalize(fl_qmul(fl_qexp(fl_scale(fl_v3(d[3], d[4], d[5]), a)), sys->q[i]));
 }
 
-/* The tangent dr/du by forward differences about w->r, in band storage: unknown a of
- * free body j is column nu j + a, and its residual row the same. */
-static void tangent(workspace *w)
+/* The tangent dr/du by forward differences about w->r, into ab in GSL's band storage:
+ * unknown a of free body j is column nu j + a, and its residual row the same. */
+void fl_static_tangent(workspace *w, gsl_matrix *ab)
 {
   fl_system *sys = w->sys;
   const int nu = w->nu;
-  gsl_matrix_set_zero(w->ab);
+  gsl_matrix_set_zero(ab);
   const int diag = 2 * w->hb; /* column of the diagonal in GSL's band rows */
   for (int c = 0; c < NCOLOUR; c++)
     for (int a = 0; a < nu; a++) {
@@ -57,7 +57,7 @@ static void tangent(workspace *w)
         sys->x[i] = w->xs[i];
         sys->q[i] = w->qs[i];
         int col = nu * j + a;
-        double *band = gsl_matrix_ptr(w->ab, (size_t)col, 0);
+        double *band = gsl_matrix_ptr(ab, (size_t)col, 0);
         for (int b = j - 1; b <= j + 1; b++) {
           if (b < 0 || b >= w->nf)
             continue;
@@ -80,7 +80,7 @@ static int newton_step(workspace *w)
   for (int j = 0; j < w->nf; j++)
     for (int a = 0; a < nu; a++)
       bv[nu * j + a] = -w->r[NDOF * j + w->dof[a]];
-  if (!fl_static_tangent_solve(w, bv))
+  if (!fl_static_tangent_solve(w, bv) || (w->npin && !fl_static_pin_step(w, bv)))
     return 0;
   memset(w->dx, 0, (size_t)w->n * sizeof *w->dx);
   for (int j = 0; j < w->nf; j++)
@@ -144,6 +144,8 @@ static int backtrack(workspace *w, double *a, double nrm, double n2, double *nex
  * converged (w->r holds the residual there). */
 int fl_static_newton(workspace *w, int *iterations)
 {
+  if (w->npin)
+    fl_static_pin_modes(w);
   double nrm = fl_static_trial_residual(w, w->r), first = nrm, n2 = fl_static_norm2(w->r, w->n);
   int stalled = 0, fresh = 0;
   if (w->reg > REG_MIN) {
@@ -160,7 +162,7 @@ int fl_static_newton(workspace *w, int *iterations)
       return 0;
     fresh = !w->lu_valid;
     if (fresh) {
-      tangent(w);
+      fl_static_tangent(w, w->ab);
       w->nupd = 0;
       w->st.tangents++;
       if (!fl_static_factorise(w))

@@ -31,7 +31,9 @@ static double still_residual(workspace *w)
 
 /* From the last converged state, with the tools held at position u: the explicit
  * engine with kinetic damping (the free bodies stop whenever the kinetic energy passes
- * a peak) until the specimen rests, then Newton from there.  Returns 1 when converged. */
+ * a peak) until the specimen rests, then Newton from there.  A broken specimen whose
+ * kinetic energy grows without a peak for a period of its lowest mode falls (its pieces
+ * leave the tools) and finds no rest.  Returns 1 when converged. */
 int fl_static_relax(workspace *w, double u, double time, int *iterations)
 {
   fl_system *sys = w->sys;
@@ -42,7 +44,8 @@ int fl_static_relax(workspace *w, double u, double time, int *iterations)
   sys->grip_speed = sys->grip_omega = 0.0;
   fl_static_still(w);
   fl_system_damping_clear(sys, 0);
-  long max_steps = (long)ceil(time / w->dt_explicit), retry = 0;
+  long max_steps = (long)ceil(time / w->dt_explicit), retry = 0, calm = 0;
+  long falling = (long)ceil(w->period / w->dt_explicit); /* steps of a period without a peak */
   double ke_prev = 0.0;
   int ok = 0;
   fl_vec3 *keep_v = malloc((size_t)sys->nbody * 3 * sizeof *keep_v); /* velocities kept over a check */
@@ -57,8 +60,11 @@ int fl_static_relax(workspace *w, double u, double time, int *iterations)
     if (ke < ke_prev) {
       fl_static_still(w);
       ke = 0.0;
+      calm = n;
     }
     ke_prev = ke;
+    if (sys->nbroken[0] > 0 && n - calm > falling)
+      break; /* broken, and gathering speed for a whole period: pieces falling off the tools */
     if (n % RELAX_CHECK == 0) {
       /* the residual with the bodies stopped where they are */
       memcpy(keep_v, sys->v, (size_t)sys->nbody * sizeof *keep_v);

@@ -106,19 +106,32 @@ static double residual_advance(workspace *w, double *r, int advance)
       worst = larger(worst, fabs(rk));
     }
   }
+  if (w->npin) { /* the pins' reactions are no part of the balance (pin.c) */
+    fl_static_pin_project(w, r);
+    worst = 0.0;
+    for (int i = 0; i < w->n; i++)
+      worst = larger(worst, fabs(r[i]));
+  }
   return isfinite(worst) ? worst : HUGE_VAL;
 }
 
-/* The largest free-body force (N) and torque (N m) residual of the last evaluation:
- * only an output row needs them. */
+/* The largest free-body force (N) and torque (N m) residual of the last evaluation, the
+ * pins' reactions apart: only an output row needs them. */
 void fl_static_residual_norms(const workspace *w, double *rf, double *rt)
 {
   const fl_system *sys = w->sys;
   *rf = *rt = 0.0;
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
-    *rf = larger(*rf, fl_norm(fl_axpy(sys->f[i], sys->mass[i], sys->gravity)));
-    *rt = larger(*rt, fl_norm(sys->t[i]));
+    fl_vec3 f = fl_axpy(sys->f[i], sys->mass[i], sys->gravity), t = sys->t[i];
+    if (w->npin) {
+      fl_vec3 pf, pt;
+      fl_static_pin_reaction(w, j, &pf, &pt);
+      f = fl_sub(f, pf);
+      t = fl_sub(t, pt);
+    }
+    *rf = larger(*rf, fl_norm(f));
+    *rt = larger(*rt, fl_norm(t));
   }
 }
 

@@ -51,7 +51,8 @@ static int planar_problem(const fl_system *one, const fl_test_type *type)
   X(xc, nb) X(xs, nb) X(qc, nb) X(qs, nb) X(rot, NHIST * nf + 1) X(bc, nbd) X(bpre, nbd) X(bt, nbd)           \
   X(buckle_phi, nbd) X(buckle_m, nbd) X(xic, nxi) X(xipre, nxi) X(xit, nxi) X(xt, nf + 1) X(qt, nf + 1)       \
   X(r, n + 1) X(rp, n + 1) X(dx, n + 1) X(vc, nb) X(oc, nb) X(fc, nb) X(tc, nb) X(ft, nb) X(tt, nb) X(fp, nb) \
-  X(tp, nb) X(ys, 2 * m) X(ulast, m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m)
+  X(tp, nb) X(ys, 2 * m) X(ulast, m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m) X(pin_u, NPIN * m)    \
+  X(pin_r, NPIN * n) X(pin_b, NPIN * m) X(ks, m * (2 * NDOF) + 1) X(mode, m + 1) X(xb, nb) X(qb, nb)
 
 void fl_static_workspace_free(workspace *w)
 {
@@ -64,6 +65,8 @@ void fl_static_workspace_free(workspace *w)
   }
   if (w->ab)
     gsl_matrix_free(w->ab);
+  if (w->abs)
+    gsl_matrix_free(w->abs);
   if (w->piv)
     gsl_vector_uint_free(w->piv);
   if (w->bv)
@@ -90,11 +93,12 @@ static int workspace_alloc(workspace *w)
   }
   if (w->m > 2 * w->hb) {
     w->ab = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
+    w->abs = gsl_matrix_alloc((size_t)w->m, 3 * (size_t)w->hb + 1);
     w->piv = gsl_vector_uint_alloc((size_t)w->m);
     w->bv = gsl_vector_alloc((size_t)w->m);
     w->xv = gsl_vector_alloc((size_t)w->m);
   }
-  return ok && w->ab && w->piv && w->bv && w->xv ? FL_OK : FL_ENOMEM;
+  return ok && w->ab && w->abs && w->piv && w->bv && w->xv ? FL_OK : FL_ENOMEM;
 }
 
 /* A workspace for the specimen in one (of definition exp, as built: info), at rest in
@@ -139,6 +143,13 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
     xmax = fmax(xmax, fabs(one->x_ref[i].x) + fabs(one->x_ref[i].y) + fabs(one->x_ref[i].z));
   w->floor = kmax * xmax * DBL_EPSILON / w->fs;
   w->hx = 4e-9 * info->h;
+  w->seg = info->h;
+  /* the tests whose path may bifurcate (fiberlab-model(7), THE STATIC SOLVER,
+   * Stability): a column, and a shaft past Greenhill's load (hinged ends, 2 pi E I / L,
+   * the lower of the two classical ones) */
+  w->watch = w->kind == FL_TEST_COMPRESSION || w->kind == FL_TEST_TORSION;
+  w->critical = w->kind == FL_TEST_COMPRESSION ? P
+                : 2.0 * FL_PI * exp->bond.torque_stiffness_scale * exp->fiber.youngs_modulus * info->section.inertia / L;
   w->reg = REG_MIN;
   /* the test suite's check of the reduction solves all six unknowns everywhere */
   w->planar = !(hooks && hooks->options & FL_RUN_CHECK_ALL_UNKNOWNS) && planar_problem(one, w->type);
@@ -158,6 +169,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->stab = exp->bond.damping_stabilization;
   w->dt_explicit = one->dt;
   w->relax_time = RELAX_PERIODS * info->first_period;
+  w->period = info->first_period;
   w->snap_time = SNAP_PERIODS * info->first_period;
   if (workspace_alloc(w))
     return FL_ENOMEM;
@@ -179,6 +191,8 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->buckles = one->limits[0].buckling.type != FL_BUCKLING_NONE;
   w->gb_c = w->buckles ? fl_static_buckle_margin(w, 0) : -1.0;
   w->max_newton = MAX_NEWTON;
+  fl_static_pin_init(w);
+  fl_static_pin_modes(w);
   /* on rollers without friction (or rotating ones, which take no tangential load) only
    * the contacts' curvature holds a bent specimen along its axis: there the secants
    * drift the chain along that soft slide, and Newton stalls a few increments later
@@ -209,6 +223,7 @@ int fl_static_workspace_copy(workspace *dst, const workspace *src)
   dst->damping = own.damping; /* its decay over that step */
   memcpy(dst->beta, own.beta, sizeof dst->beta);
   dst->relax_time = own.relax_time;
+  dst->period = own.period;
   dst->snap_time = own.snap_time;
 #define X(field, count) FL_ARRAY_COPY(dst->field, own.field, src->field, count);
   WORKSPACE_ARRAYS(X)
@@ -218,10 +233,12 @@ int fl_static_workspace_copy(workspace *dst, const workspace *src)
     FL_ARRAY_COPY(dst->qh[k], own.qh[k], src->qh[k], nb);
   }
   dst->ab = own.ab;
+  dst->abs = own.abs;
   dst->piv = own.piv;
   dst->bv = own.bv;
   dst->xv = own.xv;
   gsl_matrix_memcpy(dst->ab, src->ab);
+  gsl_matrix_memcpy(dst->abs, src->abs);
   gsl_vector_uint_memcpy(dst->piv, src->piv);
   gsl_vector_memcpy(dst->bv, src->bv);
   gsl_vector_memcpy(dst->xv, src->xv);
