@@ -79,6 +79,21 @@ static double wall_now(void)
 
 /* fiber-calibrate CAMPAIGN.yaml (fiberlab-campaign(5)): load and check every row, fit
  * the specimens with a checkpoint each, write the reports. */
+/* On stderr: the rows that converged on a retry (a note), then every row left out of
+ * the population, with its message. */
+static void say_rows(const char *prog, const fl_campaign *c, const fl_campaign_result *res)
+{
+  for (int i = 0; i < c->nspec; i++)
+    if (res[i].retried_from > 0)
+      fprintf(stderr, "%s: note: %s:%d: row %d (%s): %s\n", prog, c->table_path, c->spec[i].line, i + 1,
+              c->spec[i].id, res[i].message);
+  for (int i = 0; i < c->nspec; i++)
+    if (res[i].status != FL_CAL_CONVERGED)
+      fprintf(stderr, "%s: %s:%d: row %d (%s) is left out of the population: %s: %s\n", prog, c->table_path,
+              c->spec[i].line, i + 1, c->spec[i].id, res[i].status == FL_CAL_MAX_ITERATIONS ? "did not converge"
+              : "failed", res[i].message);
+}
+
 static int campaign_main(const fl_cli_options *a)
 {
   const char *prog = a->prog;
@@ -198,15 +213,7 @@ static int campaign_main(const fl_cli_options *a)
     }
     fprintf(stderr, "%s: %s: the population was not checked: %s\n", prog, a->file, err);
   }
-  for (int i = 0; i < c.nspec; i++)
-    if (res[i].retried_from > 0)
-      fprintf(stderr, "%s: note: %s:%d: row %d (%s): %s\n", prog, c.table_path, c.spec[i].line, i + 1, c.spec[i].id,
-              res[i].message);
-  for (int i = 0; i < c.nspec; i++)
-    if (res[i].status != FL_CAL_CONVERGED)
-      fprintf(stderr, "%s: %s:%d: row %d (%s) is left out of the population: %s: %s\n", prog, c.table_path,
-              c.spec[i].line, i + 1, c.spec[i].id, res[i].status == FL_CAL_MAX_ITERATIONS ? "did not converge"
-              : "failed", res[i].message);
+  say_rows(prog, &c, res);
   fl_campaign_output out = {prefix, a->cmd, a->plot, a->plot_given};
   fl_campaign_paths paths;
   if ((rc = fl_campaign_write(&c, res, pp, &out, &paths, err, sizeof err))) {
