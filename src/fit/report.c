@@ -16,6 +16,7 @@
 #include "fl_defs.h"
 #include "output.h" /* gnuplot */
 #include "param.h"
+#include "test_kind.h"
 #include "ring_report.h"
 #include "yaml_emit.h"
 
@@ -108,22 +109,15 @@ static int write_gp(FILE *f, const fl_fit *fit, const fl_calibration *cal, const
         return FL_EIO;
       continue;
     }
+    const fl_test_type *type = fl_test_type_of(it->test);
     if (it->kind == FL_FIT_PEAKS) {
       xl = "Cumulative probability";
-      yl = it->test == FL_TEST_TORSION ? "Peak torque (N m)" : "Peak force (N)";
+      yl = type->angular ? "Peak torque (N m)" : "Peak force (N)";
       xs = "1";
-    } else if (it->test == FL_TEST_BEND3PT) {
-      xl = "Nose displacement (mm)";
-      yl = "Force on the nose (N)";
-      xs = "1e3";
-    } else if (it->test == FL_TEST_TENSION) {
-      xl = "Elongation (mm)";
-      yl = "Grip force (N)";
-      xs = "1e3";
-    } else {
-      xl = "Twist (deg)";
-      yl = "Grip torque (N m)";
-      xs = "180.0/pi";
+    } else { /* the curve as the test's own plot draws it */
+      xl = type->plot_x;
+      yl = type->plot_y;
+      xs = type->plot_xscale;
     }
     snprintf(title, sizeof title, "%d: %s (R^2 = %.4f)", d + 1, base_name(it->file), cal->curve[d].r_squared);
     fprintf(f, "set title ");
