@@ -309,40 +309,29 @@ static void warn_fiber(fl_exp_warner *w)
 
 /* ---- the entries ------------------------------------------------------------------ */
 
+/* What 3- and 4-point bending share: noses driven down, the same measurements, units,
+ * CSV columns and summary keys; each entry adds its own layout, scales and checks. */
+#define BENDING_ENTRY                                                                                        \
+  .drive = FL_DRIVE_NOSES, .target = target, .target_key = target_key, .reach = reach, .place = place,        \
+  .abscissa = abscissa, .reaction = reaction, .x_unit = "m", .y_unit = "N", .k_unit = "N/m",                \
+  .csv_x = "displacement_m", .csv_y = "force_N", .csv_support = "support_force_N",                           \
+  .plot_x = "Nose displacement (mm)", .plot_xscale = "1e3", .xscale = 1e3, .key_length = "span",              \
+  .key_speed = "speed", .key_peak = "peak_force", .key_at_peak = "displacement_at_peak",                     \
+  .key_at_max = "force_at_max_displacement", .slope_scale = "bond.torque_stiffness_scale"
+
 const fl_test_type fl_test_bend3pt = {
+    BENDING_ENTRY,
     .name = "bend3pt",
     .what = "virtual 3-point bending test: force on the loading nose vs its displacement",
-    .drive = FL_DRIVE_NOSES,
-    .target = target,
-    .target_key = target_key,
-    .reach = reach,
     .layout = layout_bend3pt,
-    .place = place,
-    .abscissa = abscissa,
-    .reaction = reaction,
     .columns = columns_bend3pt,
     .equally_loaded = equally_loaded_bend3pt,
     .load_scale = load_scale_bend3pt,
     .auto_explicit = auto_explicit_bend3pt,
     .friction_turns = 1,
-    .x_unit = "m",
-    .y_unit = "N",
-    .k_unit = "N/m",
-    .csv_x = "displacement_m",
-    .csv_y = "force_N",
-    .csv_support = "support_force_N",
-    .plot_x = "Nose displacement (mm)",
     .plot_y = "Force on the nose (N)",
-    .plot_xscale = "1e3",
-    .xscale = 1e3,
-    .key_length = "span",
-    .key_speed = "speed",
-    .key_peak = "peak_force",
-    .key_at_peak = "displacement_at_peak",
-    .key_at_max = "force_at_max_displacement",
     .envelope = 1,
     .kink = 1,
-    .slope_scale = "bond.torque_stiffness_scale",
     .straight_only = straight_bend3pt,
     .check_shape = check_shape,
     .check = check_bend3pt,
@@ -351,37 +340,16 @@ const fl_test_type fl_test_bend3pt = {
 };
 
 const fl_test_type fl_test_bend4pt = {
+    BENDING_ENTRY,
     .name = "bend4pt",
     .what = "virtual 4-point bending test: force on the two noses vs their displacement",
-    .drive = FL_DRIVE_NOSES,
-    .target = target,
-    .target_key = target_key,
-    .reach = reach,
     .layout = layout_bend4pt,
-    .place = place,
-    .abscissa = abscissa,
-    .reaction = reaction,
     .columns = columns_bend4pt,
     .equally_loaded = equally_loaded_bend4pt,
     .load_scale = load_scale_bend4pt,
     .auto_explicit = auto_explicit_bend4pt,
-    .x_unit = "m",
-    .y_unit = "N",
-    .k_unit = "N/m",
-    .csv_x = "displacement_m",
-    .csv_y = "force_N",
-    .csv_support = "support_force_N",
     .csv_last = "midspan_deflection_m",
-    .plot_x = "Nose displacement (mm)",
     .plot_y = "Force on the two noses (N)",
-    .plot_xscale = "1e3",
-    .xscale = 1e3,
-    .key_length = "span",
-    .key_speed = "speed",
-    .key_peak = "peak_force",
-    .key_at_peak = "displacement_at_peak",
-    .key_at_max = "force_at_max_displacement",
-    .slope_scale = "bond.torque_stiffness_scale",
     .straight_only = straight_bend4pt,
     .check = check_bend4pt,
 };
