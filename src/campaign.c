@@ -556,7 +556,7 @@ void fl_campaign_checkpoints_remove(const char *prefix, int nspec)
   for (int i = 0; i < nspec; i++) {
     fl_campaign_checkpoint_path(prefix, i, path, sizeof path);
     unlink(path);
-    for (int k = 1; k <= FL_CAMPAIGN_RETRIES; k++) {
+    for (int k = 1; k <= FL_CAMPAIGN_RETRIES + 1; k++) { /* the retries, then the held attempt */
       fl_campaign_retry_path(prefix, i, k, path, sizeof path);
       unlink(path);
     }
@@ -577,6 +577,15 @@ static int keep_result(const fl_fit *fit, const fl_calibration *cal, fl_campaign
   r->wall_time = cal->wall_time;
   memcpy(r->value, cal->value, sizeof r->value);
   memcpy(r->std_error, cal->std_error, sizeof r->std_error);
+  memcpy(r->held, cal->held, sizeof r->held);
+  r->undetermined = cal->status == FL_CAL_FAILED ? cal->undetermined : -1;
+  if (cal->nheld > 0 && cal->status == FL_CAL_CONVERGED) {
+    size_t m = 0;
+    for (int j = 0; j < fit->nfree && m < sizeof r->message; j++)
+      if (cal->held[j])
+        m += (size_t)snprintf(r->message + m, sizeof r->message - m, "%s%.120s held at %.6g (no influence: undetermined)",
+                              m ? "; " : "", fit->free[j].path, cal->value[j]);
+  }
   r->r_squared = cal->r_squared;
   r->calibrated = cal->calibrated;
   r->test = fit->data[0].test;

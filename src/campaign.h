@@ -105,6 +105,9 @@ typedef struct {
   long replayed;                     /* evaluations its checkpoint replayed (--resume) */
   int retried_from;                  /* > 0: converged on a retry from this row's solution (table row number) */
   int retries;                       /* retries run after its first fit failed (fl_campaign_retry) */
+  int undetermined;                  /* failed with a free parameter without influence (its index; -1: not so) */
+  int held[FL_FIT_MAX_FREE];         /* 1: held at its value without influence (fl_calibration's held):
+                                      * undetermined, left out of the population's figures of it */
 } fl_campaign_result;
 
 typedef struct {
@@ -142,7 +145,9 @@ void fl_campaign_progress(const fl_campaign *c, const fl_campaign_opts *o, int i
  * from the solutions of up to FL_CAMPAIGN_RETRIES converged rows, those whose measured
  * peak load is nearest its own, until one converges (campaign_retry.c,
  * fiberlab-campaign(5)); a converged retry replaces the row's result and says so in
- * its message.  FL_OK (with *interrupted as fl_campaign_run), or an error status. */
+ * its message.  A row whose first fit failed on a parameter without influence, and
+ * that no retry brought to converge, is then fitted from its own start with that
+ * parameter held (fl_calibrate; the attempt after the last retry).  FL_OK (with *interrupted as fl_campaign_run), or an error status. */
 #define FL_CAMPAIGN_RETRIES 3
 int fl_campaign_retry(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int *interrupted,
                       char *err, size_t errlen);

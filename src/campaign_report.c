@@ -483,9 +483,11 @@ int fl_campaign_summary(FILE *out, const fl_campaign *c, const fl_campaign_resul
                         const fl_campaign_paths *paths, double wall_time)
 {
   fl_yaml_out *y = fl_yaml_out_open(out);
-  int conv = 0, retried = 0, rescued = 0, fell = 0;
+  int conv = 0, retried = 0, rescued = 0, fell = 0, held = 0;
   long sims = 0;
   for (int i = 0; i < c->nspec; i++) {
+    for (int j = 0; j < c->nfree; j++)
+      held += res[i].status == FL_CAL_CONVERGED && res[i].held[j];
     conv += res[i].status == FL_CAL_CONVERGED;
     sims += res[i].simulations;
     retried += res[i].retries > 0;
@@ -504,6 +506,8 @@ int fl_campaign_summary(FILE *out, const fl_campaign *c, const fl_campaign_resul
     fl_yaml_key_int(y, "converged", rescued);
     fl_yaml_map_end(y);
   }
+  if (held) /* values held without influence (fiber-calibrate(1), HELD PARAMETERS) */
+    fl_yaml_key_int(y, "held_values", held);
   fl_yaml_key_int(y, "simulations", sims);
   if (fell) /* rows whose fit ran the explicit engine where the static solver found no equilibrium */
     fl_yaml_key_int(y, "fallback_rows", fell);

@@ -51,21 +51,31 @@ static int donors(const fl_campaign *c, const fl_campaign_result *res, int i, in
 }
 
 /* Row i's first failure and its retries in its message: "MSG; retried from the
- * solutions of rows A, B: none converged", or for a converged retry "converged on a
- * retry from row A's solution; the first fit: MSG". */
+ * solutions of rows A, B: none converged", for a converged retry "converged on a retry
+ * from row A's solution; the first fit: MSG", and for the attempt with a parameter held
+ * (won == i) "HELD; retried from the solutions of rows A, B: none converged; the first
+ * fit: MSG", HELD the attempt's own message (which parameter, at what value). */
 static void retry_message(const fl_campaign *c, fl_campaign_result *r, const char *first, const int *from, int n,
-                          int won)
+                          int won, int i)
 {
-  char rows[64] = "";
+  char rows[128] = "", held[sizeof r->message];
   size_t m = 0;
+  if (n > 0)
+    m += (size_t)snprintf(rows, sizeof rows, "; retried from the solution%s of row%s ", n > 1 ? "s" : "",
+                          n > 1 ? "s" : "");
   for (int k = 0; k < n && m < sizeof rows; k++)
     m += (size_t)snprintf(rows + m, sizeof rows - m, "%s%d", k ? ", " : "", c->spec[from[k]].row);
-  if (won >= 0)
+  if (n > 0 && m < sizeof rows)
+    snprintf(rows + m, sizeof rows - m, ": none converged");
+  if (won == i) {
+    snprintf(held, sizeof held, "%s", r->message);
+    snprintf(r->message, sizeof r->message, "%.200s%s; the first fit: %.150s", held, rows, first);
+  } else if (won >= 0) {
     snprintf(r->message, sizeof r->message, "converged on a retry from row %d's solution; the first fit: %.400s",
              c->spec[won].row, first);
-  else
-    snprintf(r->message, sizeof r->message, "%.380s; retried from the solution%s of row%s %.60s: none converged",
-             first, n > 1 ? "s" : "", n > 1 ? "s" : "", rows);
+  } else {
+    snprintf(r->message, sizeof r->message, "%.380s%s", first, rows);
+  }
 }
 
 int fl_campaign_retry(const fl_campaign *c, const fl_campaign_opts *o, fl_campaign_result *res, int *interrupted,
@@ -90,13 +100,17 @@ int fl_campaign_retry(const fl_campaign *c, const fl_campaign_opts *o, fl_campai
     failed += res[i].done && res[i].status != FL_CAL_CONVERGED;
   for (int i = 0; i < c->nspec; i++) {
     fl_campaign_result *r = &res[i];
-    int from[FL_CAMPAIGN_RETRIES], n;
-    if (!r->done || r->status == FL_CAL_CONVERGED || !(n = donors(c, res, i, from)))
+    int from[FL_CAMPAIGN_RETRIES], n, hold;
+    if (!r->done || r->status == FL_CAL_CONVERGED)
+      continue;
+    n = donors(c, res, i, from);
+    hold = r->undetermined >= 0; /* the last attempt: from its own start, that parameter held */
+    if (!n && !hold)
       continue;
     snprintf(first, sizeof first, "%s", r->message);
     int won = -1;
     long spent = r->simulations; /* every attempt's runs count in the row's */
-    for (int k = 0; k < n && won < 0; k++) {
+    for (int k = 0; k < n + hold && won < 0; k++) {
       if (o->cal.stop && *o->cal.stop) {
         *interrupted = 1;
         free(warn);
@@ -104,21 +118,22 @@ int fl_campaign_retry(const fl_campaign *c, const fl_campaign_opts *o, fl_campai
       }
       fl_campaign_result t;
       memset(&t, 0, sizeof t);
-      fl_campaign_retry_path(o->prefix, i, k + 1, ckpath, sizeof ckpath);
+      fl_campaign_retry_path(o->prefix, i, k < n ? k + 1 : FL_CAMPAIGN_RETRIES + 1, ckpath, sizeof ckpath);
       warn[0] = '\0';
-      int rc = fl_campaign_fit_row(c, &quiet, i, res[from[k]].value, ckpath, &t, &used, interrupted, warn,
-                                   FL_RETRY_WARNINGS, err, errlen);
+      quiet.cal.no_hold = k < n;
+      int rc = fl_campaign_fit_row(c, &quiet, i, k < n ? res[from[k]].value : NULL, ckpath, &t, &used, interrupted,
+                                   warn, FL_RETRY_WARNINGS, err, errlen);
       if (rc || *interrupted) {
         fl_campaign_results_free(&t, 1);
         free(warn);
         return rc;
       }
-      r->retries = k + 1;
+      r->retries = k < n ? k + 1 : n;
       spent += t.simulations;
       r->simulations = spent;
       if (t.status == FL_CAL_CONVERGED) {
-        won = from[k];
-        t.retries = k + 1;
+        won = k < n ? from[k] : i;
+        t.retries = r->retries;
         t.simulations = spent;
         t.retried_from = c->spec[won].row;
         fl_campaign_results_free(r, 1);
@@ -129,7 +144,7 @@ int fl_campaign_retry(const fl_campaign *c, const fl_campaign_opts *o, fl_campai
         fl_campaign_results_free(&t, 1);
       }
     }
-    retry_message(c, r, first, from, n, won);
+    retry_message(c, r, first, from, n, won, i);
     op.res = res;
     fl_campaign_progress(c, &op, i, ++done, failed, t0, "retry");
   }

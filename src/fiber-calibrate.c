@@ -158,6 +158,7 @@ static int campaign_main(const fl_cli_options *a)
   o.cal.log = stderr;
   o.cal.prog = prog;
   o.cal.stop = &stop_flag;
+  o.cal.no_hold = 1; /* a row's retries come before holding a parameter (fl_campaign_retry) */
   o.prefix = prefix;
   o.settings = settings;
   o.resume = a->resume;
@@ -413,7 +414,7 @@ static int fit_main(const fl_cli_options *o)
     return st;
   }
   fl_calibrate_opts co = {(int)o->threads, use_gpu, o->force_progress || (!o->quiet && isatty(STDERR_FILENO)),
-                          stderr, prog, &stop_flag, ck, o->stop_after, 0};
+                          stderr, prog, &stop_flag, ck, o->stop_after, 0, 0};
   if (mpi_rank != 0) {
     co.progress = 0;
     co.log = NULL;

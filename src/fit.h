@@ -185,6 +185,8 @@ typedef struct {
   int stop_after;               /* stop as if interrupted after this accepted iteration (0: never):
                                  * --stop-after, a calibration run in slices */
   int separate_runs;            /* benchmark: every Jacobian column from a run of its own, no batch */
+  int no_hold;                  /* 1: a parameter without influence fails the fit instead of being held
+                                 * (a campaign's first fits and retries, which come before holding) */
 } fl_calibrate_opts;
 
 /* The checkpoint of a calibration: a memo log of its model evaluations.  Every
@@ -305,6 +307,10 @@ typedef struct {
   fl_experiment calibrated;    /* fit->exp with the best values */
   fl_calibration_global global; /* the global stage (global.used 0: it did not run) */
   fl_calibration_features features; /* the drop's features, measured and simulated */
+  int undetermined;            /* the free parameter without influence at the point reached (-1: none) */
+  int nheld;                   /* parameters held (fiber-calibrate(1), HELD PARAMETERS): */
+  int held[FL_FIT_MAX_FREE];   /* 1: no influence at the point reached; held at its value there while the
+                                * fit went on with the others; its standard error NAN */
 } fl_calibration;
 
 /* Fit.  Returns FL_OK with cal->status set (a report exists: write it even when the

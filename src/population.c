@@ -174,12 +174,19 @@ int fl_campaign_population(const fl_campaign *c, const fl_campaign_result *res, 
   }
   for (int k = 0; k < n; k++)
     for (int j = 0; j < np; j++)
-      v[k * np + j] = res[p->used[k]].value[j];
+      v[k * np + j] = res[p->used[k]].held[j] ? NAN : res[p->used[k]].value[j];
   correlation(v, n, np, p->correlation);
   for (int j = 0; j < np; j++) {
+    /* a value held without influence tells nothing of the material: left out where at
+     * least two rows determined it */
+    int nd = 0;
     for (int k = 0; k < n; k++)
-      v[k] = res[p->used[k]].value[j];
-    p->param[j] = fl_population_stat_of(v, n);
+      if (!res[p->used[k]].held[j])
+        v[nd++] = res[p->used[k]].value[j];
+    if (nd < 2)
+      for (nd = 0; nd < n; nd++)
+        v[nd] = res[p->used[nd]].value[j];
+    p->param[j] = fl_population_stat_of(v, nd);
     if (strcmp(c->free[j].path, "bond.failure.max_stress") == 0)
       p->strength = j;
   }

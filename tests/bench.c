@@ -179,7 +179,7 @@ static int bench_calibrate(const char *path)
       fprintf(stderr, "bench: %s\n", err);
       return 1;
     }
-    fl_calibrate_opts o = {1, 0, 0, NULL, NULL, NULL, NULL, 0, separate};
+    fl_calibrate_opts o = {1, 0, 0, NULL, NULL, NULL, NULL, 0, separate, 0};
     double t0 = now();
     int rc = fl_calibrate(&fit, &o, &cal, err, sizeof err);
     double t = now() - t0;
@@ -215,7 +215,7 @@ static int bench_fits(int nfile, char **files)
         fails++;
         continue;
       }
-      fl_calibrate_opts o = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
+      fl_calibrate_opts o = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
       double t0 = now();
       int rc = fl_calibrate(&fit, &o, &cal, err, sizeof err);
       double t = now() - t0;

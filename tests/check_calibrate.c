@@ -1263,7 +1263,7 @@ END_TEST
 
 /* bond.damping_stabilization does nothing without damping: exit status 1 (failed), a
  * message naming it, and still a report of the best point, which fits a_disp. */
-START_TEST(test_parameter_without_influence_fails_with_report)
+START_TEST(test_parameter_without_influence_is_held)
 {
   make_dir();
   fl_experiment t = rod_experiment(FL_TEST_TENSION);
@@ -1278,11 +1278,20 @@ START_TEST(test_parameter_without_influence_fails_with_report)
   fl_fit fit;
   fl_calibration cal;
   fit_file("fit.yaml", &fit, &cal);
-  ck_assert_int_eq(cal.status, FL_CAL_FAILED);
-  ck_assert_msg(strstr(cal.message, "bond.damping_stabilization has no influence on the residuals") != NULL, "%s",
-                cal.message);
+  /* without damping the stabilisation changes nothing: held, and a_disp fitted alone */
+  ck_assert_msg(cal.status == FL_CAL_CONVERGED, "%s", cal.message);
+  ck_assert_int_eq(cal.nfree, 2);
+  ck_assert_int_eq(cal.nheld, 1);
+  ck_assert(!cal.held[0] && cal.held[1]);
   ck_assert_double_eq_tol(cal.value[0], 1.3, 0.013);
+  ck_assert(isfinite(cal.std_error[0]) && cal.std_error[0] > 0.0);
   ck_assert(isnan(cal.std_error[1]));
+  ck_assert(isnan(cal.correlation[1]) && isnan(cal.correlation[2]) && isnan(cal.correlation[3]));
+  ck_assert_double_eq_tol(cal.value[1], 1.0, 1e-9); /* where the fit found it without influence */
+  /* the fit file's free list is given back as it was */
+  ck_assert_int_eq(fit.nfree, 2);
+  ck_assert_str_eq(fit.free[1].path, "bond.damping_stabilization");
+  ck_assert(fit.free[0].start_auto == 0 && fit.free[0].start == 2.6);
   /* the report */
   char prefix[300];
   snprintf(prefix, sizeof prefix, "%s/out", dir);
@@ -1292,10 +1301,35 @@ START_TEST(test_parameter_without_influence_fails_with_report)
   ck_assert_int_eq(fl_calibration_write(&fit, &cal, &o, &p, err, sizeof err), FL_OK);
   ck_assert_int_eq(access(at("out.yaml"), R_OK), 0);
   ck_assert_int_eq(access(at("out.csv"), R_OK), 0);
-  /* the calibrated experiment loads as is, with the fitted value */
+  /* the calibrated experiment loads as is, with the fitted and the held value */
   fl_experiment back = fl_experiment_default();
   ck_assert_int_eq(fl_experiment_load(at("out.yaml"), &back, err, sizeof err), FL_OK);
   ck_assert_double_eq_tol(back.bond.force_stiffness_scale, cal.value[0], 1e-12 * cal.value[0]);
+  ck_assert_double_eq_tol(back.bond.damping_stabilization, cal.value[1], 1e-12);
+  fit_done(&fit, &cal);
+}
+END_TEST
+
+/* The same parameter free alone: nothing is left to fit, and the fit fails, its report
+ * written. */
+START_TEST(test_parameter_without_influence_alone_fails_with_report)
+{
+  make_dir();
+  fl_experiment t = rod_experiment(FL_TEST_TENSION);
+  t.bond.damping = 0.0;
+  write_experiment("tension.yaml", &t);
+  write_truth("tension.csv", t, 0.0, 1);
+  write_text("fit.yaml", "experiment: tension.yaml\ndata:\n  - test: tension\n    file: tension.csv\n"
+                         "    columns: { x: 1, y: 2 }\nfree:\n"
+                         "  bond.damping_stabilization: { start: 1, min: 0.1, max: 10 }\n");
+  fl_fit fit;
+  fl_calibration cal;
+  fit_file("fit.yaml", &fit, &cal);
+  ck_assert_int_eq(cal.status, FL_CAL_FAILED);
+  ck_assert_msg(strstr(cal.message, "bond.damping_stabilization has no influence on the residuals") != NULL, "%s",
+                cal.message);
+  ck_assert_int_eq(cal.nheld, 0);
+  ck_assert(isnan(cal.std_error[0]));
   fit_done(&fit, &cal);
 }
 END_TEST
@@ -1501,7 +1535,8 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tf, test_joint_tension_torsion_from_double);
     tcase_add_test(tf, test_joint_tension_torsion_with_noise);
     tcase_add_test(tf, test_auto_start_near_truth);
-    tcase_add_test(tf, test_parameter_without_influence_fails_with_report);
+    tcase_add_test(tf, test_parameter_without_influence_is_held);
+    tcase_add_test(tf, test_parameter_without_influence_alone_fails_with_report);
     tcase_add_test(tf, test_data_from_another_specimen_fails);
     tcase_add_test(tf, test_static_drop_moves_with_max_force);
     tcase_add_test(tf, test_static_kink_below_peak_moves_with_max_force);

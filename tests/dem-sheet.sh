@@ -17,7 +17,8 @@
 # 3. Every field of each sheet's CSV read back (13 fields a row, quotes as written), every
 #    row with a fiberlab key set on the fit's own experiment file with -s: the run of
 #    that experiment gives the calibrated experiment's curve, every row the same.
-# 4. A failed fit (tests/fit-bad/no-influence.yaml) says so in its sheet's first line.
+# 4. A failed fit (tests/fit-bad/no-influence.yaml) says so in its sheet's first line;
+# 5. a fit with a parameter held (the same with a_disp free) says it is partial.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
@@ -124,5 +125,11 @@ cp "$fits/no-influence.yaml" "$fits/rod-tension.yaml" "$fits/rod-tension.csv" . 
 head -n 1 ni-dem.txt | grep -q '^Status: FAILED (bond.damping_stabilization has no influence' ||
   fail "the failed fit's sheet begins: $(head -n 1 ni-dem.txt)"
 head -n 1 ni-dem.csv | grep -q '^# Status: FAILED (' || fail "the failed fit's CSV begins: $(head -n 1 ni-dem.csv)"
+# 5. the same with a_disp free too: the stabilisation is held, a_disp fitted, and the
+#    sheet's first line says the calibration is partial
+sed 's/^free:$/free:\n  bond.force_stiffness_scale: { start: 2.6, min: 0.05, max: 20 }/' no-influence.yaml >held.yaml
+"$cal" -q --plot none -o he held.yaml >/dev/null 2>&1 || fail "the fit with a parameter held: exit $?"
+head -n 1 he-dem.txt | grep -q '^Status: converged in part: bond.damping_stabilization held, without influence' ||
+  fail "the partial fit's sheet begins: $(head -n 1 he-dem.txt)"
 [ "$fails" = 0 ] && echo "ok: 540 kg/m^3, R / a = 1.0427, the envelope beside its curve, both sheets rebuild their experiments, a failure in the first line"
 [ "$fails" = 0 ]

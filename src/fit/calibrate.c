@@ -6,7 +6,9 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evaluate.h"
@@ -113,14 +115,18 @@ static int iterate(fl_cal_state *st, const gsl_multifit_nlinear_parameters *para
   return 0;
 }
 
-int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen)
+/* One calibration of fit's free parameters as they are (fl_calibrate, which holds the
+ * ones without influence and calls this again). */
+static int calibrate_free(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err,
+                          size_t errlen)
 {
-  static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0};
+  static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
   fl_cal_state st;
   int p = fit->nfree, rc = FL_OK;
   double t0 = fl_cal_now(), start[FL_FIT_MAX_FREE];
   gsl_multifit_nlinear_workspace *w = NULL;
   memset(cal, 0, sizeof *cal);
+  cal->undetermined = -1;
   fl_cal_features_measured(fit, &cal->features);
   int init = fl_cal_state_init(&st, fit, opts ? opts : &quiet, t0);
   cal->nfree = p;
@@ -200,5 +206,137 @@ out: /* the counts, also of a calibration that failed */
   if (u0)
     gsl_vector_free(u0);
   fl_cal_state_free(&st);
+  return rc;
+}
+
+/* ---- parameters held ------------------------------------------------------------------ */
+
+/* What a fit is before parameters are held, to be given back after. */
+typedef struct {
+  int nfree;
+  fl_fit_param free[FL_FIT_MAX_FREE];
+  fl_fit_solver solver;
+  fl_experiment exp;
+  fl_experiment *item; /* ndata */
+} fit_saved;
+
+/* Put the key path = v into fit's experiment and every item's: the held parameter's value,
+ * which the free parameters' trial values are then applied over. */
+static int set_everywhere(fl_fit *fit, const char *path, double v, char *err, size_t errlen)
+{
+  char assignment[FL_FIT_KEY + 40];
+  snprintf(assignment, sizeof assignment, "%s=%.17g", path, v);
+  int rc = fl_experiment_set(&fit->exp, assignment, err, errlen);
+  for (int i = 0; i < fit->ndata && !rc; i++)
+    rc = fl_experiment_set(&fit->data[i].exp, assignment, err, errlen);
+  return rc;
+}
+
+/* The last calibration's figures, of the free parameters left (index map: the original
+ * index of each), spread over all of fit's original ones: a held one has its value and
+ * no standard error or correlation; the starts stay the first calibration's. */
+static void spread_values(fl_calibration *cal, const int *map, int p_now, int p_all, const double *held_value,
+                          const int *held)
+{
+  double v[FL_FIT_MAX_FREE], se[FL_FIT_MAX_FREE], cor[FL_FIT_MAX_FREE * FL_FIT_MAX_FREE];
+  for (int j = 0; j < p_all; j++) {
+    v[j] = held[j] ? held_value[j] : NAN;
+    se[j] = NAN;
+  }
+  for (int j = 0; j < p_all * p_all; j++)
+    cor[j] = NAN;
+  for (int a = 0; a < p_now; a++) {
+    v[map[a]] = cal->value[a];
+    se[map[a]] = cal->std_error[a];
+    for (int b = 0; b < p_now; b++)
+      cor[map[a] * p_all + map[b]] = cal->correlation[a * p_now + b];
+  }
+  memcpy(cal->value, v, sizeof v);
+  memcpy(cal->std_error, se, sizeof se);
+  memcpy(cal->correlation, cor, sizeof cor);
+  memcpy(cal->held, held, p_all * sizeof *held);
+  cal->nfree = p_all;
+  cal->nheld = 0;
+  for (int j = 0; j < p_all; j++)
+    cal->nheld += held[j];
+}
+
+int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen)
+{
+  static const fl_calibrate_opts quiet = {1, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
+  if (!opts)
+    opts = &quiet;
+  int rc = calibrate_free(fit, opts, cal, err, errlen);
+  if (rc || fit->inner || opts->no_hold || cal->undetermined < 0 || cal->interrupted || fit->nfree < 2)
+    return rc;
+  /* A parameter without influence at the point reached: hold it at its value there and
+   * fit the others on from theirs, as often as one is left to fit; the held one is
+   * reported undetermined.  The held fits run without the checkpoint (its records are
+   * of the whole vector): a resumed campaign replays the first fit and runs these again. */
+  int p_all = fit->nfree, held[FL_FIT_MAX_FREE] = {0}, map[FL_FIT_MAX_FREE];
+  double held_value[FL_FIT_MAX_FREE], start[FL_FIT_MAX_FREE];
+  fit_saved sv;
+  sv.nfree = fit->nfree;
+  sv.solver = fit->solver;
+  sv.exp = fit->exp;
+  sv.item = malloc((size_t)(fit->ndata > 0 ? fit->ndata : 1) * sizeof *sv.item);
+  if (!sv.item)
+    return rc; /* the failed calibration stands */
+  memcpy(sv.free, fit->free, sizeof sv.free);
+  for (int i = 0; i < fit->ndata; i++)
+    sv.item[i] = fit->data[i].exp;
+  memcpy(start, cal->start, sizeof start);
+  for (int j = 0; j < p_all; j++)
+    map[j] = j;
+  fl_calibrate_opts o = *opts;
+  o.checkpoint = NULL;
+  long sims = 0, batches = 0;
+  int iterations = 0, fallbacks = 0;
+  double wall = 0.0;
+  while (!rc && cal->status == FL_CAL_FAILED && cal->undetermined >= 0 && !cal->interrupted && fit->nfree >= 2) {
+    int k = cal->undetermined, orig = map[k];
+    held[orig] = 1;
+    held_value[orig] = cal->value[k];
+    if (opts->log)
+      fprintf(opts->log, "%s: note: %s has no influence on the residuals at iteration %d (singular covariance): "
+              "held at %.6g, reported as undetermined; the fit goes on with the %d others\n",
+              opts->prog ? opts->prog : "fiber-calibrate", fit->free[k].path, cal->iterations, cal->value[k],
+              fit->nfree - 1);
+    if ((rc = set_everywhere(fit, fit->free[k].path, cal->value[k], err, errlen)))
+      break;
+    int q = 0;
+    for (int j = 0; j < fit->nfree; j++)
+      if (j != k) {
+        fit->free[q] = fit->free[j];
+        fit->free[q].start = cal->value[j];
+        fit->free[q].start_auto = 0;
+        map[q++] = map[j];
+      }
+    fit->nfree = q;
+    fit->solver.global = FL_GLOBAL_OFF; /* from the point reached, not a fresh search */
+    iterations += cal->iterations;
+    sims += cal->simulations;
+    batches += cal->batches;
+    fallbacks += cal->fallbacks;
+    wall += cal->wall_time;
+    fl_calibration_free(cal);
+    rc = calibrate_free(fit, &o, cal, err, errlen);
+  }
+  if (!rc) {
+    spread_values(cal, map, fit->nfree, p_all, held_value, held);
+    memcpy(cal->start, start, sizeof start);
+    cal->iterations += iterations;
+    cal->simulations += sims;
+    cal->batches += batches;
+    cal->fallbacks += fallbacks;
+    cal->wall_time += wall;
+  }
+  fit->nfree = sv.nfree;
+  memcpy(fit->free, sv.free, sizeof sv.free);
+  fit->solver = sv.solver;
+  fit->exp = sv.exp;
+  for (int i = 0; i < fit->ndata; i++)
+    fit->data[i].exp = sv.item[i];
+  free(sv.item);
   return rc;
 }

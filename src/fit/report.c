@@ -166,7 +166,9 @@ static int write_calibrated(FILE *f, const fl_fit *fit, const fl_calibration *ca
   fl_yaml_comment(y, "The experiment %s with%s.", fit->exp_path, values);
   for (int j = 0; j < fit->nfree; j++) {
     char se[40];
-    if (isnan(cal->std_error[j]))
+    if (cal->held[j])
+      snprintf(se, sizeof se, "not determined (held: no influence)");
+    else if (isnan(cal->std_error[j]))
       snprintf(se, sizeof se, "not determined");
     else
       snprintf(se, sizeof se, "%.4g", cal->std_error[j]);
@@ -416,6 +418,8 @@ int fl_calibration_summary(FILE *out, const fl_fit *fit, const fl_calibration *c
     fl_yaml_key_num(y, "value", "%.8g", cal->value[j]);
     fl_yaml_key_num(y, "std_error", "%.4g", cal->std_error[j]);
     fl_yaml_key_num(y, "start", "%.8g", cal->start[j]);
+    if (cal->held[j]) /* fl_calibrate held it: no influence at the point reached */
+      fl_yaml_key_str(y, "held", "no influence on the residuals: held at its value, undetermined");
     fl_yaml_map_end(y);
   }
   fl_yaml_map_end(y);

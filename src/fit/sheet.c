@@ -50,7 +50,14 @@ int fl_calibration_sheet(const fl_fit *fit, const fl_calibration *cal, fl_dem_sh
   first_line(cal->message, msg, sizeof msg);
   snprintf(fig, sizeof fig, "R^2 %.4f over %ld of %ld rows; %d iterations, %ld simulations", cal->r_squared, used,
            given, cal->iterations, cal->simulations);
-  if (cal->status == FL_CAL_CONVERGED)
+  char held[512] = "";
+  for (int j = 0, m = 0; j < cal->nfree; j++)
+    if (cal->held[j] && m < (int)sizeof held)
+      m += snprintf(held + m, sizeof held - (size_t)m, "%s%.120s", m ? ", " : "", fit->free[j].path);
+  if (cal->status == FL_CAL_CONVERGED && held[0])
+    fl_dem_sheet_status(sh, "Status: converged in part: %s held, without influence on these data (undetermined: "
+                        "its value here is not a calibration); %s", held, fig);
+  else if (cal->status == FL_CAL_CONVERGED)
     fl_dem_sheet_status(sh, "Status: converged; %s", fig);
   else if (cal->status == FL_CAL_MAX_ITERATIONS)
     fl_dem_sheet_status(sh, "Status: did not converge (%s); the values are the last point's; %s",

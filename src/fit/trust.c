@@ -384,6 +384,7 @@ void fl_trust_verdict(fl_cal_state *st, gsl_multifit_nlinear_workspace *w, fl_ca
   for (int j = 0; j < p; j++)
     cal->value[j] = fl_param_from_u(&fit->free[j], gsl_vector_get(u, (size_t)j), NULL);
   int und = fl_cal_uncertainties(st, u, J, f, cal), bound = -1;
+  cal->undetermined = -1;
   /* a value pinned at a bound: the data ask for more than the bounds allow */
   for (int j = 0; j < p && bound < 0; j++)
     if (fl_param_at_bound(&fit->free[j], cal->value[j]))
@@ -399,6 +400,7 @@ void fl_trust_verdict(fl_cal_state *st, gsl_multifit_nlinear_workspace *w, fl_ca
              fr < 0.5 ? "min" : "max", fr < 0.5 ? fit->free[bound].min : fit->free[bound].max);
   } else if (und >= 0) {
     cal->status = FL_CAL_FAILED;
+    cal->undetermined = und;
     snprintf(cal->message, sizeof cal->message,
              "%s has no influence on the residuals (singular covariance): these data cannot determine it; fix it, "
              "or add data it changes", fit->free[und].path);
