@@ -158,6 +158,16 @@ int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, 
         k1.k_bend *= FL_HINGE_BEND; /* the pins: the end bonds do not bend back */
         k2.k_bend *= FL_HINGE_BEND;
       }
+      if (lay.rigid_face && b == ng - 1) {
+        /* the clamp's face: its half segment inside the clamp is held whole; in bending
+         * only without a buckling envelope, whose moment-angle law is one bending
+         * stiffness for every bond (bond_limits) */
+        k1.k_axial = FL_CLAMP_RIGID * k2.k_axial;
+        k1.k_shear = FL_CLAMP_RIGID * k2.k_shear;
+        k1.k_twist = FL_CLAMP_RIGID * k2.k_twist;
+        if (exps[s]->bond.buckling.type == FL_BUCKLING_NONE)
+          k1.k_bend = FL_CLAMP_RIGID * k2.k_bend;
+      }
       fl_system_bond_chain(sys, s, b, b, b + 1, &k1, &k2);
     }
     sys->limits[s] = bond_limits(exps[s], &sec);

@@ -11,6 +11,13 @@
  * twist stiffness whole. */
 #define FL_HINGE_BEND 1e-9
 
+/* A rigid clamp face (a cantilever's): the bond at the face takes on its clamped side
+ * this many times its free side's stiffnesses, so that the bond is the free half
+ * segment's alone (to 1 part in FL_CLAMP_RIGID) and the clamped half neither bends,
+ * shears, twists nor stretches: the chain bends as a beam of the free length from the
+ * clamp's face (fiber-cantilever(1)). */
+#define FL_CLAMP_RIGID 1e6
+
 /* How a test kind lays its specimen out along the fiber: the bodies, and which of them
  * the grips or the clamp hold (fl_motion): the first ngrip held still, the next nfree
  * free, the rest moved by the test. */
@@ -22,6 +29,8 @@ typedef struct {
   int chord;  /* 1: a curved fiber is turned so that its end segments lie on the x axis
                * (fl_shape_align_ends: the grips pull along, and turn about, that chord) */
   int pinned; /* 1: the end bonds are pins (FL_HINGE_BEND of their bending stiffness) */
+  int rigid_face; /* 1: the bond after the ngrip held bodies is clamped rigidly on their
+                   * side (FL_CLAMP_RIGID) */
 } fl_test_layout;
 
 /* fl_build_many for specimens [first, first + nspec) of a batch whose geometry, test

@@ -20,12 +20,11 @@ static double first_shape(double xi)
 
 void fl_cantilever_mode_shape(const fl_system *sys, const fl_build_info *info, double *phi)
 {
-  /* The chain's hinges sit at the bonds, each standing for the beam half a segment
-   * either side, so its bending starts half a segment inside the clamp: the shape is
-   * taken over the effective length (m + 1/2) h from there. */
+  /* The clamp holds the bond at its face rigidly on its clamped side (build.h's
+   * FL_CLAMP_RIGID): the chain bends from the face, over the free length. */
   int ng = info->clamped, n = sys->nbody;
-  double h = info->h, le = (n - ng + 0.5) * h;
-  double x0 = sys->x_ref[ng - 1].x; /* half a segment inside the clamp's face */
+  double le = info->gauge;
+  double x0 = 0.5 * (sys->x_ref[ng - 1].x + sys->x_ref[ng].x); /* the clamp's face */
   for (int i = 0; i < n; i++)
     phi[i] = i < ng ? 0.0 : first_shape((sys->x_ref[i].x - x0) / le);
   phi[n] = first_shape(1.0);

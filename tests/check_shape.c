@@ -788,10 +788,10 @@ static void as_cantilever(fl_experiment *e, double clamp)
 }
 
 /* fiber-cantilever's run on a tapered fiber: a solid fiber 100 mm long, 1 mm to 0.5 mm
- * in radius, 48 segments, clamped over 4 of them (bodies 0-3 held), a small tip load
- * at the fiber's free end (the far end of the last body).  The chain bends from the
- * innermost clamped centre x0 = 3.5 h, so by the unit-load method the tip compliance
- * is int_{x0}^{L} (L - x)^2 / (E I(x)) dx + int_{x0}^{L} dx / (G A(x)), as in the
+ * in radius, 48 segments, clamped over 4 of them (bodies 0-3 held, and the clamped half
+ * of the bond at the face), a small tip load at the fiber's free end (the far end of
+ * the last body).  The chain bends from the clamp's face x0 = 4 h, so by the unit-load
+ * method the tip compliance is int_{x0}^{L} (L - x)^2 / (E I(x)) dx + int_{x0}^{L} dx / (G A(x)), as in the
  * library-level test above, now through the program's own clamp, load and solver. */
 START_TEST(test_fiber_cantilever_on_a_taper)
 {
@@ -801,22 +801,22 @@ START_TEST(test_fiber_cantilever_on_a_taper)
   set(&e, "fiber.outer_radius_end=%.17g", R1);
   as_cantilever(&e, 4 * h);
   double k = run_stiffness(&e, NULL);
-  double want = taper_compliance(R0, R1, L, 3.5 * h, L, e.fiber.youngs_modulus, e.fiber.shear_modulus);
+  double want = taper_compliance(R0, R1, L, 4.0 * h, L, e.fiber.youngs_modulus, e.fiber.shear_modulus);
   printf("fiber-cantilever on a taper, n = %d: tip stiffness %.6g N/m, integral %.6g N/m (%+.3f %%)\n", n, k,
          1.0 / want, 100.0 * (k * want - 1.0));
   ck_assert_msg(fabs(k * want - 1.0) <= 0.01, "stiffness %g N/m, integral %g N/m", k, 1.0 / want);
 }
 END_TEST
 
-/* fiber-cantilever's run on a quarter circle: radius rho = 0.1 m from the innermost
- * clamped centre (body 3 of 48, at arc length 3.5 h) to the free end, so the fiber
- * subtends 90 deg (1 - 3.5/48)^-1; the program's tip load acts along -y at the free
+/* fiber-cantilever's run on a quarter circle: radius rho = 0.1 m from the clamp's face
+ * (the bond after body 3 of 48, at arc length 4 h) to the free end, so the fiber
+ * subtends 90 deg (1 - 4/48)^-1; the program's tip load acts along -y at the free
  * end.  Castigliano's compliance of the test above, C in the clamp's basis (e_o,
  * e_t), along d = (0, -1): d_o^2 C_oo + 2 d_o d_t C_ot + d_t^2 C_tt. */
 START_TEST(test_fiber_cantilever_on_a_quarter_circle)
 {
   int n = 48;
-  double rho = 0.1, r = 1e-3, L = 0.5 * FL_PI * rho / (1.0 - 3.5 / n), h = L / n;
+  double rho = 0.1, r = 1e-3, L = 0.5 * FL_PI * rho / (1.0 - 4.0 / n), h = L / n;
   fl_experiment e = specimen(n, L, r);
   set(&e, "fiber.shape=arc");
   set(&e, "fiber.arc_radius=%.17g", rho);
@@ -825,8 +825,8 @@ START_TEST(test_fiber_cantilever_on_a_quarter_circle)
   double E = e.fiber.youngs_modulus, G = e.fiber.shear_modulus, A = FL_PI * r * r, I = FL_PI * pow(r, 4) / 4.0;
   double Coo, Ctt, Cot;
   castigliano_quarter(rho, E, G, A, I, &Coo, &Ctt, &Cot);
-  /* the clamp at arc length 3.5 h: angle a from the crown, the centre at (0, -rho cos(phi/2)) */
-  double a = (3.5 * h - 0.5 * L) / rho;
+  /* the clamp at arc length 4 h: angle a from the crown, the centre at (0, -rho cos(phi/2)) */
+  double a = (4.0 * h - 0.5 * L) / rho;
   fl_vec3 eo = fl_v3(sin(a), cos(a), 0.0), et = fl_v3(cos(a), -sin(a), 0.0), d = fl_v3(0.0, -1.0, 0.0);
   double dO = fl_dot(d, eo), dT = fl_dot(d, et);
   double want = dO * dO * Coo + 2.0 * dO * dT * Cot + dT * dT * Ctt;

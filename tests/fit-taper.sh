@@ -10,7 +10,7 @@
 #    .yaml: a uniform straw of the mean radius Rm = (R0 + R1) / 2) must land where beam
 #    theory puts it, and so far from the truth:
 #    - Stiffness.  By the unit-load method the tip compliance of the chain, bending from
-#      the innermost clamped centre x0 = (nc - 1/2) h to the free end L, is
+#      the clamp's face x0 = nc h to the free end L, is
 #        C = int_{x0}^{L} (L - x)^2 / (a_rot E I(x)) dx + int_{x0}^{L} dx / (G A(x))
 #      (as in tests/check_shape.c, where the chain matches it to 1 %; a_rot scales the
 #      bending term only).  The uniform fit's a_s matches the taper's compliance at the
@@ -82,7 +82,7 @@ pred=$(awk -v L="$(g $e fiber.length)" -v R0="$(g $e fiber.outer_radius)" -v R1=
     return s * dx / 3
   }
   BEGIN {
-    pi = atan2(0, -1); G = E / (2 * (1 + nu)); h = L / n; nc = int(lc / h + 0.5); x0 = (nc - 0.5) * h
+    pi = atan2(0, -1); G = E / (2 * (1 + nu)); h = L / n; nc = int(lc / h + 0.5); x0 = nc * h
     if (Ru / ((R0 + R1) / 2) - 1 > 1e-12 || (R0 + R1) / 2 / Ru - 1 > 1e-12) { print "the straight experiment is not of the mean radius" > "/dev/stderr"; exit 1 }
     as = integral(Ru, Ru, 1) / (integral(R0, R1, 1) / a + integral(R0, R1, 0) - integral(Ru, Ru, 0))
     r4 = R0 + (R1 - R0) * (nc + 0.5) * h / L

@@ -1,5 +1,5 @@
-/* validate.c: fiberlab against beam theory.  Runs virtual tension, torsion and 3-point
- * bending tests on chains of n bonds and prints one Markdown table row per case: the
+/* validate.c: fiberlab against beam theory.  Runs virtual tension, torsion, cantilever
+ * and 3-point bending tests on chains of n bonds and prints one Markdown table row per case: the
  * model's stiffness, the theory's, the error and the tolerance.  Exit 1 if any case is
  * outside its tolerance.  The README's validation table is this program's output. */
 #include <config.h>
@@ -41,6 +41,18 @@ static fl_experiment base(double R, double ratio, double E, double nu)
   return e;
 }
 
+/* Run e; a failed run counts as a failure, with its message on stderr. */
+static int run_case(const fl_experiment *e, fl_curve *c, fl_result *r)
+{
+  char err[512];
+  int rc = fl_run(e, 1, NULL, c, r, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "validate: %s\n", err);
+    failures++;
+  }
+  return rc;
+}
+
 /* Tension and torsion: gauge of n bonds, grips of two segments. */
 static void axial_case(enum fl_test_kind kind, int n, double scale)
 {
@@ -61,13 +73,9 @@ static void axial_case(enum fl_test_kind kind, int n, double scale)
   e.bond.damping = 0.02 * h / sqrt(E / e.fiber.density); /* light damping of the highest modes */
   fl_curve c;
   fl_result r;
-  char err[512], cfg[128];
-  int rc = fl_run(&e, 1, NULL, &c, &r, err, sizeof err);
-  if (rc) {
-    fprintf(stderr, "validate: %s\n", err);
-    failures++;
+  char cfg[128];
+  if (run_case(&e, &c, &r))
     return;
-  }
   fl_section s = fl_section_hollow(R, 0.5 * R);
   double L = r.length, k;
   if (kind == FL_TEST_TENSION) {
@@ -79,6 +87,38 @@ static void axial_case(enum fl_test_kind kind, int n, double scale)
     snprintf(cfg, sizeof cfg, "n = %d, a_rot = %g", n, scale);
     row("torsion", cfg, "a_rot G J / L", r.spec[0].initial_stiffness, k, 0.005);
   }
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+
+/* Cantilever: m free segments of L/D = 20 from the clamp's face, one more in the
+ * clamp, hollow (R'/R = 0.5); the tip stiffness of a small tip displacement against
+ * Timoshenko's beam of the free length, with the chain's shear (no shear coefficient,
+ * as the 3-point rows).  The chain's bending is the trapezoidal rule's, 1 / (2 m^2) too
+ * soft (fiber-cantilever(1)). */
+static void cantilever_case(int m, double scale)
+{
+  double R = 1e-3, L = 40.0 * R, h = L / m, E = 5e9;
+  fl_experiment e = base(R, 0.5, E, 0.3);
+  e.test.kind = FL_TEST_CANTILEVER;
+  e.fiber.segments = m + 1;
+  e.fiber.length_m = (m + 1) * h;
+  e.test.clamp_length_m = h;
+  e.test.gravity = 0.0;
+  e.test.max_tip_displacement_m = 1e-4 * L;
+  e.bond.torque_stiffness_scale = scale;
+  e.bond.damping = 0.02 * h / sqrt(E / e.fiber.density); /* light damping of the highest modes */
+  fl_curve c;
+  fl_result r;
+  char cfg[128];
+  if (run_case(&e, &c, &r))
+    return;
+  fl_section s = fl_section_hollow(R, 0.5 * R);
+  double lf = r.length;
+  double comp = lf * lf * lf / (3.0 * scale * E * s.inertia) + lf / (e.fiber.shear_modulus * s.area);
+  snprintf(cfg, sizeof cfg, "m = %d, L/D = 20, R'/R = 0.5, a_rot = %g", m, scale);
+  row("cantilever", cfg, "Timoshenko: 1 / (L^3 / (3 a_rot E I) + L / (G A))", r.spec[0].initial_stiffness,
+      1.0 / comp, 0.01);
   fl_curve_free(&c);
   fl_result_free(&r);
 }
@@ -417,6 +457,8 @@ int main(int argc, char **argv)
     axial_case(FL_TEST_TENSION, 32, 0.7);
     axial_case(FL_TEST_TORSION, 8, 1.0);
     axial_case(FL_TEST_TORSION, 32, 1.3);
+    cantilever_case(8, 1.0);
+    cantilever_case(16, 2.5);
     static const int ns[] = {8, 16, 32, 64};
     static const double ratios[] = {0.0, 0.5, 0.8};
     for (int i = 0; i < 4; i++)

@@ -39,7 +39,7 @@ static int rings(const fl_test_def *t) { return t->mode == FL_MODE_VIBRATION; }
 static int layout(const fl_experiment *exp, double h, fl_test_layout *lay, fl_build_info *info)
 {
   /* the clamp holds the first bodies (half a segment or more of the clamp length
-   * makes a body); the rest hang free */
+   * makes a body) and the clamped side of the bond at its face; the rest hang free */
   const fl_test_def *t = &exp->test;
   int nbody = exp->fiber.segments;
   int ng = (int)floor(t->clamp_length_m / h + 0.5);
@@ -50,6 +50,7 @@ static int layout(const fl_experiment *exp, double h, fl_test_layout *lay, fl_bu
   lay->nbody = nbody;
   lay->ngrip = ng;
   lay->nfree = nbody - ng;
+  lay->rigid_face = 1;
   info->gauge = info->length = lay->nfree * h;
   info->free_bonds = lay->nfree;
   info->clamped = ng;
