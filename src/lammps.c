@@ -492,7 +492,8 @@ static void write_ringdown(FILE *f, export_ctx *x)
     tip = phi[n];
     free(phi);
   }
-  double le = (n - ng + 0.5) * x->info.h, x0 = sys->x_ref[ng - 1].x;
+  /* over the free length from the clamp's face, as fl_cantilever_mode_shape */
+  double le = x->info.gauge, x0 = 0.5 * (sys->x_ref[ng - 1].x + sys->x_ref[ng].x);
   long every = lround(x->period / (RING_SAMPLES * x->dt)), steps = (long)ceil(x->exp->test.ring_periods * x->period / x->dt);
   if (every < 1)
     every = 1;
