@@ -139,6 +139,8 @@ typedef struct {
   /* simulation.solver auto: why the static solver gave way to the explicit engine (it
    * found no equilibrium: a specimen that collapses), or empty */
   char static_fallback[512];
+  /* the run's warnings about the rig (fl_run_rig_warnings), or empty */
+  char warnings[512];
 } fl_result;
 
 void fl_result_free(fl_result *r);
