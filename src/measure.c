@@ -1,7 +1,8 @@
 /* measure.c: what a virtual test measures of its specimens (fiberlab-model(7)): the
  * load on the nose or grip and the reaction at the other end, the displacement column
  * and a row's own columns (each through its kind's table, test_kind.h), each
- * specimen's figures, and the rows a slow lab machine would record.  The same for every
+ * specimen's figures, the crosshead's reading through the machine's compliance and the
+ * tools' springs, and the rows a slow lab machine would record.  The same for every
  * solver: the explicit engine and the static solver (static/) read a specimen through
  * these. */
 #include <config.h>
