@@ -263,6 +263,8 @@ static void run_warnings(const char *prog, const char *file, const fl_experiment
                 prog, file, s + 1, res->spec[s].extremes, res->spec[s].extremes == 1 ? "" : "s", FL_RING_MIN_PERIODS);
         break;
       }
+  if (res->warnings[0])
+    fprintf(stderr, "%s: warning: %s: %s\n", prog, file, res->warnings);
   if (res->max_overlap > 2.0 * res->overlap_ref)
     fprintf(stderr,
             "%s: warning: tool contacts reached an overlap of %.3g m, over twice the %.3g m the time step "

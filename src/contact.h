@@ -1,13 +1,15 @@
-/* contact.h: Hertz-Mindlin contact between a sphero-cylinder segment and a cylindrical
- * test tool (roller, loading nose) (fiberlab-model(7), Tool contacts).  Host/device
- * inline, no I/O.
+/* contact.h: the contact between a sphero-cylinder segment and a cylindrical test tool
+ * (roller, loading nose), and between two segments (fiberlab-model(7), Tool contacts).
+ * Host/device inline, no I/O.
  *
- * Normal: Hertz, F_n = 4/3 E* sqrt(R*) delta^1.5, with the viscous term of Tsuji et al.
+ * Normal: Hertz, F_n = 4/3 E* sqrt(R*) delta^1.5, or a linear spring F_n = k_n delta
+ * (test.contact linear, and rigid's penalty), with the viscous term of Tsuji et al.
  * (1992) written with a restitution coefficient as in common DEM codes:
- * F_nd = -2 sqrt(5/6) beta sqrt(S_n m*) v_n, S_n = 2 E* sqrt(R* delta),
- * beta = ln e / sqrt(ln^2 e + pi^2).
- * Tangential: Mindlin spring S_t = 8 G* sqrt(R* delta) on the accumulated tangential
- * displacement, capped by Coulomb friction mu F_n (the history is rescaled on slip). */
+ * F_nd = -2 sqrt(5/6) beta sqrt(S_n m*) v_n, S_n the normal tangent stiffness
+ * (2 E* sqrt(R* delta) for Hertz, k_n for the spring), beta = ln e / sqrt(ln^2 e + pi^2).
+ * Tangential: Mindlin spring S_t = 8 G* sqrt(R* delta) (with the spring: a constant k_t,
+ * which the caller sets) on the accumulated tangential displacement, capped by Coulomb
+ * friction mu F_n (the history is rescaled on slip). */
 #ifndef FL_CONTACT_H
 #define FL_CONTACT_H
 
@@ -21,7 +23,21 @@ typedef struct {
   double m_star; /* effective mass (the segment's; tools are kinematic), kg */
   double beta;   /* ln e / sqrt(ln^2 e + pi^2), negative */
   double mu;     /* Coulomb friction coefficient */
+  double k_n;    /* linear normal stiffness, N/m; 0: Hertz */
+  double k_t;    /* with k_n: the tangential stiffness, N/m */
 } fl_contact_law;
+
+/* The normal tangent stiffness S_n at overlap delta, N/m. */
+FL_HD static inline double fl_contact_stiffness(const fl_contact_law *law, double delta)
+{
+  return law->k_n > 0.0 ? law->k_n : 2.0 * law->e_star * sqrt(law->r_star * delta);
+}
+
+/* The elastic overlap that carries a normal load fn >= 0 (N), m. */
+FL_HD static inline double fl_contact_overlap_at(const fl_contact_law *law, double fn)
+{
+  return law->k_n > 0.0 ? fn / law->k_n : pow(0.75 * fn / (law->e_star * sqrt(law->r_star)), 2.0 / 3.0);
+}
 
 /* A cylindrical tool of infinite length, moving without rotation. */
 typedef struct {
@@ -31,22 +47,29 @@ typedef struct {
   double radius;  /* m */
 } fl_tool;
 
-/* The Hertz-Mindlin force of a contact with overlap delta > 0, unit normal nrm (towards
- * the body the force acts on), relative normal speed vn and tangential velocity vt at
- * the contact point: elastic Hertz plus the viscous term (never pulling), and the
- * tangential spring on the history xi, kept in the tangent plane and capped by Coulomb
- * friction (the history is rescaled on slip). */
-FL_HD static inline fl_vec3 fl_contact_hertz(const fl_contact_law *law, double delta, fl_vec3 nrm, double vn,
+/* The force of a contact with overlap delta > 0, unit normal nrm (towards the body the
+ * force acts on), relative normal speed vn and tangential velocity vt at the contact
+ * point: the elastic normal law (Hertz or the spring) plus the viscous term (never
+ * pulling), and the tangential spring on the history xi, kept in the tangent plane and
+ * capped by Coulomb friction (the history is rescaled on slip). */
+FL_HD static inline fl_vec3 fl_contact_force(const fl_contact_law *law, double delta, fl_vec3 nrm, double vn,
                                              fl_vec3 vt, double dt, fl_vec3 *xi)
 {
-  double sq = sqrt(law->r_star * delta);
-  double sn = 2.0 * law->e_star * sq;
-  double fn = (4.0 / 3.0) * law->e_star * sq * delta
-              - 2.0 * 0.9128709291752769 * law->beta * sqrt(sn * law->m_star) * (-vn);
+  double sn, fe, kt;
+  if (law->k_n > 0.0) {
+    sn = law->k_n;
+    fe = sn * delta;
+    kt = law->k_t;
+  } else {
+    double sq = sqrt(law->r_star * delta);
+    sn = 2.0 * law->e_star * sq;
+    fe = (4.0 / 3.0) * law->e_star * sq * delta;
+    kt = 8.0 * law->g_star * sq;
+  }
+  double fn = fe - 2.0 * 0.9128709291752769 * law->beta * sqrt(sn * law->m_star) * (-vn);
   if (fn < 0.0)
     fn = 0.0; /* a contact never pulls */
   /* Tangential history: keep it in the current tangent plane, add this step's slip. */
-  double kt = 8.0 * law->g_star * sq;
   double len = fl_norm(*xi);
   fl_vec3 h = fl_axpy(*xi, -fl_dot(*xi, nrm), nrm);
   double hn = fl_norm(h);
@@ -94,7 +117,7 @@ FL_HD static inline double fl_contact_tool(const fl_contact_law *law, const fl_t
   double vn = fl_dot(vc, nrm);
   fl_vec3 vt = fl_axpy(vc, -vn, nrm);
 
-  fl_vec3 force = fl_contact_hertz(law, delta, nrm, vn, vt, dt, xi);
+  fl_vec3 force = fl_contact_force(law, delta, nrm, vn, vt, dt, xi);
   *f = fl_add(*f, force);
   *t = fl_add(*t, fl_cross(arm, force));
   return delta;
@@ -124,7 +147,7 @@ FL_HD static inline void fl_closest_segments(fl_vec3 p1, fl_vec3 d1, fl_vec3 p2,
   *t = 2.0 * v - 1.0;
 }
 
-/* Hertz-Mindlin contact of two sphero-cylinder segments (centre x, unit axis a, half
+/* The contact of two sphero-cylinder segments (centre x, unit axis a, half
  * cylinder length hl, radius r, velocities v, w each).  Returns the overlap (<= 0: none,
  * history cleared); when touching, *f is the force on segment 1 (segment 2 takes -f)
  * and *t1, *t2 the torques about the centres. */
@@ -149,7 +172,7 @@ FL_HD static inline double fl_contact_segments(const fl_contact_law *law, fl_vec
   fl_vec3 vc = fl_sub(fl_add(v1, fl_cross(w1, arm1)), fl_add(v2, fl_cross(w2, arm2)));
   double vn = fl_dot(vc, nrm);
   fl_vec3 vt = fl_axpy(vc, -vn, nrm);
-  *f = fl_contact_hertz(law, delta, nrm, vn, vt, dt, xi);
+  *f = fl_contact_force(law, delta, nrm, vn, vt, dt, xi);
   *t1 = fl_cross(arm1, *f);
   *t2 = fl_cross(arm2, fl_neg(*f));
   return delta;

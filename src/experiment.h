@@ -36,6 +36,11 @@ enum fl_test_mode { FL_MODE_STATIC = 0, FL_MODE_VIBRATION = 1 };
  * contacts, or cylinders free to turn about their axes, which take no tangential load. */
 enum fl_rollers { FL_ROLLERS_FIXED = 0, FL_ROLLERS_ROTATING = 1 };
 
+/* The bending tools' normal contact law (fiberlab-model(7), Tool contacts): Hertz with
+ * the specimen's and the tools' moduli, a linear spring of test.contact_stiffness, or
+ * tools that do not indent (a linear penalty far stiffer than the span). */
+enum fl_contact { FL_CONTACT_HERTZ = 0, FL_CONTACT_LINEAR = 1, FL_CONTACT_RIGID = 2 };
+
 #define FL_MAX_CYCLES 64
 #define FL_MAX_KEYS 112
 
@@ -121,6 +126,9 @@ typedef struct {
   double friction;
   int rollers;                /* enum fl_rollers: supports and nose fixed (friction) or rotating */
   double restitution;         /* tool contacts */
+  int contact;                /* enum fl_contact: the tools' normal law */
+  double contact_stiffness;   /* linear: each tool's normal stiffness, N/m */
+  double compliance;          /* the machine's and fixtures' compliance in series with the crosshead, m/N */
   double gravity;             /* m/s^2, along -y (bend3pt: the specimen rests on the supports) */
   double max_displacement_m;
   /* tension and torsion */

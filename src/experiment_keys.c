@@ -20,6 +20,7 @@ const char *const fl_exp_post_names[] = {"total_breakage", "constant_torque", "c
                                          "combined_plasticity", NULL};
 const char *const fl_exp_buckling_names[] = {"none", "reversible", "damage", "plastic", NULL};
 static const char *const rollers_names[] = {"fixed", "rotating", NULL};
+static const char *const contact_names[] = {"hertz", "linear", "rigid", NULL};
 static const char *const section_names[] = {"circle", "ellipse", NULL};
 static const char *const solver_names[] = {"auto", "explicit", "static", NULL};
 const char *const fl_exp_shape_names[] = {"straight", "arc", "polyline", NULL};
@@ -79,6 +80,8 @@ const key_def fl_exp_keys[] = {
     {"test.friction", KT_REAL, OFF(test.friction), 0, 10, 0, 0, "", NULL, K_BEND | K_B4, -1},
     {"test.rollers", KT_ENUM, OFF(test.rollers), 0, 0, 0, 0, "", rollers_names, K_BEND | K_B4, -1},
     {"test.restitution", KT_REAL, OFF(test.restitution), 0, 1, 1, 0, "", NULL, K_BEND | K_B4, -1},
+    {"test.contact", KT_ENUM, OFF(test.contact), 0, 0, 0, 0, "", contact_names, K_BEND | K_B4, -1},
+    {"test.contact_stiffness", KT_REAL, OFF(test.contact_stiffness), 0, 1e15, 1, 0, "N/m", NULL, K_BEND | K_B4, -1},
     {"test.gravity", KT_REAL, OFF(test.gravity), 0, 1000, 0, 0, "m/s^2", NULL, K_BEND | K_B4 | K_CANT, OFF(test.gravity_given)},
     {"test.speed", KT_REAL_AUTO, OFF(test.speed), 0, 1e3, 1, 0, "m/s", NULL, K_BEND | K_B4 | K_TENS | K_COMP, -1},
     {"test.max_displacement", KT_REAL, OFF(test.max_displacement_m), 0, 10, 1, 0, "m", NULL, K_BEND | K_B4, -1},
@@ -95,6 +98,7 @@ const key_def fl_exp_keys[] = {
     {"test.max_tip_load", KT_REAL, OFF(test.max_tip_load_n), 0, 1e9, 1, 0, "N", NULL, K_CANT, -1},
     {"test.mode", KT_ENUM, OFF(test.mode), 0, 0, 0, 0, "", mode_names, K_CANT, -1},
     {"test.ring_periods", KT_REAL, OFF(test.ring_periods), 0, 1e5, 1, 0, "", NULL, K_CANT, -1},
+    {"test.compliance", KT_REAL, OFF(test.compliance), 0, 1, 0, 0, "m/N", NULL, K_BEND | K_B4 | K_TENS | K_COMP, -1},
     {"test.cycles", KT_CYCLES, OFF(test.cycles), 0, 1e6, 0, 0, "", NULL, K_ALL, -1},
     {"simulation", KT_SECTION, 0, 0, 0, 0, 0, NULL, NULL, 0, -1},
     {"simulation.solver", KT_ENUM, OFF(sim.solver), 0, 0, 0, 0, "", solver_names, 0, -1},

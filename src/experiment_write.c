@@ -97,6 +97,13 @@ static int write_key(const fl_experiment *exp, const key_def *k)
     return ell && exp->fiber.inner_semi_axis_y_m > 0.0;
   if (strcmp(p, "test.cycles") == 0)
     return exp->test.ncycles > 0;
+  /* the rig's keys where they differ from Hertz's tools on a stiff machine */
+  if (strcmp(p, "test.contact") == 0)
+    return exp->test.contact != FL_CONTACT_HERTZ;
+  if (strcmp(p, "test.contact_stiffness") == 0)
+    return exp->test.contact == FL_CONTACT_LINEAR;
+  if (strcmp(p, "test.compliance") == 0)
+    return exp->test.compliance > 0.0;
   /* the shape keys only where the fiber has them (a straight uniform fiber's file is
    * written as it always was) */
   const fl_fiber_def *fb = &exp->fiber;

@@ -596,7 +596,7 @@ static void export_steps(export_ctx *x)
   x->kc = 0.0;
   for (int k = 0; k < sys->ntool; k++) {
     const fl_contact_law *law = &sys->law[k];
-    x->kc = fmax(x->kc, 2.0 * law->e_star * sqrt(law->r_star * x->info.contact_overlap_ref));
+    x->kc = fmax(x->kc, fl_contact_stiffness(law, x->info.contact_overlap_ref));
   }
   /* LAMMPS has no Maxwell spring: the bound of the plain dashpot */
   double bound = fl_system_critical_step(sys, 0, exp->bond.damping, 0.0, x->kc);

@@ -1,7 +1,8 @@
 /* measure.c: what a virtual test measures of its specimens (fiberlab-model(7)): the
  * load on the nose or grip and the reaction at the other end, the displacement column
  * and a row's own columns (each through its kind's table, test_kind.h), each
- * specimen's figures, and the rows a slow lab machine would record.  The same for every
+ * specimen's figures, the crosshead's reading through the machine's compliance and the
+ * tools' springs, and the rows a slow lab machine would record.  The same for every
  * solver: the explicit engine and the static solver (static/) read a specimen through
  * these. */
 #include <config.h>
@@ -45,6 +46,60 @@ void fl_measure_figures(const double *x, const double *y, int np, int nfirst, fl
   for (int i = a + 1; i < b && !spread; i++)
     spread = x[i] != x[a];
   r->initial_stiffness = spread ? fl_fit_slope(x, y, a, b) : NAN;
+}
+
+/* The row before which a state of the path at travel xs (m) lies: the first row on
+ * the first leg past it (np: none). */
+static int row_after(const double *x, int np, double xs)
+{
+  int i = 0;
+  while (i < np && !(x[i] > xs))
+    i++;
+  return i;
+}
+
+void fl_measure_compliance(fl_curve *c, int s, int np, double C, fl_specimen_result *sr)
+{
+  if (!(C > 0.0) || np < 1)
+    return;
+  double *x = c->x + (size_t)s * (size_t)np;
+  const double *y = c->y + (size_t)s * (size_t)np;
+  /* the states between rows, each before its row, in travel first */
+  int peak_row = row_after(x, np, sr->x_at_peak);
+  int snap_row[FL_MAX_SNAPS];
+  for (int k = 0; k < sr->nsnaps; k++)
+    snap_row[k] = sr->snap_row[k];
+  sr->x_at_peak += C * sr->peak;
+  for (int k = 0; k < sr->nsnaps; k++)
+    sr->snap_x[k] += C * sr->snap_y[k];
+  double travel = x[0], held = x[0] + C * y[0];
+  x[0] = held;
+  for (int i = 1; i < np; i++) {
+    double t = x[i], xc = t + C * y[i];
+    if (t > travel) { /* advancing: the crosshead holds at the furthest it reached */
+      for (int k = 0; k < sr->nsnaps; k++)
+        if (snap_row[k] == i)
+          held = sr->snap_x[k] = fmax(held, sr->snap_x[k]);
+      if (peak_row == i)
+        held = sr->x_at_peak = fmax(held, sr->x_at_peak);
+      xc = fmax(xc, held);
+    } else if (t < travel) { /* unloading: it holds at the least */
+      xc = fmin(xc, held);
+    }
+    travel = t;
+    held = x[i] = xc;
+  }
+}
+
+double fl_measure_series_compliance(const fl_experiment *e)
+{
+  const fl_test_def *t = &e->test;
+  double c = t->compliance;
+  if (fl_test_bends(t->kind) && t->contact == FL_CONTACT_LINEAR) {
+    int noses = t->kind == FL_TEST_BEND4PT ? 2 : 1;
+    c += (1.0 / noses + 0.5) / t->contact_stiffness;
+  }
+  return c;
 }
 
 /* The measured load (run.h), as the explicit solver watches it at every step. */
@@ -115,15 +170,19 @@ static int out_of_equilibrium(const double *y, const double *sup, int i, int np,
   return 0;
 }
 
+/* Whether a state (xs, ys) goes before the row (x, y): at a lesser abscissa, or at the
+ * same one with another load (a drop at a crosshead held there, fl_measure_compliance). */
+static int before(double xs, double ys, double x, double y) { return xs < x || (xs == x && ys != y); }
+
 /* The states of a static path that go between its rows (fl_curve_quasi_static): its
  * snaps, and its peak where that is not one; in the order of the path, each with the
  * output row it goes before and whether the load falls after it.  Returns how many. */
-static int path_states(const fl_specimen_result *sr, const double *x, int np, double *px, double *py, int *prow,
-                       int *pdrop)
+static int path_states(const fl_specimen_result *sr, const double *x, const double *y, int np, double *px, double *py,
+                       int *prow, int *pdrop)
 {
   int m = 0, peak_row = -1, peak_placed = !sr->peak_on_path;
   for (int i = 1; i < np && peak_row < 0; i++)
-    if (x[i - 1] < sr->x_at_peak && sr->x_at_peak < x[i])
+    if (x[i - 1] < sr->x_at_peak && before(sr->x_at_peak, sr->peak, x[i], y[i]))
       peak_row = i;
   for (int s = 0; s < sr->nsnaps; s++) {
     if (sr->snap_x[s] == sr->x_at_peak && sr->snap_y[s] == sr->peak)
@@ -153,12 +212,12 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
   double w = np > 1 ? fabs(x[np - 1] - x[0]) / (np - 1) : 0.0; /* one row's width */
   double px[FL_MAX_SNAPS + 1], py[FL_MAX_SNAPS + 1];
   int prow[FL_MAX_SNAPS + 1], pdrop[FL_MAX_SNAPS + 1];
-  int m = path_states(sr, x, np, px, py, prow, pdrop), next = 0, n = 0;
+  int m = path_states(sr, x, y, np, px, py, prow, pdrop), next = 0, n = 0;
   for (int i = 0; i < np; i++) {
     if (sup && i > 0 && i < np - 1 && out_of_equilibrium(y, sup, i, np, top))
       continue;
     for (; next < m && prow[next] <= i; next++) {
-      if (!(n > 0 && px[next] > qx[n - 1] && px[next] < x[i]))
+      if (!(n > 0 && px[next] > qx[n - 1] && before(px[next], py[next], x[i], y[i])))
         continue;
       /* a state of the static path between two rows; after a snap there the drop
        * takes a row's width, as below, to the load the rows after it give there */
@@ -177,7 +236,7 @@ int fl_curve_quasi_static(const fl_curve *c, const fl_specimen_result *sr, enum 
         }
       }
     }
-    if (!sr->peak_on_path && sup && n > 0 && sr->x_at_peak > qx[n - 1] && sr->x_at_peak < x[i]) {
+    if (!sr->peak_on_path && sup && n > 0 && sr->x_at_peak > qx[n - 1] && before(sr->x_at_peak, sr->peak, x[i], y[i])) {
       /* rows left out right after the peak: a snap, and a step down at the peak */
       int j = 0;
       while (j < np && !(x[j] > sr->x_at_peak))

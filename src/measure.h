@@ -30,4 +30,29 @@ int fl_measure_balanced(double y, double react);
  * tracked during the run). */
 void fl_measure_figures(const double *x, const double *y, int np, int nfirst, fl_specimen_result *r);
 
+/* The crosshead's reading of specimen s's rows [0, np) with the machine's compliance C
+ * (m/N, test.compliance) in series: each row's travel plus C times its load, and the
+ * same for the peak and the static path's snaps in sr.  Where the crosshead would go
+ * back while the tools advance (a specimen softening faster than 1 / C), it holds: the
+ * load drops at constant crosshead, as a machine that jumps there records it.  C 0:
+ * nothing changes. */
+void fl_measure_compliance(fl_curve *c, int s, int np, double C, fl_specimen_result *sr);
+
+/* The compliance in series with the crosshead of experiment e, m/N: test.compliance,
+ * and with linear tools (test.contact linear) their springs', each carrying its
+ * share of the load F: a nose F / n (n noses), each support F / 2, so that the
+ * crosshead reads (1 / n + 1 / 2) F / k more (fiberlab-model(7), Tool contacts). */
+double fl_measure_series_compliance(const fl_experiment *e);
+
+/* The bending tools' indentation of specimen s of sys at a load F (N) on the noses:
+ * the nose's overlap plus the supports' mean, as their contact laws carry the load (each
+ * support F / 2, each of n noses F / n, shared by the segments touching a tool), m
+ * (kind/bend.c). */
+double fl_measure_indentation(const fl_system *sys, int s, double F);
+
+/* The share of the displacement at the peak that the tools' Hertz indentation takes,
+ * above which a run warns: there the indentation, growing as F^(2/3), bends the start
+ * of the curve visibly (fiberlab-model(7), Tool contacts). */
+#define FL_HERTZ_SHARE_WARN 0.10
+
 #endif

@@ -473,6 +473,8 @@ int fl_summary_print(FILE *out, const fl_result *r, const fl_output_paths *p)
     fl_yaml_key_str(y, "device", "gpu");
   if (r->static_fallback[0])
     fl_yaml_key_str(y, "static_fallback", r->static_fallback);
+  if (r->warnings[0])
+    fl_yaml_key_str(y, "warnings", r->warnings);
   if (r->solver == FL_SOLVER_STATIC) {
     fl_yaml_key_int(y, "increments", r->increments);
     fl_yaml_key_int(y, "newton_iterations", r->newton_iterations);

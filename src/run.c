@@ -156,7 +156,8 @@ static void result_head(fl_result *res, const fl_experiment *exp, int nspec, con
   res->length = info->length;
   res->speed = speed;
   res->centre_is_segment = info->centre_is_segment;
-  res->overlap_ref = info->contact_overlap_ref;
+  /* a spring's stiffness does not grow with its overlap: the bound holds at any */
+  res->overlap_ref = exp->test.contact == FL_CONTACT_HERTZ ? info->contact_overlap_ref : HUGE_VAL;
   res->buckling = (int)exp->bond.buckling.type;
   res->bk_fmax = exp->bond.buckling.max_force;
   res->bk_fmin = exp->bond.buckling.min_force;
@@ -201,6 +202,35 @@ static void result_figures(fl_result *res, const fl_curve *curve, const fl_syste
       }
     }
   }
+}
+
+/* The rig's warnings: bending tools in Hertz contact whose indentation at the peak
+ * takes more than FL_HERTZ_SHARE_WARN of the displacement there (the worst specimen). */
+static void rig_warnings(fl_result *res, const fl_experiment *const *exps, const fl_system *sys)
+{
+  double worst = 0.0, dent = 0.0;
+  int at = -1;
+  res->warnings[0] = '\0';
+  if (!fl_test_bends(res->kind))
+    return;
+  for (int s = 0; s < res->specimens; s++) {
+    const fl_specimen_result *sr = &res->spec[s];
+    if (exps[s]->test.contact != FL_CONTACT_HERTZ || !(sr->peak > 0.0) || !(sr->x_at_peak > 0.0))
+      continue;
+    double d = fl_measure_indentation(sys, s, sr->peak);
+    if (d / sr->x_at_peak > worst) {
+      worst = d / sr->x_at_peak;
+      dent = d;
+      at = s;
+    }
+  }
+  if (at >= 0 && worst > FL_HERTZ_SHARE_WARN)
+    snprintf(res->warnings, sizeof res->warnings,
+             "test.contact hertz: the tools' indentation at the peak (%.4g N) is %.3g mm, %.3g %% of the "
+             "displacement there (%.4g mm%s): the start of the curve bends with it; consider test.contact linear "
+             "or rigid, with test.compliance (fiberlab-model(7), Tool contacts)",
+             res->spec[at].peak, 1e3 * dent, 100.0 * worst, 1e3 * res->spec[at].x_at_peak,
+             res->specimens > 1 ? ", the worst specimen" : "");
 }
 
 /* fl_run_many for specimens [s0, s0 + nspec) of a batch led by lead (its exps[0]):
@@ -277,7 +307,10 @@ static int run_block(const fl_experiment *lead, const fl_experiment *const *exps
     if (sys.overlap[s] > res->max_overlap)
       res->max_overlap = sys.overlap[s];
   res->wall_time = now() - t0;
+  for (int s = 0; s < nspec; s++)
+    fl_measure_compliance(curve, s, point, fl_measure_series_compliance(exps[s]), &res->spec[s]);
   result_figures(res, curve, &sys, point, leg_first_end < 0 ? point : leg_first_end, first);
+  rig_warnings(res, exps, &sys);
 out:
   /* An unstable or interrupted run keeps the rows it recorded, for a partial curve. */
   if ((rc == FL_EUNSTABLE || rc == FL_EINTERRUPT) && curve->time) {

@@ -33,10 +33,11 @@ typedef struct {
 int fl_build(const fl_experiment *exp, int nspec, fl_system *sys, fl_build_info *info);
 /* The same with specimen s built from exps[s]: geometry, test and simulation come from
  * exps[0], and the others may differ from it only where fl_experiment_batchable()
- * allows (bond parameters, moduli); FL_EINPUT otherwise. */
+ * allows (bond parameters, moduli, the rig's springs); FL_EINPUT otherwise. */
 int fl_build_many(const fl_experiment *const *exps, int nspec, fl_system *sys, fl_build_info *info);
-/* 1 when b differs from a only in what a batch may vary: the bond block and the
- * fiber's moduli (not its geometry or density, the test or the simulation). */
+/* 1 when b differs from a only in what a batch may vary: the bond block, the fiber's
+ * moduli, the tools' springs and the machine's compliance (not its geometry or density,
+ * the rest of the test or the simulation). */
 int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b);
 
 /* One curve row per specimen and output point, index s * npoints + p. */
@@ -139,6 +140,8 @@ typedef struct {
   /* simulation.solver auto: why the static solver gave way to the explicit engine (it
    * found no equilibrium: a specimen that collapses), or empty */
   char static_fallback[512];
+  /* the run's warnings about the rig (fl_run_rig_warnings), or empty */
+  char warnings[512];
 } fl_result;
 
 void fl_result_free(fl_result *r);

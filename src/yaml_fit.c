@@ -703,6 +703,12 @@ static int check_free_against(fl_fit_loader *L, const yaml_node_t *freemap)
                           "use (set %s, or leave %s out of free)", fp->path, fp->path, switch_key,
                           fit->data[0].exp_path, fit->ndata > 1 ? " and every other experiment of the fit" : "",
                           switch_key, fp->path);
+    /* the tools' spring exists with test.contact linear only (fiberlab-experiment(5)) */
+    for (int i = 0; strcmp(fp->path, "test.contact_stiffness") == 0 && i < fit->ndata; i++)
+      if (fit->data[i].exp.test.contact != FL_CONTACT_LINEAR)
+        return fl_yaml_fail(&L->r, k, "free.%s: the tools of %s are not linear (test.contact); allowed: "
+                            "test.contact_stiffness free where every experiment of the fit has test.contact: linear",
+                            fp->path, fit->data[i].exp_path);
   }
   return FL_OK;
 }

@@ -55,7 +55,7 @@ check fiber-compression "fiber-compression: bad/compression-imperfection.yaml:5:
 check fiber-tension "fiber-tension: bad/grips-too-long.yaml:5:17: test.gauge_length: 0.09 m plus two grip_length 0.01 m exceeds fiber.length 0.1 m; allowed: gauge_length + 2 grip_length <= length" bad/grips-too-long.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/cycles-end.yaml:4:11: test.cycles: the last turning point 0.0015 is not max_displacement 0.002; allowed: a list ending at the maximum" bad/cycles-end.yaml
 check fiber-torsion "fiber-torsion: bad/negative-cycle.yaml:4:15: test.cycles: item 2 '-1' is negative; allowed: turning points >= 0" bad/negative-cycle.yaml
-check fiber-tension "fiber-tension: bad/key-for-other-test.yaml:3:3: test.span: unknown key for a tension test; allowed: kind, speed, gauge_length, grip_length, max_elongation, cycles" bad/key-for-other-test.yaml
+check fiber-tension "fiber-tension: bad/key-for-other-test.yaml:3:3: test.span: unknown key for a tension test; allowed: kind, speed, gauge_length, grip_length, max_elongation, compliance, cycles" bad/key-for-other-test.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/forbidden-pair.yaml:5:19: bond.failure.post_failure: 'constant_torque' does not go with criterion 'von_mises'; allowed with von_mises: total_breakage | combined_plasticity" bad/forbidden-pair.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/missing-max-stress.yaml:3:16: bond.failure.max_stress: missing, and criterion 'axial_stress' needs it; allowed: a number in (0, 1e+13] Pa" bad/missing-max-stress.yaml
 check fiber-bend3pt "fiber-bend3pt: bad/bending-angle-180.yaml:4:24: bond.failure.max_bending_angle: '180' is out of range; allowed: a number in [0, 180) deg" bad/bending-angle-180.yaml

@@ -67,6 +67,8 @@ same() { # KIND FILE ARGS...: the GPU's CSV rows and summary are the CPU's
 }
 same bend3pt "$ex/wheat-straw-bend3pt.yaml" -s fiber.segments=12 -s test.max_displacement=1e-3
 same bend4pt "$ex/wheat-straw-bend4pt.yaml" -s fiber.segments=12 -s test.max_displacement=1e-3
+# rigid tools on springs (test.contact linear): the penalty law, and the springs on the rows
+same bend3pt "$ex/wheat-straw-bend3pt.yaml" -s fiber.segments=12 -s test.max_displacement=1e-3 -s test.contact=linear -s test.contact_stiffness=1e5
 same tension "$ex/glass-fibre-tension-break.yaml"
 same torsion "$ex/aluminium-tube-torsion-yield.yaml" -s fiber.segments=18
 same cantilever "$ex/wheat-straw-vibration.yaml" -s fiber.segments=8

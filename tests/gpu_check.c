@@ -131,7 +131,7 @@ static int check_bonds(int n)
     lim[i].sec1.kshape = lim[i].sec2.kshape = 1.2;
     dm[i].dt = 1e-7;
     if (lim[i].post == FL_POST_TOTAL_BREAKAGE && crit != FL_CRIT_NONE) { /* broken pairs touch again */
-      lim[i].pair_law = (fl_contact_law){E1 / 1.8, E1 / 5.0, 0.5 * R, 1e-6, -0.2, 0.3};
+      lim[i].pair_law = (fl_contact_law){E1 / 1.8, E1 / 5.0, 0.5 * R, 1e-6, -0.2, 0.3, 0.0, 0.0};
       lim[i].hl1 = d1;
       lim[i].hl2 = d2;
       lim[i].r1 = lim[i].r2 = R;

@@ -8,8 +8,10 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "contact.h"
 #include "experiment_keys.h"
 #include "fl_defs.h"
+#include "measure.h"
 #include "test_kind.h"
 
 /* ---- the loading path ----------------------------------------------------------- */
@@ -43,6 +45,35 @@ static fl_contact_law tool_law(const fl_experiment *exp, double seg_mass, double
   /* a roller that turns freely about its axis takes no tangential load */
   law.mu = exp->test.rollers == FL_ROLLERS_ROTATING ? 0.0 : exp->test.friction;
   return law;
+}
+
+/* A rigid tool's penalty: its stiffness over the 3-point stiffness of the span,
+ * 48 a_rot E I / L^3.  A 3-point test puts the nose's overlap F / k and the supports'
+ * (F / 2) / k on the crosshead, 1.5 F / k in all against the span's F / k_span: the
+ * penalty adds 1.5 / RIGID_PENALTY = 0.075 % to the deflection (4-point bending less,
+ * its span being softer), and the time step of the explicit engine follows it.  The
+ * static solver's floor of rounding counts it (static/workspace.c). */
+#define RIGID_PENALTY 2000.0
+
+/* The normal stiffness of one tool (N/m), or 0 for Hertz's law: the penalty of a tool
+ * that does not indent (rigid, and linear, whose spring stands behind the tool in
+ * series: fl_measure_series_compliance). */
+static double tool_stiffness(const fl_experiment *exp, const fl_build_info *info)
+{
+  double L = info->length;
+  if (exp->test.contact == FL_CONTACT_HERTZ)
+    return 0.0;
+  return RIGID_PENALTY * fl_test_bend_stiffness(exp, info, 48.0) / (L * L * L);
+}
+
+/* How many segments share a tool at x (m) at rest: two where it sits on a bond point,
+ * whose segments each touch it with half its stiffness, one elsewhere. */
+static int tool_segments(const fl_system *sys, double x)
+{
+  int n = 0;
+  for (int i = 0; i < sys->nbody; i++)
+    n += fabs(sys->x_ref[i].x - x) <= sys->half_length[i] * (1.0 + 1e-9);
+  return n > 1 ? n : 1;
 }
 
 /* Every segment free on the two supports, under ntool - 2 noses. */
@@ -102,11 +133,15 @@ static double place(const fl_experiment *exp, const fl_experiment *const *exps, 
   info->contact_overlap_ref = 0.05 * Rc;
   for (int k = 0; k < ntool; k++) {
     sys->tool[k] = tl[k];
+    int touching = tool_segments(sys, tl[k].point.x);
     for (int s = 0; s < nspec; s++) {
       fl_contact_law *law = &sys->law[(size_t)s * ntool + k];
       *law = tool_law(exps[s], sys->mass[0], tl[k].radius);
+      law->k_n = tool_stiffness(exps[s], info) / touching;
+      /* the penalty's tangential stiffness: Mindlin's at the overlap of the bound */
+      law->k_t = law->k_n > 0.0 ? 8.0 * law->g_star * sqrt(law->r_star * info->contact_overlap_ref) : 0.0;
       /* Contact stiffness at an overlap of 5 % of the radius, the stiffest tool. */
-      double kk = 2.0 * law->e_star * sqrt(law->r_star * info->contact_overlap_ref);
+      double kk = fl_contact_stiffness(law, info->contact_overlap_ref);
       if (kk > kc)
         kc = kk;
     }
@@ -118,6 +153,19 @@ static double place(const fl_experiment *exp, const fl_experiment *const *exps, 
 }
 
 /* ---- the measurements --------------------------------------------------------------- */
+
+double fl_measure_indentation(const fl_system *sys, int s, double F)
+{
+  int ntool = sys->ntool, nnose = ntool - 2;
+  double d[2] = {0.0, 0.0}; /* supports, noses */
+  for (int k = 0; k < ntool; k++) {
+    const fl_contact_law *law = &sys->law[(size_t)s * ntool + k];
+    int touching = tool_segments(sys, sys->tool[k].point.x), nose = k >= 2;
+    double share = (nose ? F / nnose : 0.5 * F) / touching;
+    d[nose] += fl_contact_overlap_at(law, share) / (nose ? nnose : 2);
+  }
+  return d[0] + d[1];
+}
 
 static double abscissa(const fl_system *sys, int s, double travel)
 {
@@ -270,7 +318,26 @@ static int check_span(const fl_exp_checker *c)
   return FL_OK;
 }
 
-static int check_bend3pt(const fl_exp_checker *c) { return check_span(c); }
+/* test.contact_stiffness with the linear law, and only there. */
+static int check_contact(const fl_exp_checker *c)
+{
+  const fl_test_def *t = &c->exp->test;
+  static const char *const names[] = {"hertz", "linear", "rigid"};
+  int given = fl_exp_key_given(c->exp, "test.contact_stiffness");
+  if (t->contact == FL_CONTACT_LINEAR && !(t->contact_stiffness > 0.0))
+    return fl_exp_check_fail(c, "test.contact", "test.contact_stiffness: missing, and contact 'linear' needs it; "
+                             "allowed: a number in (0, 1e+15] N/m");
+  if (t->contact != FL_CONTACT_LINEAR && (given || t->contact_stiffness > 0.0))
+    return fl_exp_check_fail(c, "test.contact_stiffness", "test.contact_stiffness: given with contact %s; allowed: "
+                             "a stiffness with contact: linear only", names[t->contact]);
+  return FL_OK;
+}
+
+static int check_bend3pt(const fl_exp_checker *c)
+{
+  int rc = check_contact(c);
+  return rc ? rc : check_span(c);
+}
 
 /* The two noses between the supports. */
 static int check_bend4pt(const fl_exp_checker *c)
@@ -281,7 +348,8 @@ static int check_bend4pt(const fl_exp_checker *c)
                              "test.loading_span: %g m is not shorter than test.span %g m; allowed: "
                              "loading_span < span",
                              t->loading_span_m, t->span_m);
-  return check_span(c);
+  int rc = check_contact(c);
+  return rc ? rc : check_span(c);
 }
 
 /* 3-point bending: a buckling envelope measured on another span. */

@@ -130,7 +130,7 @@ static int path_begin(path_walk *k)
   int it = 0;
   double touch = 0.0;
   /* bend3pt: the specimen first rests on the supports under its weight (lowered by the
-   * Hertz overlap of half its weight on each support as the first guess), then the
+   * contact's overlap under half its weight on each support as the first guess), then the
    * nose comes down to it; displacement counts from the first touch. */
   if (w->type->drive == FL_DRIVE_NOSES) {
     double weight = 0.0;
@@ -138,7 +138,7 @@ static int path_begin(path_walk *k)
       weight += one->mass[i] * fl_norm(one->gravity);
     if (weight > 0.0) {
       const fl_contact_law *law = &one->law[0];
-      double d = pow(0.75 * 0.5 * weight / (law->e_star * sqrt(law->r_star)), 2.0 / 3.0);
+      double d = fl_contact_overlap_at(law, 0.5 * weight);
       for (int i = 0; i < one->nbody; i++)
         one->x[i].y -= d;
       fl_static_apply_position(w, 0.0);

@@ -139,6 +139,8 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
     const fl_bond *bd = &one->bond[b];
     kmax = fmax(kmax, fmax(fl_series(bd->s1.k_axial, bd->s2.k_axial), fl_series(bd->s1.k_shear, bd->s2.k_shear)));
   }
+  for (int k = 0; k < one->ntool; k++) /* a rigid tool's penalty (kind/bend.c) may be stiffer */
+    kmax = fmax(kmax, one->law[k].k_n);
   for (int i = 0; i < nb; i++)
     xmax = fmax(xmax, fabs(one->x_ref[i].x) + fabs(one->x_ref[i].y) + fabs(one->x_ref[i].z));
   w->floor = kmax * xmax * DBL_EPSILON / w->fs;
