@@ -76,6 +76,18 @@ struct body_set {
   fl_quat *q;
 };
 
+/* What a step's bodies leave for the watch of that step (watch_at), kept twice: the
+ * step's bodies write one set while the watch of the step before reads the other. */
+struct step_news {
+  int *bad;                  /* the first body that left the finite numbers this step, or nbody */
+  int *out;                  /* the first body outside the box after this step, or nbody */
+  int *touch_lo, *touch_hi;  /* s * ntool + k: the bodies that touched tool k this step */
+  fl_vec3 *tshare;           /* force of body i on tool k, (s * nbody + i) * ntool + k */
+  fl_vec3 *grip_f, *grip_t;  /* s * ngrip + j: the grip's body j's force and torque about the origin */
+  double *pload_force;       /* the point load of the step along its direction, N */
+  int *events;               /* the bonds broken or buckled in the step */
+};
+
 /* Device arrays, passed to kernels by value.  "rows": structure of arrays as system.h
  * lays them out, row r of specimen s at (s * ROWS + r) * nbond.  What a step reads of
  * the bodies and the damping state it reads from "now" and writes into "next" (the
@@ -104,7 +116,6 @@ struct fl_gpu_dev {
   /* per specimen and body, index s * nbody + i */
   body_set now, next;        /* the state before the step, and after it */
   fl_vec3 *xi;               /* contact history, (s * nbody + i) * ntool + k */
-  fl_vec3 *tshare;           /* force of body i on tool k, same index */
   unsigned char *body_redo;  /* 1: the step left the body to k_bodies */
   /* per specimen and bond */
   double *srow, *srow_next;  /* the state rows (FL_STATE_ROWS), before and after the step;
@@ -117,13 +128,9 @@ struct fl_gpu_dev {
   const fl_bond_damping *damping;
   const fl_bond_limits *limits;
   const fl_contact_law *law; /* s * ntool + k */
-  int *nbroken;
+  int *nbroken;              /* bonds broken or buckled so far */
   double *overlap;           /* the largest tool overlap so far, m (kept by its bits) */
-  int *touch_lo, *touch_hi;  /* s * ntool + k: the bodies that touched tool k this step */
-  fl_vec3 *grip_f, *grip_t;  /* s * ngrip + j: the grip's body j's force and torque about the origin */
-  double *pload_force;       /* the point load of the step along its direction, N */
-  int *bad;                  /* the first body that left the finite numbers this step, or nbody */
-  int *out;                  /* the first body outside the box after this step, or nbody */
+  step_news news, news_before; /* this step's, and the step's before (for its watch) */
   fl_track *track;           /* the explicit solver's watch of every step (track.h) */
   long *bad_step;            /* the first step a body failed, or -1 */
   int *bad_body;             /* that body, */
@@ -144,13 +151,23 @@ struct fl_step_args {
   double box;      /* > 0: check every body within this distance of the origin, m */
 };
 
+/* The watch of step n (from time tm and path position pos) of a test of kind. */
+struct watch_args {
+  enum fl_test_kind kind;
+  fl_point_load pl;
+  long n;
+  double tm, pos;
+};
+
 struct fl_gpu {
   fl_gpu_dev d;
   enum fl_test_kind kind; /* the test the watch measures (fl_gpu_track_put) */
   int any_common;         /* some specimen's bonds may take the common law */
-  int *host_int;          /* nspec ints, pinned: a download's staging */
-  long *host_long;        /* nspec longs, pinned */
-  void *blocks[64];       /* every cudaMalloc, for freeing */
+  cudaStream_t stream;    /* every launch and copy of the steps, in order */
+  watch_args pending;     /* the last step's watch, not launched yet (pending.n >= 0) */
+  long *host_long;        /* nspec longs, pinned: a download's staging */
+  fl_track *host_track;   /* nspec watches, pinned */
+  void *blocks[80];       /* every cudaMalloc, for freeing */
   int nblocks;
   void *pinned[2];        /* every cudaMallocHost */
   void *locked[8];        /* the host's arrays the downloads fill, page-locked in place */
@@ -287,8 +304,10 @@ __global__ void k_bonds_general(fl_gpu_dev d)
     d.bond_redo[idx] = 0;
   }
   int events = bond_general_at(d, idx);
-  if (events)
-    atomicAdd(&d.nbroken[s], events); /* integer: order-independent */
+  if (events) {
+    atomicAdd(&d.nbroken[s], events); /* integers: order-independent */
+    atomicAdd(&d.news.events[s], events);
+  }
 }
 
 /* The bits of a double, which for nonnegative ones order as the double does: their
@@ -317,7 +336,7 @@ FL_HD static inline body_news body_step(const fl_gpu_dev &d, size_t k, int s, in
   const body_set &o = d.now, &nx = d.next;
   unsigned char motion = d.motion[i];
   if (motion == FL_FREE && d.ntool > 0) {
-    fl_vec3 *share = d.tshare + k * d.ntool;
+    fl_vec3 *share = d.news.tshare + k * d.ntool;
     fl_contact_tools(d.law + (size_t)s * d.ntool, a.tool, d.ntool, o.x[k], o.q[k], o.v[k], o.w[k], d.hl[i],
                      d.radius[i], a.dt, d.xi + k * d.ntool, 1, &f, &t, share, &news.ov);
     for (int m = 0; m < d.ntool; m++) /* a body that carries tool m's load (else it is a zero) */
@@ -330,7 +349,7 @@ FL_HD static inline body_news body_step(const fl_gpu_dev &d, size_t k, int s, in
     fl_vec3 fp = fl_scale(a.pl.dir, load);
     f = fl_add(f, fp);
     t = fl_add(t, fl_cross(arm, fp));
-    d.pload_force[s] = load;
+    d.news.pload_force[s] = load;
   }
   fl_vec3 x = o.x[k];
   if (motion == FL_FREE) {
@@ -354,8 +373,8 @@ FL_HD static inline body_news body_step(const fl_gpu_dev &d, size_t k, int s, in
     nx.x[k] = x, nx.v[k] = v, nx.q[k] = q, nx.L[k] = L, nx.w[k] = w;
   } else if (motion == FL_GRIP_MOVING) {
     int j = d.grip_slot[i];
-    d.grip_f[(size_t)s * d.ngrip + j] = f;
-    d.grip_t[(size_t)s * d.ngrip + j] = fl_add(t, fl_cross(x, f)); /* before the grip moves */
+    d.news.grip_f[(size_t)s * d.ngrip + j] = f;
+    d.news.grip_t[(size_t)s * d.ngrip + j] = fl_add(t, fl_cross(x, f)); /* before the grip moves */
     fl_integrate_grip(&nx.x[k], &nx.v[k], &nx.q[k], &nx.L[k], &nx.w[k], d.x_ref[i], d.q_ref[i], a.disp, a.qg, a.wg,
                       a.vg);
     x = nx.x[k];
@@ -368,14 +387,15 @@ FL_HD static inline body_news body_step(const fl_gpu_dev &d, size_t k, int s, in
  * the result does not depend on the order threads come in). */
 __device__ static inline void body_report(const fl_gpu_dev &d, int s, int i, const body_news &news)
 {
+  const step_news &w = d.news;
   if (!news.ok)
-    atomicMin(&d.bad[s], i);
+    atomicMin(&w.bad[s], i);
   if (news.outside)
-    atomicMin(&d.out[s], i);
+    atomicMin(&w.out[s], i);
   for (int m = 0; m < d.ntool; m++)
     if (news.tools & 1u << m) {
-      atomicMin(&d.touch_lo[(size_t)s * d.ntool + m], i);
-      atomicMax(&d.touch_hi[(size_t)s * d.ntool + m], i);
+      atomicMin(&w.touch_lo[(size_t)s * d.ntool + m], i);
+      atomicMax(&w.touch_hi[(size_t)s * d.ntool + m], i);
     }
   if (news.ov > 0.0) /* a nonnegative double's bits order as it does */
     atomicMax((unsigned long long *)&d.overlap[s], order_bits(news.ov));
@@ -461,59 +481,69 @@ __device__ static inline void body_at(const fl_gpu_dev &d, size_t k, const fl_st
   body_report(d, s, i, body_step(d, k, s, i, f, t, a));
 }
 
-__global__ void k_bodies(fl_gpu_dev d, fl_step_args a)
+/* Specimen s after step w.n of the watch (w.tm, w.pos), from what that step's bodies
+ * left in the news and the state after the step (d.now): the first failure (a body
+ * that left the finite numbers, before one outside the box, as the CPU solver checks
+ * them), then the loads the test measures, summed in body order as the CPU engine sums
+ * them, and the explicit solver's watch (track.h): the peak, the first touch, the
+ * first event.  after: the bonds broken in the step after it, which the count already
+ * holds (NULL: none yet).  The news are made ready for the step after next. */
+FL_HD static inline void watch_at(const fl_gpu_dev &d, int s, const watch_args &w, const step_news &nw,
+                                  const int *after)
 {
-  size_t k = thread_index();
-  if (k < (size_t)d.nspec * d.nbody)
-    body_at(d, k, a);
-}
-
-/* Specimen s after step n, from time tm and path position pos: the first failure (a
- * body that left the finite numbers, before one outside the box, as the CPU solver
- * checks them), then the loads the test measures, summed in body order as the CPU
- * engine sums them, and the explicit solver's watch (track.h): the peak, the first
- * touch, the first event. */
-FL_HD static inline void watch_at(const fl_gpu_dev &d, int s, enum fl_test_kind kind, const fl_point_load &pl, long n,
-                                  double tm, double pos)
-{
-  if (d.bad_step[s] < 0 && (d.bad[s] < d.nbody || d.out[s] < d.nbody)) {
-    d.bad_step[s] = n;
-    d.bad_box[s] = d.bad[s] == d.nbody;
-    d.bad_body[s] = d.bad[s] < d.nbody ? d.bad[s] : d.out[s];
+  if (d.bad_step[s] < 0 && (nw.bad[s] < d.nbody || nw.out[s] < d.nbody)) {
+    d.bad_step[s] = w.n;
+    d.bad_box[s] = nw.bad[s] == d.nbody;
+    d.bad_body[s] = nw.bad[s] < d.nbody ? nw.bad[s] : nw.out[s];
   }
-  d.bad[s] = d.out[s] = d.nbody;
+  nw.bad[s] = nw.out[s] = d.nbody;
   fl_vec3 tf[FL_MAX_TOOLS];
   for (int m = 0; m < d.ntool; m++) {
     size_t at = (size_t)s * d.ntool + m;
     tf[m] = fl_v3(0.0, 0.0, 0.0);
-    for (int i = d.touch_lo[at]; i <= d.touch_hi[at]; i++)
+    for (int i = nw.touch_lo[at]; i <= nw.touch_hi[at]; i++)
       if (d.motion[i] == FL_FREE)
-        tf[m] = fl_add(tf[m], d.tshare[((size_t)s * d.nbody + i) * d.ntool + m]);
-    d.touch_lo[at] = d.nbody, d.touch_hi[at] = -1;
+        tf[m] = fl_add(tf[m], nw.tshare[((size_t)s * d.nbody + i) * d.ntool + m]);
+    nw.touch_lo[at] = d.nbody, nw.touch_hi[at] = -1;
   }
   fl_vec3 gf = fl_v3(0.0, 0.0, 0.0), gt = fl_v3(0.0, 0.0, 0.0);
   for (int j = 0; j < d.ngrip; j++) {
-    gf = fl_add(gf, d.grip_f[(size_t)s * d.ngrip + j]);
-    gt = fl_add(gt, d.grip_t[(size_t)s * d.ngrip + j]);
+    gf = fl_add(gf, nw.grip_f[(size_t)s * d.ngrip + j]);
+    gt = fl_add(gt, nw.grip_t[(size_t)s * d.ngrip + j]);
   }
-  double y = fl_track_load(kind, tf, d.ntool, gf, gt, d.pload_force[s]);
+  int broken = d.nbroken[s] - (after ? after[s] : 0);
+  nw.events[s] = 0;
+  double y = fl_track_load(w.kind, tf, d.ntool, gf, gt, nw.pload_force[s]);
   fl_track *tr = &d.track[s];
-  if (!fl_track_step(tr, fl_test_bends(kind), y, d.nbroken[s], tm, pos, n))
+  if (!fl_track_step(tr, fl_test_bends(w.kind), y, broken, w.tm, w.pos, w.n))
     return;
-  if (kind == FL_TEST_CANTILEVER) { /* the tip's displacement after the step (fl_measure_x) */
-    size_t k = (size_t)s * d.nbody + pl.body;
-    fl_vec3 arm, p_ref = fl_add(d.x_ref[pl.body], fl_qrot(d.q_ref[pl.body], pl.arm));
-    tr->x_at_peak = fl_point_load_travel(&pl, d.now.x[k], d.now.q[k], p_ref, &arm);
+  if (w.kind == FL_TEST_CANTILEVER) { /* the tip's displacement after the step (fl_measure_x) */
+    size_t k = (size_t)s * d.nbody + w.pl.body;
+    fl_vec3 arm, p_ref = fl_add(d.x_ref[w.pl.body], fl_qrot(d.q_ref[w.pl.body], w.pl.arm));
+    tr->x_at_peak = fl_point_load_travel(&w.pl, d.now.x[k], d.now.q[k], p_ref, &arm);
   } else {
-    tr->x_at_peak = fl_track_travel(tr->touch, pos);
+    tr->x_at_peak = fl_track_travel(tr->touch, w.pos);
   }
 }
 
-__global__ void k_watch(fl_gpu_dev d, enum fl_test_kind kind, fl_point_load pl, long n, double tm, double pos)
+/* The marked bodies, and after them (watch.n >= 0) one thread per specimen for the
+ * watch of the step before: the state after that step is this step's d.now, its news
+ * are d.news_before. */
+__global__ void k_bodies(fl_gpu_dev d, fl_step_args a, watch_args watch)
+{
+  size_t k = thread_index(), nb = (size_t)d.nspec * d.nbody;
+  if (k < nb)
+    body_at(d, k, a);
+  else if (watch.n >= 0 && k - nb < (size_t)d.nspec)
+    watch_at(d, (int)(k - nb), watch, d.news_before, d.news.events);
+}
+
+/* The watch of the last step, where no step follows yet: its news are d.news_before. */
+__global__ void k_watch(fl_gpu_dev d, watch_args watch)
 {
   size_t s = thread_index();
   if (s < (size_t)d.nspec)
-    watch_at(d, (int)s, kind, pl, n, tm, pos);
+    watch_at(d, (int)s, watch, d.news_before, NULL);
 }
 
 /* Bond i of fl_gpu_eval_bonds' arrays. */
@@ -703,6 +733,31 @@ static int staging_fill(fl_gpu *g, const fl_system *sys, staging *t)
   return FL_OK;
 }
 
+/* One set of a step's news on the device, with nothing to tell yet. */
+static int put_news(fl_gpu *g, step_news *w, const fl_system *sys, const staging *t, char *msg, size_t len)
+{
+  size_t ns = (size_t)sys->nspec, nt = (size_t)sys->ntool, v3 = sizeof(fl_vec3);
+  struct {
+    void **to;
+    const void *from;
+    size_t n;
+  } all[] = {{(void **)&w->bad, t->none_int, ns * sizeof(int)},
+             {(void **)&w->out, t->none_int, ns * sizeof(int)},
+             {(void **)&w->touch_lo, t->lo, ns * nt * sizeof(int)},
+             {(void **)&w->touch_hi, t->hi, ns * nt * sizeof(int)},
+             {(void **)&w->tshare, NULL, g->nsb * nt * v3},
+             {(void **)&w->grip_f, NULL, ns * g->d.ngrip * v3},
+             {(void **)&w->grip_t, NULL, ns * g->d.ngrip * v3},
+             {(void **)&w->pload_force, sys->pload_force, ns * sizeof(double)},
+             {(void **)&w->events, NULL, ns * sizeof(int)}};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
+    int rc = put(g, all[k].to, all[k].from, all[k].n, msg, len);
+    if (rc != FL_OK)
+      return rc;
+  }
+  return FL_OK;
+}
+
 extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size_t len)
 {
   *out = NULL;
@@ -733,13 +788,16 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   g->d.def_uniform = sys->def_uniform;
   g->nsb = (size_t)ns * nb;
   g->nsd = (size_t)ns * nd;
-  /* pinned: the host waits on them at every row */
-  if ((rc = check(g, cudaMallocHost((void **)&g->host_int, (size_t)ns * sizeof(int)), "cudaMallocHost")) ||
-      (rc = check(g, cudaMallocHost((void **)&g->host_long, (size_t)ns * sizeof(long)), "cudaMallocHost"))) {
+  g->pending.n = -1;
+  /* pinned: the host waits on them at every row; the steps' own stream, which does
+   * not wait for other work on the device */
+  if ((rc = check(g, cudaMallocHost((void **)&g->host_long, (size_t)ns * sizeof(long)), "cudaMallocHost")) ||
+      (rc = check(g, cudaMallocHost((void **)&g->host_track, (size_t)ns * sizeof(fl_track)), "cudaMallocHost")) ||
+      (rc = check(g, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"))) {
     snprintf(msg, len, "%s", g->err);
     goto fail;
   }
-  g->pinned[0] = g->host_int, g->pinned[1] = g->host_long;
+  g->pinned[0] = g->host_long, g->pinned[1] = g->host_track;
   PUT(quot, t.quot, FL_BODY_ROWS * (size_t)nb * sizeof(double));
   PUT(mass, sys->mass, nb * sizeof(double));
   PUT(ia, sys->inertia_axial, nb * sizeof(double));
@@ -769,7 +827,6 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(next.L, sys->L, g->nsb * v3);
   PUT(next.q, sys->q, g->nsb * sizeof(fl_quat));
   PUT(xi, sys->xi, g->nsb * nt * v3);
-  PUT(tshare, NULL, g->nsb * nt * v3);
   PUT(srow, sys->state_row, FL_STATE_ROWS * g->nsd * sizeof(double));
   PUT(srow_next, sys->state_row, FL_STATE_ROWS * g->nsd * sizeof(double));
   PUT(st, sys->bstate, g->nsd * sizeof(fl_bond_state));
@@ -782,13 +839,8 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(law, sys->law, (size_t)ns * nt * sizeof(fl_contact_law));
   PUT(nbroken, sys->nbroken, ns * sizeof(int));
   PUT(overlap, sys->overlap, ns * sizeof(double));
-  PUT(touch_lo, t.lo, (size_t)ns * nt * sizeof(int));
-  PUT(touch_hi, t.hi, (size_t)ns * nt * sizeof(int));
-  PUT(grip_f, NULL, (size_t)ns * g->d.ngrip * v3);
-  PUT(grip_t, NULL, (size_t)ns * g->d.ngrip * v3);
-  PUT(pload_force, sys->pload_force, ns * sizeof(double));
-  PUT(bad, t.none_int, ns * sizeof(int));
-  PUT(out, t.none_int, ns * sizeof(int));
+  if ((rc = put_news(g, &g->d.news, sys, &t, msg, len)) || (rc = put_news(g, &g->d.news_before, sys, &t, msg, len)))
+    goto fail;
   PUT(track, NULL, ns * sizeof(fl_track));
   PUT(bad_step, t.none_long, ns * sizeof(long));
   PUT(bad_body, NULL, ns * sizeof(int));
@@ -802,16 +854,43 @@ fail:
   return rc;
 }
 
-/* Copy n bytes back from the device (waiting for it), the error kept in g. */
+/* Copy n bytes back from the device after the steps' work so far (on their stream),
+ * without waiting for it: the error kept in g. */
+static int get_async(fl_gpu *g, void *dst, const void *src, size_t n)
+{
+  return n == 0 ? FL_OK
+                : check(g, cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, g->stream), "copy from the device");
+}
+
+/* Wait for the steps' stream: a kernel's fault shows here. */
+static int wait_steps(fl_gpu *g) { return check(g, cudaStreamSynchronize(g->stream), "the steps' kernels"); }
+
+/* get_async, and wait for the copy. */
 static int get(fl_gpu *g, void *dst, const void *src, size_t n)
 {
-  return n == 0 ? FL_OK : check(g, cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "copy from the device");
+  int rc = get_async(g, dst, src, n);
+  return rc == FL_OK ? wait_steps(g) : rc;
+}
+
+/* Launch the watch of the last step, where no step has taken it along yet. */
+static int watch_flush(fl_gpu *g)
+{
+  if (g->pending.n < 0)
+    return FL_OK;
+  size_t ns = (size_t)g->d.nspec;
+  FL_LAUNCH(k_watch, blocks_for(ns, block_threads(ns)), block_threads(ns), g->stream, g->d, g->pending);
+  g->pending.n = -1;
+  return check(g, cudaGetLastError(), "the watch's kernel");
 }
 
 extern "C" int fl_gpu_track_put(fl_gpu *g, enum fl_test_kind kind, const fl_track *tr)
 {
+  int rc = watch_flush(g); /* the steps so far watched, before the host's watch replaces it */
+  if (rc != FL_OK)
+    return rc;
   g->kind = kind;
-  return check(g, cudaMemcpyAsync(g->d.track, tr, (size_t)g->d.nspec * sizeof *tr, cudaMemcpyHostToDevice, 0),
+  return check(g,
+               cudaMemcpyAsync(g->d.track, tr, (size_t)g->d.nspec * sizeof *tr, cudaMemcpyHostToDevice, g->stream),
                "copy to the device");
 }
 
@@ -830,17 +909,27 @@ extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, long n, double tm, double 
   a.wg = gm.wg;
   a.box = box;
   size_t nd = g->nsd, nb = g->nsb, ns = (size_t)d.nspec;
+  cudaStream_t st = g->stream;
   if (g->any_common)
-    FL_LAUNCH(k_step, blocks_for(nb, block_threads(nb, K_STEP_THREADS)), block_threads(nb, K_STEP_THREADS), 0, d, a);
+    FL_LAUNCH(k_step, blocks_for(nb, block_threads(nb, K_STEP_THREADS)), block_threads(nb, K_STEP_THREADS), st, d, a);
   if (nd > 0)
-    FL_LAUNCH(k_bonds_general, blocks_for(nd, block_threads(nd)), block_threads(nd), 0, d);
-  FL_LAUNCH(k_bodies, blocks_for(nb, block_threads(nb)), block_threads(nb), 0, d, a);
-  /* the state after the step is the next one's before */
+    FL_LAUNCH(k_bonds_general, blocks_for(nd, block_threads(nd)), block_threads(nd), st, d);
+  /* the bodies k_step left, and the watch of the step before */
+  size_t nbw = nb + (g->pending.n >= 0 ? ns : 0);
+  FL_LAUNCH(k_bodies, blocks_for(nbw, block_threads(nbw)), block_threads(nbw), st, d, a, g->pending);
+  /* the state after the step is the next one's before; this step's news the next
+   * one's news_before, for this step's watch */
   body_set bs = g->d.now;
   g->d.now = g->d.next, g->d.next = bs;
   double *rows = g->d.srow;
   g->d.srow = g->d.srow_next, g->d.srow_next = rows;
-  FL_LAUNCH(k_watch, blocks_for(ns, block_threads(ns)), block_threads(ns), 0, d, g->kind, sys->pload, n, tm, pos);
+  step_news w = g->d.news;
+  g->d.news = g->d.news_before, g->d.news_before = w;
+  g->pending.kind = g->kind;
+  g->pending.pl = sys->pload;
+  g->pending.n = n;
+  g->pending.tm = tm;
+  g->pending.pos = pos;
   fl_system_step_end(sys, &gm);
   return check(g, cudaGetLastError(), "a step's kernels");
 }
@@ -851,9 +940,13 @@ extern "C" int fl_gpu_track_get(fl_gpu *g, const fl_system *sys, fl_track *tr, l
   const fl_gpu_dev &d = g->d;
   size_t ns = (size_t)d.nspec;
   *bad_step = -1;
-  int rc = get(g, tr, d.track, ns * sizeof *tr);
+  int rc = watch_flush(g);
+  if (rc == FL_OK)
+    rc = get_async(g, g->host_track, d.track, ns * sizeof *tr);
   if (rc == FL_OK)
     rc = get(g, g->host_long, d.bad_step, ns * sizeof(long));
+  if (rc == FL_OK)
+    memcpy(tr, g->host_track, ns * sizeof *tr);
   for (size_t s = 0; rc == FL_OK && s < ns; s++) /* the earliest step, then the first specimen */
     if (g->host_long[s] >= 0 && (*bad_step < 0 || g->host_long[s] < *bad_step)) {
       *bad_step = g->host_long[s];
@@ -917,12 +1010,12 @@ extern "C" int fl_gpu_download(fl_gpu *g, fl_system *sys)
   int n = download_list(g, sys, list);
   if (g->nlocked == 0 && g->nsd + g->nsb >= ((size_t)1 << 16))
     lock_host(g, sys); /* once, at the first download of a large system */
-  for (int k = 0; k < n; k++) {
-    int rc = get(g, list[k].to, list[k].from, list[k].n);
+  for (int k = 0; k < n; k++) { /* in order on the steps' stream, then one wait */
+    int rc = get_async(g, list[k].to, list[k].from, list[k].n);
     if (rc)
       return rc;
   }
-  return FL_OK;
+  return wait_steps(g);
 }
 
 extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
@@ -1016,6 +1109,8 @@ extern "C" void fl_gpu_free(fl_gpu **gpu)
   if (!gpu || !*gpu)
     return;
   fl_gpu *g = *gpu;
+  if (g->stream)
+    cudaStreamDestroy(g->stream); /* after its work, which the frees below wait for too */
   for (int k = 0; k < g->nblocks; k++)
     cudaFree(g->blocks[k]);
   for (int k = 0; k < 2; k++)
