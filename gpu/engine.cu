@@ -446,10 +446,11 @@ __device__ static inline int step_at(const fl_gpu_dev &d, size_t k, const fl_ste
   return 1;
 }
 
-/* 202 registers a thread (ptxas, sm_90; held to 168 it would spill 116 bytes): two
- * blocks of 128 threads an SM */
-#define K_STEP_THREADS 128
-__global__ void __launch_bounds__(K_STEP_THREADS) k_step(fl_gpu_dev d, fl_step_args a)
+/* Registers (ptxas, sm_90): left free it takes 202, two blocks of 128 threads an SM;
+ * held to 200 it takes 199 without spilling, ten warps an SM (five blocks of 64
+ * threads); held to 184 it would spill 44 bytes a thread */
+#define K_STEP_THREADS 64
+__global__ void __maxnreg__(200) k_step(fl_gpu_dev d, fl_step_args a)
 {
   size_t k = thread_index();
   if (k < (size_t)d.nspec * d.nbody)

@@ -30,6 +30,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#define __maxnreg__(...)
 
 /* ---- launches ------------------------------------------------------------------- */
 
