@@ -1,26 +1,30 @@
 /* engine.cu: the CUDA engine.  The same physics as the CPU engine (src/engine.c), from
  * the same headers: bond.h (bond law, limits, buckling), contact.h (tool contacts),
  * integrate.h (rigid-body step), and the same arrays: the state lives in device memory
- * in the layout of fl_system (system.h), so that a download is a copy.  One step:
- *  - k_bonds: one thread per bond of every specimen, the common bond (damped, without
- *    limits, neither broken, yielded nor buckled, sides in line: the vectorised law
- *    fl_bond_eval_inline, on the definitions' rows shared by the specimens) into the
- *    loads' rows; a bond it does not serve is marked for
- *  - k_bonds_general: the general law fl_bond_eval on the bond's whole state (kept
- *    apart from the common bond, whose registers it would otherwise set);
- *  - k_bodies: one thread per body: its bonds' loads gathered in ascending bond order
- *    (no floating-point atomics: runs repeat bit for bit), its tool contacts, the
- *    point load, its step (with the CPU's quotients), and every 1024 steps the
- *    bounding-box check;
+ * in the layout of fl_system (system.h), so that a download is a copy; the bodies'
+ * state and the damping state twice, before and after the step.  One step:
+ *  - k_step: one thread per body of every specimen the common bond may serve (damped,
+ *    without limits): each of the body's bonds through the vectorised law
+ *    fl_bond_eval_inline (on the definitions' rows, shared by the specimens), from the
+ *    state before the step, summed in ascending bond order, and the body's step into
+ *    the state after it.  A bond's two bodies both evaluate it, so that its loads
+ *    never go through memory; where a bond needs the general law, its bodies are left
+ *    marked for
+ *  - k_bonds_general: the marked bonds (every bond of the other specimens) through
+ *    fl_bond_eval on the bond's whole state, loads into rows (kept apart from the
+ *    common bond, whose registers the general law would otherwise set);
+ *  - k_bodies: the marked bodies (every body of the other specimens): their bonds'
+ *    loads gathered from the rows in ascending bond order (no floating-point atomics:
+ *    runs repeat bit for bit), their tool contacts, the point load and their step;
  *  - k_watch: one thread per specimen: the tool and grip loads the test measures
  *    (summed in body order over the bodies that can carry them) and the explicit
  *    solver's watch (track.h), so that the host waits for the device only at the
  *    output rows.
  * Energies and the rows' other values are evaluated on the host, from the state, at
- * the rows.  Each kernel is a thin wrapper around a host and device function of one
- * index (what one thread does), launched through FL_LAUNCH, so that the tests' host
- * shim of the CUDA runtime (tests/cuda/cuda_runtime.h) runs this file unchanged on the
- * CPU, every index in order. */
+ * the rows.  Each kernel is a thin wrapper around a function of one index (what one
+ * thread does), launched through FL_LAUNCH, so that the tests' host shim of the CUDA
+ * runtime (tests/cuda/cuda_runtime.h) runs this file unchanged on the CPU, every index
+ * in order: no thread reads what another writes in the same launch. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,13 +70,35 @@ __device__ static inline size_t thread_index(void)
  * both (fl_load_row's first nine; the energy is the host's, at the rows). */
 enum { LOAD_ROWS = FL_LOAD_E };
 
+/* A body's state, structure of arrays, index s * nbody + i. */
+struct body_set {
+  fl_vec3 *x, *v, *w, *L;
+  fl_quat *q;
+};
+
+/* What a step's bodies leave for the watch of that step (watch_at), kept twice: the
+ * step's bodies write one set while the watch of the step before reads the other. */
+struct step_news {
+  int *bad;                  /* the first body that left the finite numbers this step, or nbody */
+  int *out;                  /* the first body outside the box after this step, or nbody */
+  int *touch_lo, *touch_hi;  /* s * ntool + k: the bodies that touched tool k this step */
+  fl_vec3 *tshare;           /* force of body i on tool k, (s * nbody + i) * ntool + k */
+  fl_vec3 *grip_f, *grip_t;  /* s * ngrip + j: the grip's body j's force and torque about the origin */
+  double *pload_force;       /* the point load of the step along its direction, N */
+  int *events;               /* the bonds broken or buckled in the step */
+};
+
 /* Device arrays, passed to kernels by value.  "rows": structure of arrays as system.h
- * lays them out, row r of specimen s at (s * ROWS + r) * nbond. */
+ * lays them out, row r of specimen s at (s * ROWS + r) * nbond.  What a step reads of
+ * the bodies and the damping state it reads from "now" and writes into "next" (the
+ * host swaps the two after the step): a body's thread evaluates its own bonds from
+ * its neighbours' state while they step (see step_at). */
 struct fl_gpu_dev {
   int nspec, nbody, nbond, ntool;
   int chain;                 /* bond b joins bodies b and b + 1 (adj_chain) */
   int def_shared;            /* one set of definitions for every specimen */
   int def_uniform;           /* q0 and the stiffnesses those of the first bond */
+  int quot_uniform;          /* every body has the first one's quotients */
   int ngrip;                 /* bodies the moving grip holds */
   /* per body, shared */
   const double *quot;        /* the free step's quotients, FL_BODY_ROWS rows of nbody */
@@ -88,27 +114,23 @@ struct fl_gpu_dev {
   const double *def;         /* the definitions' rows (FL_DEF_ROWS), one set or per specimen */
   const fl_bond *bond;       /* the whole definitions, for the general law, likewise */
   /* per specimen and body, index s * nbody + i */
-  fl_vec3 *x, *v, *w, *L;
-  fl_quat *q;
+  body_set now, next;        /* the state before the step, and after it */
   fl_vec3 *xi;               /* contact history, (s * nbody + i) * ntool + k */
-  fl_vec3 *tshare;           /* force of body i on tool k, same index */
+  unsigned char *body_redo;  /* 1: the step left the body to k_bodies */
   /* per specimen and bond */
-  double *srow;              /* the state rows (FL_STATE_ROWS): damping state, live flags */
+  double *srow, *srow_next;  /* the state rows (FL_STATE_ROWS), before and after the step;
+                              * the live row the same in both */
   fl_bond_state *st;         /* the rest of the state, index s * nbond + b (fd, td 0) */
-  double *load;              /* LOAD_ROWS rows */
-  unsigned char *redo;       /* 1: the common law did not serve the bond this step */
+  double *load;              /* LOAD_ROWS rows: the loads k_bodies gathers */
+  unsigned char *bond_redo;  /* 1: the common law did not serve the bond this step */
   /* per specimen */
   const unsigned char *common; /* 1: damped and without limits, the common law may serve it */
   const fl_bond_damping *damping;
   const fl_bond_limits *limits;
   const fl_contact_law *law; /* s * ntool + k */
-  int *nbroken;
+  int *nbroken;              /* bonds broken or buckled so far */
   double *overlap;           /* the largest tool overlap so far, m (kept by its bits) */
-  int *touch_lo, *touch_hi;  /* s * ntool + k: the bodies that touched tool k this step */
-  fl_vec3 *grip_f, *grip_t;  /* s * ngrip + j: the grip's body j's force and torque about the origin */
-  double *pload_force;       /* the point load of the step along its direction, N */
-  int *bad;                  /* the first body that left the finite numbers this step, or nbody */
-  int *out;                  /* the first body outside the box after this step, or nbody */
+  step_news news, news_before; /* this step's, and the step's before (for its watch) */
   fl_track *track;           /* the explicit solver's watch of every step (track.h) */
   long *bad_step;            /* the first step a body failed, or -1 */
   int *bad_body;             /* that body, */
@@ -129,13 +151,23 @@ struct fl_step_args {
   double box;      /* > 0: check every body within this distance of the origin, m */
 };
 
+/* The watch of step n (from time tm and path position pos) of a test of kind. */
+struct watch_args {
+  enum fl_test_kind kind;
+  fl_point_load pl;
+  long n;
+  double tm, pos;
+};
+
 struct fl_gpu {
   fl_gpu_dev d;
   enum fl_test_kind kind; /* the test the watch measures (fl_gpu_track_put) */
   int any_common;         /* some specimen's bonds may take the common law */
-  int *host_int;          /* nspec ints, pinned: a download's staging */
-  long *host_long;        /* nspec longs, pinned */
-  void *blocks[64];       /* every cudaMalloc, for freeing */
+  cudaStream_t stream;    /* every launch and copy of the steps, in order */
+  watch_args pending;     /* the last step's watch, not launched yet (pending.n >= 0) */
+  long *host_long;        /* nspec longs, pinned: a download's staging */
+  fl_track *host_track;   /* nspec watches, pinned */
+  void *blocks[80];       /* every cudaMalloc, for freeing */
   int nblocks;
   void *pinned[2];        /* every cudaMallocHost */
   void *locked[8];        /* the host's arrays the downloads fill, page-locked in place */
@@ -146,20 +178,20 @@ struct fl_gpu {
 
 /* ---- kernels: one index each ------------------------------------------------------ */
 
-/* Body k of the arrays. */
-FL_HD static inline fl_body body_of(const fl_gpu_dev &d, size_t k)
+/* Body k of a set. */
+FL_HD static inline fl_body body_of(const body_set &b, size_t k)
 {
-  fl_body b = {d.x[k], d.q[k], d.v[k], d.w[k]};
-  return b;
+  fl_body r = {b.x[k], b.q[k], b.v[k], b.w[k]};
+  return r;
 }
 
-/* The bond's bodies in specimen s. */
+/* The bond's bodies in specimen s, before the step. */
 FL_HD static inline void bond_bodies(const fl_gpu_dev &d, int s, int b, fl_body *bi, fl_body *bj)
 {
   size_t base = (size_t)s * d.nbody;
   int i = d.chain ? b : d.b1[b], j = d.chain ? b + 1 : d.b2[b];
-  *bi = body_of(d, base + i);
-  *bj = body_of(d, base + j);
+  *bi = body_of(d.now, base + i);
+  *bj = body_of(d.now, base + j);
 }
 
 /* Store a bond's loads in the rows (ld.force, torque1, torque2). */
@@ -172,22 +204,27 @@ FL_HD static inline void put_loads(const fl_gpu_dev &d, int s, int b, fl_vec3 f,
   row[6 * n] = t2.x, row[7 * n] = t2.y, row[8 * n] = t2.z;
 }
 
-/* Bond idx (specimen idx / nbond) through the common law, as the CPU engine's
- * vectorised pass takes it (engine.c): its loads into the rows and its damping state
- * moved on.  Returns 0 where the law does not serve it (the specimen has limits or no
- * damping, the bond is not live, its definition or its angles need the general law):
- * the state is left as it was. */
-FL_HD static inline int bond_common_at(const fl_gpu_dev &d, size_t idx)
+/* Store a damping state in the rows from (row: the bond's first). */
+FL_HD static inline void put_damping(double *row, size_t n, fl_vec3 fd, fl_vec3 td)
 {
-  int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
-  if (!d.common[s])
-    return 0;
+  row[FL_STATE_FD * n] = fd.x, row[(FL_STATE_FD + 1) * n] = fd.y, row[(FL_STATE_FD + 2) * n] = fd.z;
+  row[FL_STATE_TD * n] = td.x, row[(FL_STATE_TD + 1) * n] = td.y, row[(FL_STATE_TD + 2) * n] = td.z;
+}
+
+/* Bond b of specimen s (whose specimen the common law may serve) through the common
+ * law, as the CPU engine's vectorised pass takes it (engine.c), from the state before
+ * the step; writes nothing.  ld->ok is 0 where the law does not serve it (the bond is
+ * not live, its definition or its angles need the general law). */
+FL_HD static inline void bond_common(const fl_gpu_dev &d, int s, int b, fl_bond_inline_loads *ld)
+{
   size_t n = (size_t)d.nbond;
-  double *row = d.srow + (size_t)s * FL_STATE_ROWS * n + b;
+  const double *row = d.srow + (size_t)s * FL_STATE_ROWS * n + b;
   const double *def = d.def + (d.def_shared ? 0 : (size_t)s * FL_DEF_ROWS * n);
   size_t c = d.def_uniform ? 0 : (size_t)b; /* the column of q0 and the stiffnesses */
-  if (row[FL_STATE_LIVE * n] == 0.0 || def[FL_DEF_OK * n + c] == 0.0)
-    return 0;
+  if (row[FL_STATE_LIVE * n] == 0.0 || def[FL_DEF_OK * n + c] == 0.0) {
+    ld->ok = 0;
+    return;
+  }
   fl_bond_inline_def bd;
   bd.r1 = fl_v3(def[FL_DEF_R1 * n + b], def[(FL_DEF_R1 + 1) * n + b], def[(FL_DEF_R1 + 2) * n + b]);
   bd.r2 = fl_v3(def[FL_DEF_R2 * n + b], def[(FL_DEF_R2 + 1) * n + b], def[(FL_DEF_R2 + 2) * n + b]);
@@ -203,23 +240,25 @@ FL_HD static inline int bond_common_at(const fl_gpu_dev &d, size_t idx)
   bond_bodies(d, s, b, &bi, &bj);
   fl_vec3 fd = fl_v3(row[FL_STATE_FD * n], row[(FL_STATE_FD + 1) * n], row[(FL_STATE_FD + 2) * n]);
   fl_vec3 td = fl_v3(row[FL_STATE_TD * n], row[(FL_STATE_TD + 1) * n], row[(FL_STATE_TD + 2) * n]);
-  fl_bond_inline_loads ld = fl_bond_eval_inline(bd, d.damping[s], bi, bj, fd, td);
-  if (!ld.ok)
-    return 0;
-  row[FL_STATE_FD * n] = ld.fd.x, row[(FL_STATE_FD + 1) * n] = ld.fd.y, row[(FL_STATE_FD + 2) * n] = ld.fd.z;
-  row[FL_STATE_TD * n] = ld.td.x, row[(FL_STATE_TD + 1) * n] = ld.td.y, row[(FL_STATE_TD + 2) * n] = ld.td.z;
-  put_loads(d, s, b, ld.force, ld.torque1, ld.torque2);
-  return 1;
+  *ld = fl_bond_eval_inline(bd, d.damping[s], bi, bj, fd, td);
 }
 
-/* 166 registers a thread (ptxas, sm_90; 128 would spill 170 bytes): three blocks of
- * 128 threads fill an SM's registers, where blocks of 256 would leave a third idle */
-#define K_BONDS_THREADS 128
-__global__ void __launch_bounds__(K_BONDS_THREADS) k_bonds(fl_gpu_dev d)
+/* Body i's bonds, m from *first to *last: bond bond_at(m), the body its body 1 when
+ * side_one(m), in ascending bond order (a chain's body i: bond i - 1 as its body 2,
+ * then bond i as its body 1). */
+FL_HD static inline void bond_range(const fl_gpu_dev &d, int i, int *first, int *last)
 {
-  size_t idx = thread_index();
-  if (idx < (size_t)d.nspec * d.nbond)
-    d.redo[idx] = !bond_common_at(d, idx);
+  *first = d.chain ? (i > 0 ? 2 * i - 1 : 0) : d.adj_start[i];
+  *last = d.chain ? (i < d.nbond ? 2 * i + 1 : 2 * i) : d.adj_start[i + 1];
+}
+FL_HD static inline int bond_at(const fl_gpu_dev &d, int m) { return d.chain ? m / 2 : d.adj_bond[m]; }
+FL_HD static inline int side_one(const fl_gpu_dev &d, int m) { return d.chain ? m % 2 == 0 : d.adj_side[m] == 1; }
+
+/* Add a bond's loads on one of its bodies to f and t, as the CPU engine's body_gather. */
+FL_HD static inline void add_loads(int one, fl_vec3 fb, fl_vec3 t1, fl_vec3 t2, fl_vec3 *f, fl_vec3 *t)
+{
+  *f = one ? fl_add(*f, fb) : fl_sub(*f, fb);
+  *t = fl_add(*t, one ? t1 : t2);
 }
 
 /* Bond idx through fl_bond_eval with its whole state (the damping state from the
@@ -228,8 +267,8 @@ __global__ void __launch_bounds__(K_BONDS_THREADS) k_bonds(fl_gpu_dev d)
 FL_HD static inline int bond_general_at(const fl_gpu_dev &d, size_t idx)
 {
   int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
-  size_t n = (size_t)d.nbond;
-  double *row = d.srow + (size_t)s * FL_STATE_ROWS * n + b;
+  size_t n = (size_t)d.nbond, at = (size_t)s * FL_STATE_ROWS * n + b;
+  const double *row = d.srow + at;
   fl_body bi, bj;
   bond_bodies(d, s, b, &bi, &bj);
   const fl_bond_limits *lim = &d.limits[s];
@@ -241,23 +280,34 @@ FL_HD static inline int bond_general_at(const fl_gpu_dev &d, size_t idx)
   int before = st.broken + st.buckled;
   fl_bond_loads ld;
   fl_bond_eval(&d.bond[d.def_shared ? (size_t)b : idx], &d.damping[s], lim, &bi, &bj, &st, &ld);
-  row[FL_STATE_FD * n] = st.fd.x, row[(FL_STATE_FD + 1) * n] = st.fd.y, row[(FL_STATE_FD + 2) * n] = st.fd.z;
-  row[FL_STATE_TD * n] = st.td.x, row[(FL_STATE_TD + 1) * n] = st.td.y, row[(FL_STATE_TD + 2) * n] = st.td.z;
-  row[FL_STATE_LIVE * n] = (st.broken | st.yielded | st.buckled) == 0 ? 1.0 : 0.0;
+  put_damping(d.srow_next + at, n, st.fd, st.td);
+  double live = (st.broken | st.yielded | st.buckled) == 0 ? 1.0 : 0.0;
+  if (live != row[FL_STATE_LIVE * n]) /* in both sets of rows, which the steps take in turn */
+    d.srow[at + FL_STATE_LIVE * n] = d.srow_next[at + FL_STATE_LIVE * n] = live;
   st.fd = st.td = fl_v3(0.0, 0.0, 0.0);
   d.st[idx] = st;
   put_loads(d, s, b, ld.force, ld.torque1, ld.torque2);
   return st.broken + st.buckled - before;
 }
 
-__global__ void k_bonds_general(fl_gpu_dev d, int all)
+/* The bonds the common law did not serve (every bond of a specimen it cannot serve):
+ * the general law, its loads into the rows for k_bodies. */
+__global__ void k_bonds_general(fl_gpu_dev d)
 {
   size_t idx = thread_index();
-  if (idx >= (size_t)d.nspec * d.nbond || !(all || d.redo[idx]))
+  if (idx >= (size_t)d.nspec * d.nbond)
     return;
+  int s = (int)(idx / d.nbond);
+  if (d.common[s]) {
+    if (!d.bond_redo[idx])
+      return;
+    d.bond_redo[idx] = 0;
+  }
   int events = bond_general_at(d, idx);
-  if (events)
-    atomicAdd(&d.nbroken[idx / d.nbond], events); /* integer: order-independent */
+  if (events) {
+    atomicAdd(&d.nbroken[s], events); /* integers: order-independent */
+    atomicAdd(&d.news.events[s], events);
+  }
 }
 
 /* The bits of a double, which for nonnegative ones order as the double does: their
@@ -277,29 +327,17 @@ struct body_news {
   double ov;     /* its largest tool overlap, m (0: none) */
 };
 
-/* Body k (specimen k / nbody): its bonds' loads gathered in ascending bond order, its
- * tool contacts and the point load as the CPU engine's body_gather, and its step. */
-FL_HD static inline body_news body_at(const fl_gpu_dev &d, size_t k, const fl_step_args &a)
+/* Body k (body i of specimen s) with its bonds' loads f and t: its tool contacts and
+ * the point load as the CPU engine's body_gather, and its step into d.next. */
+FL_HD static inline body_news body_step(const fl_gpu_dev &d, size_t k, int s, int i, fl_vec3 f, fl_vec3 t,
+                                        const fl_step_args &a)
 {
   body_news news = {1, 0, 0u, 0.0};
-  int s = (int)(k / d.nbody), i = (int)(k - (size_t)s * d.nbody);
-  size_t n = (size_t)d.nbond;
-  const double *row = d.load + (size_t)s * LOAD_ROWS * n;
-  fl_vec3 f = fl_v3(0.0, 0.0, 0.0), t = fl_v3(0.0, 0.0, 0.0);
-  int first = d.chain ? (i > 0 ? 2 * i - 1 : 0) : d.adj_start[i];
-  int last = d.chain ? (i < d.nbond ? 2 * i + 1 : 2 * i) : d.adj_start[i + 1];
-  for (int m = first; m < last; m++) {
-    /* a chain's body i: bond i - 1 as its body 2, then bond i as its body 1 */
-    int b = d.chain ? m / 2 : d.adj_bond[m], one = d.chain ? m % 2 == 0 : d.adj_side[m] == 1;
-    fl_vec3 fb = fl_v3(row[b], row[n + b], row[2 * n + b]);
-    const double *tr = row + (one ? 3 : 6) * n + b;
-    f = one ? fl_add(f, fb) : fl_sub(f, fb);
-    t = fl_add(t, fl_v3(tr[0], tr[n], tr[2 * n]));
-  }
+  const body_set &o = d.now, &nx = d.next;
   unsigned char motion = d.motion[i];
   if (motion == FL_FREE && d.ntool > 0) {
-    fl_vec3 *share = d.tshare + k * d.ntool;
-    fl_contact_tools(d.law + (size_t)s * d.ntool, a.tool, d.ntool, d.x[k], d.q[k], d.v[k], d.w[k], d.hl[i],
+    fl_vec3 *share = d.news.tshare + k * d.ntool;
+    fl_contact_tools(d.law + (size_t)s * d.ntool, a.tool, d.ntool, o.x[k], o.q[k], o.v[k], o.w[k], d.hl[i],
                      d.radius[i], a.dt, d.xi + k * d.ntool, 1, &f, &t, share, &news.ov);
     for (int m = 0; m < d.ntool; m++) /* a body that carries tool m's load (else it is a zero) */
       if (share[m].x != 0.0 || share[m].y != 0.0 || share[m].z != 0.0)
@@ -307,104 +345,206 @@ FL_HD static inline body_news body_at(const fl_gpu_dev &d, size_t k, const fl_st
   }
   if (i == a.pl.body) { /* the cantilever's tip load */
     fl_vec3 arm, p_ref = fl_add(d.x_ref[i], fl_qrot(d.q_ref[i], a.pl.arm));
-    double load = fl_point_load_value(&a.pl, d.x[k], d.q[k], p_ref, &arm);
+    double load = fl_point_load_value(&a.pl, o.x[k], o.q[k], p_ref, &arm);
     fl_vec3 fp = fl_scale(a.pl.dir, load);
     f = fl_add(f, fp);
     t = fl_add(t, fl_cross(arm, fp));
-    d.pload_force[s] = load;
+    d.news.pload_force[s] = load;
   }
+  fl_vec3 x = o.x[k];
   if (motion == FL_FREE) {
     /* the CPU engine's vectorised step, and where it does not serve the general one */
     fl_body_quotients kq;
-    size_t nb = (size_t)d.nbody;
-    kq.dtm = d.quot[FL_BODY_DTM * nb + i];
-    kq.dti = d.quot[FL_BODY_DTI * nb + i];
-    kq.rit = d.quot[FL_BODY_RIT * nb + i];
-    kq.di = d.quot[FL_BODY_DI * nb + i];
-    kq.dtdi = d.quot[FL_BODY_DTDI * nb + i];
-    fl_free_step r = fl_integrate_free_inline(d.x[k], d.v[k], d.q[k], d.L[k], f, t, a.g, kq, a.dt);
+    size_t nb = (size_t)d.nbody, c = d.quot_uniform ? 0 : (size_t)i;
+    kq.dtm = d.quot[FL_BODY_DTM * nb + c];
+    kq.dti = d.quot[FL_BODY_DTI * nb + c];
+    kq.rit = d.quot[FL_BODY_RIT * nb + c];
+    kq.di = d.quot[FL_BODY_DI * nb + c];
+    kq.dtdi = d.quot[FL_BODY_DTDI * nb + c];
+    fl_vec3 v = o.v[k], L = o.L[k], w;
+    fl_quat q = o.q[k];
+    fl_free_step r = fl_integrate_free_inline(x, v, q, L, f, t, a.g, kq, a.dt);
     if (r.ok) {
-      d.x[k] = r.x, d.v[k] = r.v, d.q[k] = r.q, d.L[k] = r.L, d.w[k] = r.w;
+      x = r.x, v = r.v, q = r.q, L = r.L, w = r.w;
     } else {
-      news.ok = fl_integrate_free(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], f, t, a.g, d.mass[i], d.ia[i],
-                                  d.it[i], a.dt);
+      w = o.w[k];
+      news.ok = fl_integrate_free(&x, &v, &q, &L, &w, f, t, a.g, d.mass[i], d.ia[i], d.it[i], a.dt);
     }
+    nx.x[k] = x, nx.v[k] = v, nx.q[k] = q, nx.L[k] = L, nx.w[k] = w;
   } else if (motion == FL_GRIP_MOVING) {
     int j = d.grip_slot[i];
-    d.grip_f[(size_t)s * d.ngrip + j] = f;
-    d.grip_t[(size_t)s * d.ngrip + j] = fl_add(t, fl_cross(d.x[k], f)); /* before the grip moves */
-    fl_integrate_grip(&d.x[k], &d.v[k], &d.q[k], &d.L[k], &d.w[k], d.x_ref[i], d.q_ref[i], a.disp, a.qg, a.wg, a.vg);
-  }
-  news.outside = a.box > 0.0 && fl_norm(d.x[k]) > a.box;
+    d.news.grip_f[(size_t)s * d.ngrip + j] = f;
+    d.news.grip_t[(size_t)s * d.ngrip + j] = fl_add(t, fl_cross(x, f)); /* before the grip moves */
+    fl_integrate_grip(&nx.x[k], &nx.v[k], &nx.q[k], &nx.L[k], &nx.w[k], d.x_ref[i], d.q_ref[i], a.disp, a.qg, a.wg,
+                      a.vg);
+    x = nx.x[k];
+  } /* a body held still is the same in both sets */
+  news.outside = a.box > 0.0 && fl_norm(x) > a.box;
   return news;
 }
 
-__global__ void k_bodies(fl_gpu_dev d, fl_step_args a)
+/* What body i of specimen s leaves for its specimen's counts (atomics on integers only:
+ * the result does not depend on the order threads come in). */
+__device__ static inline void body_report(const fl_gpu_dev &d, int s, int i, const body_news &news)
 {
-  size_t k = thread_index();
-  if (k >= (size_t)d.nspec * d.nbody)
-    return;
-  body_news news = body_at(d, k, a);
-  int s = (int)(k / d.nbody), i = (int)(k % d.nbody);
+  const step_news &w = d.news;
   if (!news.ok)
-    atomicMin(&d.bad[s], i); /* integers: order-independent */
+    atomicMin(&w.bad[s], i);
   if (news.outside)
-    atomicMin(&d.out[s], i);
+    atomicMin(&w.out[s], i);
   for (int m = 0; m < d.ntool; m++)
     if (news.tools & 1u << m) {
-      atomicMin(&d.touch_lo[(size_t)s * d.ntool + m], i);
-      atomicMax(&d.touch_hi[(size_t)s * d.ntool + m], i);
+      atomicMin(&w.touch_lo[(size_t)s * d.ntool + m], i);
+      atomicMax(&w.touch_hi[(size_t)s * d.ntool + m], i);
     }
   if (news.ov > 0.0) /* a nonnegative double's bits order as it does */
     atomicMax((unsigned long long *)&d.overlap[s], order_bits(news.ov));
 }
 
-/* Specimen s after step n, from time tm and path position pos: the first failure (a
- * body that left the finite numbers, before one outside the box, as the CPU solver
- * checks them), then the loads the test measures, summed in body order as the CPU
- * engine sums them, and the explicit solver's watch (track.h): the peak, the first
- * touch, the first event. */
-FL_HD static inline void watch_at(const fl_gpu_dev &d, int s, enum fl_test_kind kind, const fl_point_load &pl, long n,
-                                  double tm, double pos)
+/* Body k's whole step where the common law may serve its specimen: each of its bonds
+ * through the common law from the state before the step (a bond between two bodies is
+ * evaluated by both: the loads do not make the round trip through memory), the
+ * damping state of the bonds it is body 1 of into d.srow_next, and its step.  Where
+ * the law does not serve one of its bonds, the body is left to k_bonds_general (that
+ * bond, marked by its body 1) and k_bodies (the body, marked), with the loads of the
+ * bonds it did serve in the rows.  Returns 0 then. */
+__device__ static inline int step_at(const fl_gpu_dev &d, size_t k, const fl_step_args &a)
 {
-  if (d.bad_step[s] < 0 && (d.bad[s] < d.nbody || d.out[s] < d.nbody)) {
-    d.bad_step[s] = n;
-    d.bad_box[s] = d.bad[s] == d.nbody;
-    d.bad_body[s] = d.bad[s] < d.nbody ? d.bad[s] : d.out[s];
+  int s = (int)(k / d.nbody), i = (int)(k - (size_t)s * d.nbody);
+  if (!d.common[s])
+    return 0;
+  size_t n = (size_t)d.nbond;
+  fl_vec3 f = fl_v3(0.0, 0.0, 0.0), t = fl_v3(0.0, 0.0, 0.0);
+  int first, last, all = 1;
+  bond_range(d, i, &first, &last);
+  for (int m = first; m < last; m++) {
+    int b = bond_at(d, m), one = side_one(d, m);
+    fl_bond_inline_loads ld;
+    bond_common(d, s, b, &ld);
+    if (!ld.ok) {
+      all = 0;
+      if (one)
+        d.bond_redo[(size_t)s * n + b] = 1;
+      continue;
+    }
+    if (one)
+      put_damping(d.srow_next + (size_t)s * FL_STATE_ROWS * n + b, n, ld.fd, ld.td);
+    add_loads(one, ld.force, ld.torque1, ld.torque2, &f, &t);
   }
-  d.bad[s] = d.out[s] = d.nbody;
+  if (!all) { /* rare: k_bodies gathers the loads of every bond of this body */
+    d.body_redo[k] = 1;
+    for (int m = first; m < last; m++) {
+      int b = bond_at(d, m);
+      fl_bond_inline_loads ld;
+      bond_common(d, s, b, &ld);
+      if (ld.ok)
+        put_loads(d, s, b, ld.force, ld.torque1, ld.torque2);
+    }
+    return 0;
+  }
+  body_report(d, s, i, body_step(d, k, s, i, f, t, a));
+  return 1;
+}
+
+/* Registers (ptxas, sm_90): left free it takes 202, two blocks of 128 threads an SM;
+ * held to 200 it takes 199 without spilling, ten warps an SM (five blocks of 64
+ * threads); held to 184 it would spill 44 bytes a thread */
+#define K_STEP_THREADS 64
+__global__ void __maxnreg__(200) k_step(fl_gpu_dev d, fl_step_args a)
+{
+  size_t k = thread_index();
+  if (k < (size_t)d.nspec * d.nbody)
+    step_at(d, k, a);
+}
+
+/* Body k where k_step left it (or its specimen): its bonds' loads gathered from the
+ * rows in ascending bond order (no floating-point atomics: runs repeat bit for bit),
+ * and its step. */
+__device__ static inline void body_at(const fl_gpu_dev &d, size_t k, const fl_step_args &a)
+{
+  int s = (int)(k / d.nbody), i = (int)(k - (size_t)s * d.nbody);
+  if (d.common[s]) {
+    if (!d.body_redo[k])
+      return;
+    d.body_redo[k] = 0;
+  }
+  size_t n = (size_t)d.nbond;
+  const double *row = d.load + (size_t)s * LOAD_ROWS * n;
+  fl_vec3 f = fl_v3(0.0, 0.0, 0.0), t = fl_v3(0.0, 0.0, 0.0);
+  int first, last;
+  bond_range(d, i, &first, &last);
+  for (int m = first; m < last; m++) {
+    int b = bond_at(d, m);
+    const double *r = row + b;
+    add_loads(side_one(d, m), fl_v3(r[0], r[n], r[2 * n]), fl_v3(r[3 * n], r[4 * n], r[5 * n]),
+              fl_v3(r[6 * n], r[7 * n], r[8 * n]), &f, &t);
+  }
+  body_report(d, s, i, body_step(d, k, s, i, f, t, a));
+}
+
+/* Specimen s after step w.n of the watch (w.tm, w.pos), from what that step's bodies
+ * left in the news and the state after the step (d.now): the first failure (a body
+ * that left the finite numbers, before one outside the box, as the CPU solver checks
+ * them), then the loads the test measures, summed in body order as the CPU engine sums
+ * them, and the explicit solver's watch (track.h): the peak, the first touch, the
+ * first event.  after: the bonds broken in the step after it, which the count already
+ * holds (NULL: none yet).  The news are made ready for the step after next. */
+FL_HD static inline void watch_at(const fl_gpu_dev &d, int s, const watch_args &w, const step_news &nw,
+                                  const int *after)
+{
+  if (d.bad_step[s] < 0 && (nw.bad[s] < d.nbody || nw.out[s] < d.nbody)) {
+    d.bad_step[s] = w.n;
+    d.bad_box[s] = nw.bad[s] == d.nbody;
+    d.bad_body[s] = nw.bad[s] < d.nbody ? nw.bad[s] : nw.out[s];
+  }
+  nw.bad[s] = nw.out[s] = d.nbody;
   fl_vec3 tf[FL_MAX_TOOLS];
   for (int m = 0; m < d.ntool; m++) {
     size_t at = (size_t)s * d.ntool + m;
     tf[m] = fl_v3(0.0, 0.0, 0.0);
-    for (int i = d.touch_lo[at]; i <= d.touch_hi[at]; i++)
+    for (int i = nw.touch_lo[at]; i <= nw.touch_hi[at]; i++)
       if (d.motion[i] == FL_FREE)
-        tf[m] = fl_add(tf[m], d.tshare[((size_t)s * d.nbody + i) * d.ntool + m]);
-    d.touch_lo[at] = d.nbody, d.touch_hi[at] = -1;
+        tf[m] = fl_add(tf[m], nw.tshare[((size_t)s * d.nbody + i) * d.ntool + m]);
+    nw.touch_lo[at] = d.nbody, nw.touch_hi[at] = -1;
   }
   fl_vec3 gf = fl_v3(0.0, 0.0, 0.0), gt = fl_v3(0.0, 0.0, 0.0);
   for (int j = 0; j < d.ngrip; j++) {
-    gf = fl_add(gf, d.grip_f[(size_t)s * d.ngrip + j]);
-    gt = fl_add(gt, d.grip_t[(size_t)s * d.ngrip + j]);
+    gf = fl_add(gf, nw.grip_f[(size_t)s * d.ngrip + j]);
+    gt = fl_add(gt, nw.grip_t[(size_t)s * d.ngrip + j]);
   }
-  double y = fl_track_load(kind, tf, d.ntool, gf, gt, d.pload_force[s]);
+  int broken = d.nbroken[s] - (after ? after[s] : 0);
+  nw.events[s] = 0;
+  double y = fl_track_load(w.kind, tf, d.ntool, gf, gt, nw.pload_force[s]);
   fl_track *tr = &d.track[s];
-  if (!fl_track_step(tr, fl_test_bends(kind), y, d.nbroken[s], tm, pos, n))
+  if (!fl_track_step(tr, fl_test_bends(w.kind), y, broken, w.tm, w.pos, w.n))
     return;
-  if (kind == FL_TEST_CANTILEVER) { /* the tip's displacement after the step (fl_measure_x) */
-    size_t k = (size_t)s * d.nbody + pl.body;
-    fl_vec3 arm, p_ref = fl_add(d.x_ref[pl.body], fl_qrot(d.q_ref[pl.body], pl.arm));
-    tr->x_at_peak = fl_point_load_travel(&pl, d.x[k], d.q[k], p_ref, &arm);
+  if (w.kind == FL_TEST_CANTILEVER) { /* the tip's displacement after the step (fl_measure_x) */
+    size_t k = (size_t)s * d.nbody + w.pl.body;
+    fl_vec3 arm, p_ref = fl_add(d.x_ref[w.pl.body], fl_qrot(d.q_ref[w.pl.body], w.pl.arm));
+    tr->x_at_peak = fl_point_load_travel(&w.pl, d.now.x[k], d.now.q[k], p_ref, &arm);
   } else {
-    tr->x_at_peak = fl_track_travel(tr->touch, pos);
+    tr->x_at_peak = fl_track_travel(tr->touch, w.pos);
   }
 }
 
-__global__ void k_watch(fl_gpu_dev d, enum fl_test_kind kind, fl_point_load pl, long n, double tm, double pos)
+/* The marked bodies, and after them (watch.n >= 0) one thread per specimen for the
+ * watch of the step before: the state after that step is this step's d.now, its news
+ * are d.news_before. */
+__global__ void k_bodies(fl_gpu_dev d, fl_step_args a, watch_args watch)
+{
+  size_t k = thread_index(), nb = (size_t)d.nspec * d.nbody;
+  if (k < nb)
+    body_at(d, k, a);
+  else if (watch.n >= 0 && k - nb < (size_t)d.nspec)
+    watch_at(d, (int)(k - nb), watch, d.news_before, d.news.events);
+}
+
+/* The watch of the last step, where no step follows yet: its news are d.news_before. */
+__global__ void k_watch(fl_gpu_dev d, watch_args watch)
 {
   size_t s = thread_index();
   if (s < (size_t)d.nspec)
-    watch_at(d, (int)s, kind, pl, n, tm, pos);
+    watch_at(d, (int)s, watch, d.news_before, NULL);
 }
 
 /* Bond i of fl_gpu_eval_bonds' arrays. */
@@ -484,7 +624,7 @@ extern "C" int fl_gpu_available(char *msg, size_t len)
    * least that compute capability can compile.  Asking for a kernel's attributes loads
    * the module for the current device and fails if no image in it fits. */
   cudaFuncAttributes fa;
-  cudaError_t e = cudaFuncGetAttributes(&fa, k_bonds);
+  cudaError_t e = cudaFuncGetAttributes(&fa, k_step);
   if (e != cudaSuccess) {
     cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, dev) == cudaSuccess)
@@ -554,7 +694,8 @@ static void staging_free(staging *t)
 
 /* What the device needs that sys does not hold as it is: the quotients of the free
  * step at sys->dt, the grip's bodies, the specimens the common law may serve, the
- * starting values of the counts.  Sets g->d.ngrip and g->any_common. */
+ * starting values of the counts.  Sets g->d.ngrip, g->d.quot_uniform and
+ * g->any_common. */
 static int staging_fill(fl_gpu *g, const fl_system *sys, staging *t)
 {
   size_t nb = (size_t)sys->nbody, ns = (size_t)sys->nspec, nt = (size_t)sys->ntool;
@@ -575,6 +716,10 @@ static int staging_fill(fl_gpu *g, const fl_system *sys, staging *t)
       t->quot[r * nb + i] = v[r];
     t->grip_slot[i] = sys->motion[i] == FL_GRIP_MOVING ? g->d.ngrip++ : -1;
   }
+  g->d.quot_uniform = 1; /* to the bit: then the step reads the first column only */
+  for (size_t i = 1; i < nb; i++)
+    for (int r = 0; r < FL_BODY_ROWS; r++)
+      g->d.quot_uniform &= memcmp(&t->quot[r * nb + i], &t->quot[r * nb], sizeof(double)) == 0;
   for (size_t s = 0; s < ns; s++) {
     const fl_bond_limits *l = &sys->limits[s];
     /* the CPU engine's inline_pass for an advancing step */
@@ -586,6 +731,31 @@ static int staging_fill(fl_gpu *g, const fl_system *sys, staging *t)
   }
   for (size_t k = 0; k < ns * nt; k++)
     t->lo[k] = sys->nbody, t->hi[k] = -1;
+  return FL_OK;
+}
+
+/* One set of a step's news on the device, with nothing to tell yet. */
+static int put_news(fl_gpu *g, step_news *w, const fl_system *sys, const staging *t, char *msg, size_t len)
+{
+  size_t ns = (size_t)sys->nspec, nt = (size_t)sys->ntool, v3 = sizeof(fl_vec3);
+  struct {
+    void **to;
+    const void *from;
+    size_t n;
+  } all[] = {{(void **)&w->bad, t->none_int, ns * sizeof(int)},
+             {(void **)&w->out, t->none_int, ns * sizeof(int)},
+             {(void **)&w->touch_lo, t->lo, ns * nt * sizeof(int)},
+             {(void **)&w->touch_hi, t->hi, ns * nt * sizeof(int)},
+             {(void **)&w->tshare, NULL, g->nsb * nt * v3},
+             {(void **)&w->grip_f, NULL, ns * g->d.ngrip * v3},
+             {(void **)&w->grip_t, NULL, ns * g->d.ngrip * v3},
+             {(void **)&w->pload_force, sys->pload_force, ns * sizeof(double)},
+             {(void **)&w->events, NULL, ns * sizeof(int)}};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
+    int rc = put(g, all[k].to, all[k].from, all[k].n, msg, len);
+    if (rc != FL_OK)
+      return rc;
+  }
   return FL_OK;
 }
 
@@ -619,13 +789,16 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   g->d.def_uniform = sys->def_uniform;
   g->nsb = (size_t)ns * nb;
   g->nsd = (size_t)ns * nd;
-  /* pinned: the host waits on them at every row */
-  if ((rc = check(g, cudaMallocHost((void **)&g->host_int, (size_t)ns * sizeof(int)), "cudaMallocHost")) ||
-      (rc = check(g, cudaMallocHost((void **)&g->host_long, (size_t)ns * sizeof(long)), "cudaMallocHost"))) {
+  g->pending.n = -1;
+  /* pinned: the host waits on them at every row; the steps' own stream, which does
+   * not wait for other work on the device */
+  if ((rc = check(g, cudaMallocHost((void **)&g->host_long, (size_t)ns * sizeof(long)), "cudaMallocHost")) ||
+      (rc = check(g, cudaMallocHost((void **)&g->host_track, (size_t)ns * sizeof(fl_track)), "cudaMallocHost")) ||
+      (rc = check(g, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"))) {
     snprintf(msg, len, "%s", g->err);
     goto fail;
   }
-  g->pinned[0] = g->host_int, g->pinned[1] = g->host_long;
+  g->pinned[0] = g->host_long, g->pinned[1] = g->host_track;
   PUT(quot, t.quot, FL_BODY_ROWS * (size_t)nb * sizeof(double));
   PUT(mass, sys->mass, nb * sizeof(double));
   PUT(ia, sys->inertia_axial, nb * sizeof(double));
@@ -643,30 +816,32 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(b2, sys->b2, nd * sizeof(int));
   PUT(def, sys->bond_def, nsets * FL_DEF_ROWS * nd * sizeof(double));
   PUT(bond, sys->bond, nsets * nd * sizeof(fl_bond));
-  PUT(x, sys->x, g->nsb * v3);
-  PUT(v, sys->v, g->nsb * v3);
-  PUT(w, sys->w, g->nsb * v3);
-  PUT(L, sys->L, g->nsb * v3);
-  PUT(q, sys->q, g->nsb * sizeof(fl_quat));
+  /* both sets of the bodies' state alike: a body held still is never written */
+  PUT(now.x, sys->x, g->nsb * v3);
+  PUT(now.v, sys->v, g->nsb * v3);
+  PUT(now.w, sys->w, g->nsb * v3);
+  PUT(now.L, sys->L, g->nsb * v3);
+  PUT(now.q, sys->q, g->nsb * sizeof(fl_quat));
+  PUT(next.x, sys->x, g->nsb * v3);
+  PUT(next.v, sys->v, g->nsb * v3);
+  PUT(next.w, sys->w, g->nsb * v3);
+  PUT(next.L, sys->L, g->nsb * v3);
+  PUT(next.q, sys->q, g->nsb * sizeof(fl_quat));
   PUT(xi, sys->xi, g->nsb * nt * v3);
-  PUT(tshare, NULL, g->nsb * nt * v3);
   PUT(srow, sys->state_row, FL_STATE_ROWS * g->nsd * sizeof(double));
+  PUT(srow_next, sys->state_row, FL_STATE_ROWS * g->nsd * sizeof(double));
   PUT(st, sys->bstate, g->nsd * sizeof(fl_bond_state));
   PUT(load, NULL, LOAD_ROWS * g->nsd * sizeof(double));
-  PUT(redo, NULL, g->nsd);
+  PUT(bond_redo, NULL, g->nsd);
+  PUT(body_redo, NULL, g->nsb);
   PUT(common, t.common, ns);
   PUT(damping, sys->damping, ns * sizeof(fl_bond_damping));
   PUT(limits, sys->limits, ns * sizeof(fl_bond_limits));
   PUT(law, sys->law, (size_t)ns * nt * sizeof(fl_contact_law));
   PUT(nbroken, sys->nbroken, ns * sizeof(int));
   PUT(overlap, sys->overlap, ns * sizeof(double));
-  PUT(touch_lo, t.lo, (size_t)ns * nt * sizeof(int));
-  PUT(touch_hi, t.hi, (size_t)ns * nt * sizeof(int));
-  PUT(grip_f, NULL, (size_t)ns * g->d.ngrip * v3);
-  PUT(grip_t, NULL, (size_t)ns * g->d.ngrip * v3);
-  PUT(pload_force, sys->pload_force, ns * sizeof(double));
-  PUT(bad, t.none_int, ns * sizeof(int));
-  PUT(out, t.none_int, ns * sizeof(int));
+  if ((rc = put_news(g, &g->d.news, sys, &t, msg, len)) || (rc = put_news(g, &g->d.news_before, sys, &t, msg, len)))
+    goto fail;
   PUT(track, NULL, ns * sizeof(fl_track));
   PUT(bad_step, t.none_long, ns * sizeof(long));
   PUT(bad_body, NULL, ns * sizeof(int));
@@ -680,16 +855,43 @@ fail:
   return rc;
 }
 
-/* Copy n bytes back from the device (waiting for it), the error kept in g. */
+/* Copy n bytes back from the device after the steps' work so far (on their stream),
+ * without waiting for it: the error kept in g. */
+static int get_async(fl_gpu *g, void *dst, const void *src, size_t n)
+{
+  return n == 0 ? FL_OK
+                : check(g, cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, g->stream), "copy from the device");
+}
+
+/* Wait for the steps' stream: a kernel's fault shows here. */
+static int wait_steps(fl_gpu *g) { return check(g, cudaStreamSynchronize(g->stream), "the steps' kernels"); }
+
+/* get_async, and wait for the copy. */
 static int get(fl_gpu *g, void *dst, const void *src, size_t n)
 {
-  return n == 0 ? FL_OK : check(g, cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "copy from the device");
+  int rc = get_async(g, dst, src, n);
+  return rc == FL_OK ? wait_steps(g) : rc;
+}
+
+/* Launch the watch of the last step, where no step has taken it along yet. */
+static int watch_flush(fl_gpu *g)
+{
+  if (g->pending.n < 0)
+    return FL_OK;
+  size_t ns = (size_t)g->d.nspec;
+  FL_LAUNCH(k_watch, blocks_for(ns, block_threads(ns)), block_threads(ns), g->stream, g->d, g->pending);
+  g->pending.n = -1;
+  return check(g, cudaGetLastError(), "the watch's kernel");
 }
 
 extern "C" int fl_gpu_track_put(fl_gpu *g, enum fl_test_kind kind, const fl_track *tr)
 {
+  int rc = watch_flush(g); /* the steps so far watched, before the host's watch replaces it */
+  if (rc != FL_OK)
+    return rc;
   g->kind = kind;
-  return check(g, cudaMemcpyAsync(g->d.track, tr, (size_t)g->d.nspec * sizeof *tr, cudaMemcpyHostToDevice, 0),
+  return check(g,
+               cudaMemcpyAsync(g->d.track, tr, (size_t)g->d.nspec * sizeof *tr, cudaMemcpyHostToDevice, g->stream),
                "copy to the device");
 }
 
@@ -708,12 +910,27 @@ extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, long n, double tm, double 
   a.wg = gm.wg;
   a.box = box;
   size_t nd = g->nsd, nb = g->nsb, ns = (size_t)d.nspec;
-  if (nd > 0 && g->any_common)
-    FL_LAUNCH(k_bonds, blocks_for(nd, block_threads(nd, K_BONDS_THREADS)), block_threads(nd, K_BONDS_THREADS), 0, d);
+  cudaStream_t st = g->stream;
+  if (g->any_common)
+    FL_LAUNCH(k_step, blocks_for(nb, block_threads(nb, K_STEP_THREADS)), block_threads(nb, K_STEP_THREADS), st, d, a);
   if (nd > 0)
-    FL_LAUNCH(k_bonds_general, blocks_for(nd, block_threads(nd)), block_threads(nd), 0, d, !g->any_common);
-  FL_LAUNCH(k_bodies, blocks_for(nb, block_threads(nb)), block_threads(nb), 0, d, a);
-  FL_LAUNCH(k_watch, blocks_for(ns, block_threads(ns)), block_threads(ns), 0, d, g->kind, sys->pload, n, tm, pos);
+    FL_LAUNCH(k_bonds_general, blocks_for(nd, block_threads(nd)), block_threads(nd), st, d);
+  /* the bodies k_step left, and the watch of the step before */
+  size_t nbw = nb + (g->pending.n >= 0 ? ns : 0);
+  FL_LAUNCH(k_bodies, blocks_for(nbw, block_threads(nbw)), block_threads(nbw), st, d, a, g->pending);
+  /* the state after the step is the next one's before; this step's news the next
+   * one's news_before, for this step's watch */
+  body_set bs = g->d.now;
+  g->d.now = g->d.next, g->d.next = bs;
+  double *rows = g->d.srow;
+  g->d.srow = g->d.srow_next, g->d.srow_next = rows;
+  step_news w = g->d.news;
+  g->d.news = g->d.news_before, g->d.news_before = w;
+  g->pending.kind = g->kind;
+  g->pending.pl = sys->pload;
+  g->pending.n = n;
+  g->pending.tm = tm;
+  g->pending.pos = pos;
   fl_system_step_end(sys, &gm);
   return check(g, cudaGetLastError(), "a step's kernels");
 }
@@ -724,9 +941,13 @@ extern "C" int fl_gpu_track_get(fl_gpu *g, const fl_system *sys, fl_track *tr, l
   const fl_gpu_dev &d = g->d;
   size_t ns = (size_t)d.nspec;
   *bad_step = -1;
-  int rc = get(g, tr, d.track, ns * sizeof *tr);
+  int rc = watch_flush(g);
+  if (rc == FL_OK)
+    rc = get_async(g, g->host_track, d.track, ns * sizeof *tr);
   if (rc == FL_OK)
     rc = get(g, g->host_long, d.bad_step, ns * sizeof(long));
+  if (rc == FL_OK)
+    memcpy(tr, g->host_track, ns * sizeof *tr);
   for (size_t s = 0; rc == FL_OK && s < ns; s++) /* the earliest step, then the first specimen */
     if (g->host_long[s] >= 0 && (*bad_step < 0 || g->host_long[s] < *bad_step)) {
       *bad_step = g->host_long[s];
@@ -754,11 +975,11 @@ static int download_list(const fl_gpu *g, fl_system *sys, download *list)
 {
   const fl_gpu_dev &d = g->d;
   size_t v3 = sizeof(fl_vec3);
-  download all[] = {{sys->x, d.x, g->nsb * v3},
-                    {sys->v, d.v, g->nsb * v3},
-                    {sys->w, d.w, g->nsb * v3},
-                    {sys->L, d.L, g->nsb * v3},
-                    {sys->q, d.q, g->nsb * sizeof(fl_quat)},
+  download all[] = {{sys->x, d.now.x, g->nsb * v3},
+                    {sys->v, d.now.v, g->nsb * v3},
+                    {sys->w, d.now.w, g->nsb * v3},
+                    {sys->L, d.now.L, g->nsb * v3},
+                    {sys->q, d.now.q, g->nsb * sizeof(fl_quat)},
                     {sys->bstate, d.st, g->nsd * sizeof(fl_bond_state)},
                     {sys->state_row, d.srow, FL_STATE_ROWS * g->nsd * sizeof(double)},
                     {sys->xi, d.xi, g->nsb * d.ntool * v3},
@@ -790,12 +1011,12 @@ extern "C" int fl_gpu_download(fl_gpu *g, fl_system *sys)
   int n = download_list(g, sys, list);
   if (g->nlocked == 0 && g->nsd + g->nsb >= ((size_t)1 << 16))
     lock_host(g, sys); /* once, at the first download of a large system */
-  for (int k = 0; k < n; k++) {
-    int rc = get(g, list[k].to, list[k].from, list[k].n);
+  for (int k = 0; k < n; k++) { /* in order on the steps' stream, then one wait */
+    int rc = get_async(g, list[k].to, list[k].from, list[k].n);
     if (rc)
       return rc;
   }
-  return FL_OK;
+  return wait_steps(g);
 }
 
 extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
@@ -832,7 +1053,7 @@ extern "C" int fl_gpu_kernels(fl_gpu_kernel *k, int max)
   struct {
     const char *name;
     const void *fn;
-  } all[] = {{"k_bonds", (const void *)k_bonds},
+  } all[] = {{"k_step", (const void *)k_step},
              {"k_bonds_general", (const void *)k_bonds_general},
              {"k_bodies", (const void *)k_bodies},
              {"k_watch", (const void *)k_watch}};
@@ -857,22 +1078,29 @@ extern "C" double fl_gpu_bytes_per_update(const fl_system *sys)
     return 0.0;
   double ns = sys->nspec, per_body = sys->nbond > 0 ? (double)sys->nbody / sys->nbond : 1.0;
   double shared = sys->def_shared ? 1.0 / ns : 1.0; /* read once for the batch */
-  double d = sizeof(double);
-  /* k_bonds: r1 and r2 (and q0, the stiffnesses and the flag where they vary), the live
-   * flag, the damping state read and written, the two bodies (x, q, v, w; a body is
-   * shared by a chain's two bonds), the loads written, the redo flag */
+  double d = sizeof(double), v3 = sizeof(fl_vec3), q = sizeof(fl_quat);
+  /* Every bond evaluated by both its bodies' threads in k_step (bond_common): what the
+   * second thread reads of it, its neighbour in the warp read first, so it counts
+   * once, as a body's state counts once for its bonds.  A bond: r1 and r2 (q0, the
+   * stiffnesses and the flag where they vary), the live flag, the damping state read
+   * and written (put_damping), and the two ends of any bonds (b1, b2). */
   double def = (6 + (sys->def_uniform ? 0 : FL_DEF_ROWS - FL_DEF_Q0)) * d * shared;
-  double bodies_read = (3 * sizeof(fl_vec3) + sizeof(fl_quat)) * per_body;
   double ends = sys->adj_chain ? 0.0 : 2 * sizeof(int);
-  double bonds = def + d + 2 * 6 * d + bodies_read + ends + LOAD_ROWS * d + 1;
-  /* k_bonds_general: the redo flag */
-  bonds += 1;
-  /* k_bodies: the loads (each bond's once), the bond lists, the body read (x, v, q, L)
-   * and written (x, v, q, L, w), its quotients and motion (shared by the batch) */
-  double lists = sys->adj_chain ? 0.0 : (2 * (sizeof(int) + 1) + sizeof(int)) * shared;
-  double body = (3 * sizeof(fl_vec3) + sizeof(fl_quat)) + (4 * sizeof(fl_vec3) + sizeof(fl_quat)) +
-                (FL_BODY_ROWS * d + 1) * shared;
-  return bonds + LOAD_ROWS * d + lists + body * per_body;
+  double bond = def + d + 2 * 6 * d + ends;
+  /* k_bonds_general: the bond's redo flag (left 0 by k_step on the common path) */
+  bond += 1;
+  /* A body in k_step: its bond list (adj_start, adj_bond, adj_side; none for a
+   * chain), its state read (x, q, v, w for its bonds, L for its step) and written
+   * (x, v, q, L, w into the other set), its quotients (one column where every body's
+   * are the same) and motion, shared by the batch; then in k_bodies its redo flag. */
+  double lists = sys->adj_chain ? 0.0 : (sizeof(int) + 2 * (sizeof(int) + 1) / per_body) * shared;
+  int uniform = 1;
+  for (int i = 1; i < sys->nbody && uniform; i++)
+    uniform = sys->mass[i] == sys->mass[0] && sys->inertia_axial[i] == sys->inertia_axial[0] &&
+              sys->inertia_trans[i] == sys->inertia_trans[0];
+  double quot = uniform ? 0.0 : FL_BODY_ROWS * d;
+  double body = lists + (3 * v3 + q) + v3 + (4 * v3 + q) + (quot + 1) * shared + 1;
+  return bond + body * per_body;
 }
 
 extern "C" const char *fl_gpu_error(const fl_gpu *g) { return g && g->err[0] ? g->err : "CUDA: no error recorded"; }
@@ -882,6 +1110,8 @@ extern "C" void fl_gpu_free(fl_gpu **gpu)
   if (!gpu || !*gpu)
     return;
   fl_gpu *g = *gpu;
+  if (g->stream)
+    cudaStreamDestroy(g->stream); /* after its work, which the frees below wait for too */
   for (int k = 0; k < g->nblocks; k++)
     cudaFree(g->blocks[k]);
   for (int k = 0; k < 2; k++)

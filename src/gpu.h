@@ -60,8 +60,8 @@ int fl_gpu_kernels(fl_gpu_kernel *k, int max);
 /* Bytes a bond update moves through device memory on the common path, for sys's
  * layout (a chain or any bonds, definitions uniform or not, shared by the batch or
  * not): each array element once for each kernel that reads or writes it, a body's
- * state once for its bonds, what the batch shares once for the batch (sys NULL: 0;
- * -1 in a build without the engine). */
+ * state once for its bonds and a bond once for its two bodies, what the batch shares
+ * once for the batch (sys NULL: 0; -1 in a build without the engine). */
 double fl_gpu_bytes_per_update(const fl_system *sys);
 /* The last CUDA error a call on gpu met ("CUDA: what: why"), for the caller's message:
  * a kernel's fault shows at the next call that waits for the device. */

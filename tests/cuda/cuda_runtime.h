@@ -30,6 +30,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#define __maxnreg__(...)
 
 /* ---- launches ------------------------------------------------------------------- */
 
@@ -76,7 +77,7 @@ inline void fl_shim_report(void)
           fl_shim_locked ? " (SOME LEFT LOCKED)" : "", fl_shim_calls, fl_shim_moved);
 }
 
-template <typename F> inline void fl_shim_launch(dim3 grid, dim3 block, F body)
+template <typename F> inline void fl_shim_launch(dim3 grid, dim3 block, cudaStream_t, F body)
 {
   /* a device refuses an empty grid and more than 1024 threads a block */
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.x * block.y * block.z > 1024 ||
@@ -102,7 +103,7 @@ template <typename F> inline void fl_shim_launch(dim3 grid, dim3 block, F body)
 }
 /* The engine's launch: on the device kernel<<<blocks, threads, 0, stream>>>(...). */
 #define FL_LAUNCH(kernel, blocks, threads, stream, ...)                                                           \
-  fl_shim_launch(dim3(blocks), dim3(threads), [&]() { kernel(__VA_ARGS__); })
+  fl_shim_launch(dim3(blocks), dim3(threads), (cudaStream_t)(stream), [&]() { kernel(__VA_ARGS__); })
 
 /* ---- memory --------------------------------------------------------------------- */
 
@@ -186,6 +187,8 @@ inline cudaError_t cudaStreamCreate(cudaStream_t *s)
   *s = (cudaStream_t)malloc(1);
   return *s ? cudaSuccess : cudaErrorMemoryAllocation;
 }
+enum { cudaStreamDefault = 0, cudaStreamNonBlocking = 1 };
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) { return cudaStreamCreate(s); }
 inline cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
   free(s);
