@@ -24,7 +24,11 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-cp "$fits/maize-brace-roots-experiment.yaml" .
+# the rig of the campaign files before their tools went from 3 to 2 mm (fits/README.md,
+# The rig's tools): with 3 mm tools the first fits of rows 1, 3 and 5 stop as described
+sed -e 's/^\(  support_radius:\) *2.0e-3/\1 3.0e-3/' -e 's/^\(  nose_radius:\) *2.0e-3/\1 3.0e-3/' \
+  "$fits/maize-brace-roots-experiment.yaml" >maize-brace-roots-experiment.yaml
+grep -q '^  nose_radius: 3.0e-3' maize-brace-roots-experiment.yaml || { echo "FAIL: the 3 mm tools were not set"; exit 1; }
 grep -v '^    x_max: auto$' "$fits/maize-brace-roots-fit.yaml" >fit.yaml
 table() { # rows (1-based data rows of the shipped table) into specimens.csv
   awk -F, -v keep="$1" 'BEGIN { n = split(keep, k, " "); for (i = 1; i <= n; i++) want[k[i]] = 1 }
