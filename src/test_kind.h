@@ -90,6 +90,10 @@ typedef struct fl_test_type {
    * N (N m for a torque), of specimen e of a batch built as info (info->length, its
    * section).  The products keep their order: the solver's tolerance takes its bits. */
   double (*load_scale)(const fl_experiment *e, const fl_build_info *info);
+  /* The largest stress by beam theory that a measured load y (N, or N m for a torque)
+   * makes in specimen e, whose section has inertia, area and polar moment s and its
+   * outer fibre at c: where a strength fit starts (fit/starts.c). */
+  double (*stress_at)(const fl_experiment *e, const fl_section *s, double c, double y);
   /* Optional: 1 where simulation.solver auto takes the explicit engine for e at the
    * automatic speed on the CPU (solver.h). */
   int (*auto_explicit)(const fl_experiment *e);

@@ -21,6 +21,7 @@
 #include "experiment.h"
 #include "fl_defs.h"
 #include "run.h"
+#include "test_kind.h"
 
 /* ---- the specimen ------------------------------------------------------------ */
 
@@ -559,6 +560,14 @@ START_TEST(bend4pt_stiffness_and_constant_moment)
           mmin[last], mmax[last], spread, m_theory, mmax[last] / m_theory - 1.0);
   ck_assert_msg(spread < 0.005, "bond moments between the noses from %g to %g N m", mmin[last], mmax[last]);
   ck_assert_msg(fabs(mmax[last] / m_theory - 1.0) < 0.01, "moment %g N m, (F/2) c %g N m", mmax[last], m_theory);
+  /* the kind table's stress at that force, where a strength fit starts: the bonds' moment
+   * at the outer fibre */
+  fl_section sec = fl_section_hollow(e.fiber.outer_radius_m, 0.0);
+  double sig = fl_test_type_of(FL_TEST_BEND4PT)->stress_at(&e, &sec, e.fiber.outer_radius_m, force[last]);
+  double sig_bonds = mmax[last] * e.fiber.outer_radius_m / sec.inertia;
+  fprintf(stderr, "  stress at the force (strength start): %.6g Pa, the bonds' %.6g Pa (%+.2e)\n", sig, sig_bonds,
+          sig / sig_bonds - 1.0);
+  ck_assert_msg(fabs(sig / sig_bonds - 1.0) < 0.01, "stress_at %g Pa, the bonds' moment gives %g Pa", sig, sig_bonds);
   fl_curve_free(&c);
   fl_result_free(&r);
 }

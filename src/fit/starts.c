@@ -58,11 +58,8 @@ static double beam_stress(const fl_experiment *e, double y)
 {
   double R = e->fiber.outer_radius_m;
   fl_section s = fl_section_hollow(R, e->fiber.inner_radius_ratio * R);
-  if (e->test.kind == FL_TEST_BEND3PT)
-    return y * e->test.span_m * fl_fiber_outer_fibre(&e->fiber) / (4.0 * s.inertia); /* M = F L / 4, sigma = M c / I */
-  if (e->test.kind == FL_TEST_TENSION)
-    return y / s.area;
-  return sqrt(3.0) * y * R / s.polar; /* von Mises of the shear tau = T R / J */
+  double c = e->test.kind == FL_TEST_TORSION ? R : fl_fiber_outer_fibre(&e->fiber);
+  return fl_test_type_of(e->test.kind)->stress_at(e, &s, c, y);
 }
 
 static int find_param(const fl_fit *fit, const char *path)

@@ -243,6 +243,19 @@ static double load_scale_bend4pt(const fl_experiment *e, const fl_build_info *in
   return fl_test_bend_stiffness(e, info, 12.0) / (c * c * (3.0 * L - 4.0 * c)) * top;
 }
 
+/* The moment under the nose, F L / 4, at the outer fibre. */
+static double stress_bend3pt(const fl_experiment *e, const fl_section *s, double c, double y)
+{
+  return y * e->test.span_m * c / (4.0 * s->inertia);
+}
+
+/* Between the noses, each F/2 at a from its support: M = F a / 2. */
+static double stress_bend4pt(const fl_experiment *e, const fl_section *s, double c, double y)
+{
+  double a = 0.5 * (e->test.span_m - e->test.loading_span_m);
+  return 0.5 * y * a * c / s->inertia;
+}
+
 /* 3-point bending where the static solver has no path of equilibria to follow, or may
  * not settle (solver.h). */
 static int auto_explicit_bend3pt(const fl_experiment *exp)
@@ -395,6 +408,7 @@ const fl_test_type fl_test_bend3pt = {
     .columns = columns_bend3pt,
     .equally_loaded = equally_loaded_bend3pt,
     .load_scale = load_scale_bend3pt,
+    .stress_at = stress_bend3pt,
     .auto_explicit = auto_explicit_bend3pt,
     .friction_turns = 1,
     .plot_y = "Force on the nose (N)",
@@ -415,6 +429,7 @@ const fl_test_type fl_test_bend4pt = {
     .columns = columns_bend4pt,
     .equally_loaded = equally_loaded_bend4pt,
     .load_scale = load_scale_bend4pt,
+    .stress_at = stress_bend4pt,
     .auto_explicit = auto_explicit_bend4pt,
     .csv_last = "midspan_deflection_m",
     .plot_y = "Force on the two noses (N)",

@@ -126,6 +126,16 @@ static double load_scale(const fl_experiment *e, const fl_build_info *info)
   return t->tip_control == FL_TIP_LOAD ? top : fl_test_bend_stiffness(e, info, 3.0) / (L * L * L) * top;
 }
 
+/* The moment at the clamp's face, the tip load times the free length (the clamp holds
+ * whole segments, as the layout takes them). */
+static double stress_at(const fl_experiment *e, const fl_section *s, double c, double y)
+{
+  const fl_fiber_def *fb = &e->fiber;
+  double h = fb->length_m / fb->segments;
+  int ng = (int)floor(e->test.clamp_length_m / h + 0.5);
+  return y * (fb->segments - ng) * h * c / s->inertia;
+}
+
 /* ---- the checks ------------------------------------------------------------------ */
 
 /* A static cantilever takes a curved fiber (its clamp holds the first segments as they
@@ -173,6 +183,7 @@ const fl_test_type fl_test_cantilever = {
     .reaction = reaction,
     .equally_loaded = equally_loaded,
     .load_scale = load_scale,
+    .stress_at = stress_at,
     .x_unit = "m",
     .y_unit = "N",
     .k_unit = "N/m",

@@ -117,6 +117,13 @@ static double load_scale(const fl_experiment *e, const fl_build_info *info)
   return fl_test_bend_stiffness(e, info, 1.0) * (FL_PI / L) * (FL_PI / L);
 }
 
+/* The axial stress of the column's load, F / A (its bow's bending comes on top). */
+static double stress_at(const fl_experiment *e, const fl_section *s, double c, double y)
+{
+  (void)e, (void)c;
+  return y / s->area;
+}
+
 /* ---- the checks ------------------------------------------------------------------ */
 
 static const char *straight_only(const fl_test_def *t, const char **in)
@@ -154,6 +161,7 @@ const fl_test_type fl_test_compression = {
     .columns = columns,
     .equally_loaded = equally_loaded,
     .load_scale = load_scale,
+    .stress_at = stress_at,
     .x_unit = "m",
     .y_unit = "N",
     .k_unit = "N/m",

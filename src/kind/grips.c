@@ -125,6 +125,20 @@ static double load_scale_torsion(const fl_experiment *e, const fl_build_info *in
   return e->bond.torque_stiffness_scale * G * info->section.polar / L * top;
 }
 
+/* The axial stress, F / A. */
+static double stress_tension(const fl_experiment *e, const fl_section *s, double c, double y)
+{
+  (void)e, (void)c;
+  return y / s->area;
+}
+
+/* Von Mises's stress of the shear at the outer fibre, sqrt(3) T c / J. */
+static double stress_torsion(const fl_experiment *e, const fl_section *s, double c, double y)
+{
+  (void)e;
+  return sqrt(3.0) * y * c / s->polar;
+}
+
 /* ---- the checks ------------------------------------------------------------------ */
 
 /* A curved fiber goes in: its grips hold the end segments as they lie and pull along,
@@ -193,6 +207,7 @@ const fl_test_type fl_test_tension = {
     .reaction = reaction_tension,
     .equally_loaded = equally_loaded,
     .load_scale = load_scale_tension,
+    .stress_at = stress_tension,
     .x_unit = "m",
     .y_unit = "N",
     .k_unit = "N/m",
@@ -226,6 +241,7 @@ const fl_test_type fl_test_torsion = {
     .reaction = reaction_torsion,
     .equally_loaded = equally_loaded,
     .load_scale = load_scale_torsion,
+    .stress_at = stress_torsion,
     .x_unit = "rad",
     .y_unit = "N m",
     .k_unit = "N m/rad",
