@@ -60,6 +60,8 @@ struct fl_shim_counts {
   long launches;
   long threads;
   size_t bytes;
+  long downloads;    /* copies from the device to the host */
+  size_t down_bytes; /* and their bytes */
 };
 inline fl_shim_counts fl_shim_count;
 inline cudaError_t fl_shim_last = cudaSuccess; /* for cudaGetLastError */
@@ -71,9 +73,10 @@ inline long fl_shim_locks = 0;  /* page-lockings in all */
 /* What the shim saw, on the standard error at exit. */
 inline void fl_shim_report(void)
 {
-  fprintf(stderr, "cuda shim: %ld launches, %ld threads, %zu bytes allocated, %ld host arrays page-locked%s; sin, cos, "
-                  "atan2: %ld results, %ld moved by an ulp\n",
-          fl_shim_count.launches, fl_shim_count.threads, fl_shim_count.bytes, fl_shim_locks,
+  fprintf(stderr, "cuda shim: %ld launches, %ld threads, %zu bytes allocated, %ld downloads of %zu bytes, %ld host "
+                  "arrays page-locked%s; sin, cos, atan2: %ld results, %ld moved by an ulp\n",
+          fl_shim_count.launches, fl_shim_count.threads, fl_shim_count.bytes, fl_shim_count.downloads,
+          fl_shim_count.down_bytes, fl_shim_locks,
           fl_shim_locked ? " (SOME LEFT LOCKED)" : "", fl_shim_calls, fl_shim_moved);
 }
 
@@ -164,6 +167,8 @@ inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKi
     return fl_shim_last = cudaErrorInvalidValue;
   if (k == cudaMemcpyDeviceToHost && fl_shim_fails("copy", &fl_shim_copies))
     return cudaErrorIllegalAddress; /* as a kernel's fault shows at the next copy */
+  if (k == cudaMemcpyDeviceToHost)
+    fl_shim_count.downloads++, fl_shim_count.down_bytes += n;
   memmove(dst, src, n);
   return cudaSuccess;
 }
