@@ -194,9 +194,12 @@ struct fl_gpu {
   row_figs *host_figs;    /* nspec rows' figures, pinned */
   fl_vec3 *host_held;     /* the held bodies' loads, pinned */
   int *held;              /* the held bodies (fl_gpu_dev's held), on the host */
+  long *host_look;        /* nspec longs, pinned: the first failed steps, as a look left them */
+  cudaEvent_t look_done;  /* recorded after the look's copy */
+  int look_pending;       /* 1: a look's copy is under way */
   void *blocks[96];       /* every cudaMalloc, for freeing */
   int nblocks;
-  void *pinned[4];        /* every cudaMallocHost */
+  void *pinned[5];        /* every cudaMallocHost */
   void *locked[8];        /* the host's arrays the downloads fill, page-locked in place */
   int nlocked;
   size_t nsb, nsd;        /* specimen x body, specimen x bond */
@@ -943,11 +946,14 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
       (rc = check(g, cudaMallocHost((void **)&g->host_track, (size_t)ns * sizeof(fl_track)), "cudaMallocHost")) ||
       (rc = check(g, cudaMallocHost((void **)&g->host_figs, (size_t)ns * sizeof(row_figs)), "cudaMallocHost")) ||
       (rc = check(g, cudaMallocHost((void **)&g->host_held, (size_t)ns * t.nheld * 2 * v3 + 8), "cudaMallocHost")) ||
+      (rc = check(g, cudaMallocHost((void **)&g->host_look, (size_t)ns * sizeof(long)), "cudaMallocHost")) ||
+      (rc = check(g, cudaEventCreateWithFlags(&g->look_done, cudaEventDisableTiming), "cudaEventCreateWithFlags")) ||
       (rc = check(g, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"))) {
     snprintf(msg, len, "%s", g->err);
     goto fail;
   }
   g->pinned[0] = g->host_long, g->pinned[1] = g->host_track, g->pinned[2] = g->host_figs, g->pinned[3] = g->host_held;
+  g->pinned[4] = g->host_look;
   PUT(quot, t.quot, FL_BODY_ROWS * (size_t)nb * sizeof(double));
   PUT(mass, sys->mass, nb * sizeof(double));
   PUT(ia, sys->inertia_axial, nb * sizeof(double));
@@ -1126,6 +1132,32 @@ extern "C" int fl_gpu_track_get(fl_gpu *g, const fl_system *sys, fl_track *tr, l
     return rc;
   *bad_bond = box ? (body > 0 ? body - 1 : 0) : fl_system_body_bond(sys, body);
   return FL_OK;
+}
+
+extern "C" int fl_gpu_look(fl_gpu *g, long *bad_step)
+{
+  size_t ns = (size_t)g->d.nspec;
+  *bad_step = -1;
+  if (g->look_pending) {
+    cudaError_t e = cudaEventQuery(g->look_done);
+    if (e == cudaErrorNotReady) { /* the device is still on the steps before it: the next look */
+      cudaGetLastError();         /* not an error: cleared, so that the next launch's check passes */
+      return FL_OK;
+    }
+    if (e != cudaSuccess)
+      return check(g, e, "the steps' kernels");
+    g->look_pending = 0;
+    for (size_t s = 0; s < ns; s++)
+      if (g->host_look[s] >= 0 && (*bad_step < 0 || g->host_look[s] < *bad_step))
+        *bad_step = g->host_look[s];
+    if (*bad_step >= 0)
+      return FL_OK;
+  }
+  int rc = get_async(g, g->host_look, g->d.bad_step, ns * sizeof(long));
+  if (rc == FL_OK)
+    rc = check(g, cudaEventRecord(g->look_done, g->stream), "cudaEventRecord");
+  g->look_pending = rc == FL_OK;
+  return rc;
 }
 
 /* What a download copies: each device array into the host's own. */
@@ -1342,7 +1374,9 @@ extern "C" void fl_gpu_free(fl_gpu **gpu)
     cudaStreamDestroy(g->stream); /* after its work, which the frees below wait for too */
   for (int k = 0; k < g->nblocks; k++)
     cudaFree(g->blocks[k]);
-  for (int k = 0; k < 4; k++)
+  if (g->look_done)
+    cudaEventDestroy(g->look_done);
+  for (int k = 0; k < 5; k++)
     if (g->pinned[k])
       cudaFreeHost(g->pinned[k]);
   for (int k = 0; k < g->nlocked; k++)

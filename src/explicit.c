@@ -4,9 +4,10 @@
  * how the state comes back to the host.  Between output rows every step is watched
  * (track.h: the peak and where it is, the first touch, the first break or buckle) for
  * instability too: on the host for the CPU engine, on the device for the CUDA engine,
- * whose host waits for it only at the rows and every 1024 steps.  At a row it records
- * every specimen's measurements: the CUDA engine evaluates the row on the device and
- * sends back only what the row measures, and its whole state at the end. */
+ * whose host waits for it only at the rows (every 1024 steps it looks at the watch
+ * without waiting).  At a row it records every specimen's measurements: the CUDA
+ * engine evaluates the row on the device and sends back only what the row measures,
+ * and its whole state at the end. */
 #include <config.h>
 
 #include <math.h>
@@ -38,7 +39,7 @@ typedef struct {
   /* Take step n from time tm (s) and path position pos, and watch it into tr (one per
    * specimen, track.h) for a test of kind; with box > 0, check that every body ends it
    * within box of the origin (m).  FL_OK, FL_EUNSTABLE with *fail (the CUDA engine:
-   * every 1024 steps, for a failure since the last look), FL_EIO when the device
+   * every 1024 steps, for a failure that a look before found), FL_EIO when the device
    * failed. */
   int (*step)(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, double box,
               fl_track *tr, failure *fail);
@@ -162,7 +163,10 @@ static int gpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, d
 {
   (void)kind;
   int rc = fl_gpu_step((fl_gpu *)dev, sys, n, tm, pos, box);
-  if (rc == FL_OK && (n & 1023) == 0) { /* a look at the watch: has a body failed? */
+  long bad = -1;
+  if (rc == FL_OK && (n & 1023) == 0) /* a look at the watch, without waiting: has a body failed? */
+    rc = fl_gpu_look((fl_gpu *)dev, &bad);
+  if (rc == FL_OK && bad >= 0) { /* where */
     rc = fl_gpu_track_get((fl_gpu *)dev, sys, tr, &fail->step, &fail->spec, &fail->bond);
     if (rc == FL_OK && fail->step >= 0)
       rc = FL_EUNSTABLE;

@@ -47,6 +47,11 @@ int fl_gpu_track_get(fl_gpu *gpu, const fl_system *sys, fl_track *tr, long *bad_
  * each specimen's kinetic energy (fl_system_kinetic) and bond counts (fl_system_count)
  * into kinetic, broken and yielded (nspec each). */
 int fl_gpu_row(fl_gpu *gpu, fl_system *sys, double *kinetic, int *broken, int *yielded);
+/* A look at the watch without waiting for the device: the first step at which a body
+ * failed (*bad_step, -1: none) as the last look's copy found it, if that copy is done,
+ * and a new copy on its way behind the steps launched so far.  A failure shows a look
+ * or two after its step (fl_gpu_track_get then says where). */
+int fl_gpu_look(fl_gpu *gpu, long *bad_step);
 /* Copy the device state (bodies, bond states and their rows, contact history, counters)
  * to sys. */
 int fl_gpu_download(fl_gpu *gpu, fl_system *sys);

@@ -57,6 +57,13 @@ int fl_gpu_download(fl_gpu *gpu, fl_system *sys)
   return FL_EINPUT;
 }
 
+int fl_gpu_look(fl_gpu *gpu, long *bad_step)
+{
+  (void)gpu;
+  *bad_step = -1;
+  return FL_EINPUT;
+}
+
 int fl_gpu_row(fl_gpu *gpu, fl_system *sys, double *kinetic, int *broken, int *yielded)
 {
   (void)gpu, (void)sys, (void)kinetic, (void)broken, (void)yielded;
