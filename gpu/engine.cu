@@ -20,8 +20,11 @@
  *    (summed in body order over the bodies that can carry them) and the explicit
  *    solver's watch (track.h), so that the host waits for the device only at the
  *    output rows.
- * Energies and the rows' other values are evaluated on the host, from the state, at
- * the rows.  Each kernel is a thin wrapper around a function of one index (what one
+ * At an output row, k_row_bonds, k_row_bodies and k_row_specimens evaluate the loads
+ * from the state without moving it on, as the CPU engine's fl_system_loads (advance 0)
+ * does, and what the row measures of each specimen (its tool, grip and held bodies'
+ * loads, strain and kinetic energy, bond counts), which with the bodies' places is all
+ * that comes back; the whole state only at the end (fl_gpu_download).  Each kernel is a thin wrapper around a function of one index (what one
  * thread does), launched through FL_LAUNCH, so that the tests' host shim of the CUDA
  * runtime (tests/cuda/cuda_runtime.h) runs this file unchanged on the CPU, every index
  * in order: no thread reads what another writes in the same launch. */
@@ -67,8 +70,8 @@ __device__ static inline size_t thread_index(void)
 }
 
 /* The load rows a bond writes for its bodies: the force on body 1 and the torques on
- * both (fl_load_row's first nine; the energy is the host's, at the rows). */
-enum { LOAD_ROWS = FL_LOAD_E };
+ * both (fl_load_row's first nine), and its energy (only at an output row). */
+enum { LOAD_ROWS = FL_LOAD_ROWS };
 
 /* A body's state, structure of arrays, index s * nbody + i. */
 struct body_set {
@@ -86,6 +89,20 @@ struct step_news {
   fl_vec3 *grip_f, *grip_t;  /* s * ngrip + j: the grip's body j's force and torque about the origin */
   double *pload_force;       /* the point load of the step along its direction, N */
   int *events;               /* the bonds broken or buckled in the step */
+};
+
+/* What an output row measures of a specimen (k_row_specimens), as fl_system_loads and
+ * the host's counts leave it in fl_system. */
+struct row_figs {
+  fl_vec3 tool[FL_MAX_TOOLS]; /* the tools' loads (tool_force), N */
+  fl_vec3 grip_f, grip_t;     /* the moving grip's force and torque (grip_force, grip_torque) */
+  double pload;               /* the point load (pload_force), N */
+  double energy;              /* strain energy (strain_energy), J */
+  double kinetic;             /* kinetic energy of the free bodies (fl_system_kinetic), J */
+  double overlap;             /* the largest tool overlap so far, m */
+  int nbroken;                /* bonds broken or buckled so far */
+  int broken, yielded;        /* fl_system_count */
+  int pad;
 };
 
 /* Device arrays, passed to kernels by value.  "rows": structure of arrays as system.h
@@ -135,6 +152,13 @@ struct fl_gpu_dev {
   long *bad_step;            /* the first step a body failed, or -1 */
   int *bad_body;             /* that body, */
   int *bad_box;              /* 1: it left the box, 0: the finite numbers */
+  /* an output row's evaluation */
+  fl_vec3 *row_f, *row_t;    /* body k's loads, s * nbody + i */
+  fl_vec3 *row_share;        /* body k's force on tool m, k * ntool + m */
+  int nheld;                 /* bodies the fixed grip or the clamp holds */
+  const int *held;           /* their indices, ascending */
+  fl_vec3 *held_ft;          /* (s * nheld + j) * 2: held body j's force, then its torque */
+  row_figs *figs;            /* per specimen */
 };
 
 /* What a step's body kernel takes from the host, by value: the tools where they are,
@@ -167,9 +191,15 @@ struct fl_gpu {
   watch_args pending;     /* the last step's watch, not launched yet (pending.n >= 0) */
   long *host_long;        /* nspec longs, pinned: a download's staging */
   fl_track *host_track;   /* nspec watches, pinned */
-  void *blocks[80];       /* every cudaMalloc, for freeing */
+  row_figs *host_figs;    /* nspec rows' figures, pinned */
+  fl_vec3 *host_held;     /* the held bodies' loads, pinned */
+  int *held;              /* the held bodies (fl_gpu_dev's held), on the host */
+  long *host_look;        /* nspec longs, pinned: the first failed steps, as a look left them */
+  cudaEvent_t look_done;  /* recorded after the look's copy */
+  int look_pending;       /* 1: a look's copy is under way */
+  void *blocks[96];       /* every cudaMalloc, for freeing */
   int nblocks;
-  void *pinned[2];        /* every cudaMallocHost */
+  void *pinned[5];        /* every cudaMallocHost */
   void *locked[8];        /* the host's arrays the downloads fill, page-locked in place */
   int nlocked;
   size_t nsb, nsd;        /* specimen x body, specimen x bond */
@@ -261,25 +291,35 @@ FL_HD static inline void add_loads(int one, fl_vec3 fb, fl_vec3 t1, fl_vec3 t2, 
   *t = fl_add(*t, one ? t1 : t2);
 }
 
-/* Bond idx through fl_bond_eval with its whole state (the damping state from the
- * rows, and back there with the live flag), as the CPU engine's bond_eval_rows.
- * Returns the bond's new breaks and buckles. */
-FL_HD static inline int bond_general_at(const fl_gpu_dev &d, size_t idx)
+/* Bond idx (bond b of specimen s) through fl_bond_eval with its whole state st (the
+ * damping state from the rows), before the step, as the CPU engine's bond_eval_rows. */
+FL_HD static inline void bond_whole(const fl_gpu_dev &d, size_t idx, int s, int b, fl_bond_state *st,
+                                    fl_bond_loads *ld)
 {
-  int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
-  size_t n = (size_t)d.nbond, at = (size_t)s * FL_STATE_ROWS * n + b;
-  const double *row = d.srow + at;
+  size_t n = (size_t)d.nbond;
+  const double *row = d.srow + (size_t)s * FL_STATE_ROWS * n + b;
   fl_body bi, bj;
   bond_bodies(d, s, b, &bi, &bj);
   const fl_bond_limits *lim = &d.limits[s];
   if (lim->criterion == FL_CRIT_NONE && lim->buckling.type == FL_BUCKLING_NONE)
     lim = NULL;
+  st->fd = fl_v3(row[FL_STATE_FD * n], row[(FL_STATE_FD + 1) * n], row[(FL_STATE_FD + 2) * n]);
+  st->td = fl_v3(row[FL_STATE_TD * n], row[(FL_STATE_TD + 1) * n], row[(FL_STATE_TD + 2) * n]);
+  fl_bond_eval(&d.bond[d.def_shared ? (size_t)b : idx], &d.damping[s], lim, &bi, &bj, st, ld);
+}
+
+/* Bond idx through fl_bond_eval with its whole state (bond_whole; the damping state
+ * back into the rows, with the live flag).  Returns the bond's new breaks and
+ * buckles. */
+FL_HD static inline int bond_general_at(const fl_gpu_dev &d, size_t idx)
+{
+  int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
+  size_t n = (size_t)d.nbond, at = (size_t)s * FL_STATE_ROWS * n + b;
+  const double *row = d.srow + at;
   fl_bond_state st = d.st[idx];
-  st.fd = fl_v3(row[FL_STATE_FD * n], row[(FL_STATE_FD + 1) * n], row[(FL_STATE_FD + 2) * n]);
-  st.td = fl_v3(row[FL_STATE_TD * n], row[(FL_STATE_TD + 1) * n], row[(FL_STATE_TD + 2) * n]);
   int before = st.broken + st.buckled;
   fl_bond_loads ld;
-  fl_bond_eval(&d.bond[d.def_shared ? (size_t)b : idx], &d.damping[s], lim, &bi, &bj, &st, &ld);
+  bond_whole(d, idx, s, b, &st, &ld);
   put_damping(d.srow_next + at, n, st.fd, st.td);
   double live = (st.broken | st.yielded | st.buckled) == 0 ? 1.0 : 0.0;
   if (live != row[FL_STATE_LIVE * n]) /* in both sets of rows, which the steps take in turn */
@@ -327,6 +367,19 @@ struct body_news {
   double ov;     /* its largest tool overlap, m (0: none) */
 };
 
+/* The point load pl on body k (body i, pl's) before the step, added to f and t, as
+ * the CPU engine's fl_loads_gather; returns its value along its direction, N. */
+FL_HD static inline double point_load(const fl_gpu_dev &d, size_t k, int i, const fl_point_load &pl, fl_vec3 *f,
+                                      fl_vec3 *t)
+{
+  fl_vec3 arm, p_ref = fl_add(d.x_ref[i], fl_qrot(d.q_ref[i], pl.arm));
+  double load = fl_point_load_value(&pl, d.now.x[k], d.now.q[k], p_ref, &arm);
+  fl_vec3 fp = fl_scale(pl.dir, load);
+  *f = fl_add(*f, fp);
+  *t = fl_add(*t, fl_cross(arm, fp));
+  return load;
+}
+
 /* Body k (body i of specimen s) with its bonds' loads f and t: its tool contacts and
  * the point load as the CPU engine's body_gather, and its step into d.next. */
 FL_HD static inline body_news body_step(const fl_gpu_dev &d, size_t k, int s, int i, fl_vec3 f, fl_vec3 t,
@@ -343,14 +396,8 @@ FL_HD static inline body_news body_step(const fl_gpu_dev &d, size_t k, int s, in
       if (share[m].x != 0.0 || share[m].y != 0.0 || share[m].z != 0.0)
         news.tools |= 1u << m;
   }
-  if (i == a.pl.body) { /* the cantilever's tip load */
-    fl_vec3 arm, p_ref = fl_add(d.x_ref[i], fl_qrot(d.q_ref[i], a.pl.arm));
-    double load = fl_point_load_value(&a.pl, o.x[k], o.q[k], p_ref, &arm);
-    fl_vec3 fp = fl_scale(a.pl.dir, load);
-    f = fl_add(f, fp);
-    t = fl_add(t, fl_cross(arm, fp));
-    d.news.pload_force[s] = load;
-  }
+  if (i == a.pl.body) /* the cantilever's tip load */
+    d.news.pload_force[s] = point_load(d, k, i, a.pl, &f, &t);
   fl_vec3 x = o.x[k];
   if (motion == FL_FREE) {
     /* the CPU engine's vectorised step, and where it does not serve the general one */
@@ -457,6 +504,22 @@ __global__ void __maxnreg__(200) k_step(fl_gpu_dev d, fl_step_args a)
     step_at(d, k, a);
 }
 
+/* Body i of specimen s: its bonds' loads from the rows, summed in ascending bond order
+ * into f and t. */
+FL_HD static inline void gather_loads(const fl_gpu_dev &d, int s, int i, fl_vec3 *f, fl_vec3 *t)
+{
+  size_t n = (size_t)d.nbond;
+  const double *row = d.load + (size_t)s * LOAD_ROWS * n;
+  *f = fl_v3(0.0, 0.0, 0.0), *t = fl_v3(0.0, 0.0, 0.0);
+  int first, last;
+  bond_range(d, i, &first, &last);
+  for (int m = first; m < last; m++) {
+    const double *r = row + bond_at(d, m);
+    add_loads(side_one(d, m), fl_v3(r[0], r[n], r[2 * n]), fl_v3(r[3 * n], r[4 * n], r[5 * n]),
+              fl_v3(r[6 * n], r[7 * n], r[8 * n]), f, t);
+  }
+}
+
 /* Body k where k_step left it (or its specimen): its bonds' loads gathered from the
  * rows in ascending bond order (no floating-point atomics: runs repeat bit for bit),
  * and its step. */
@@ -468,17 +531,8 @@ __device__ static inline void body_at(const fl_gpu_dev &d, size_t k, const fl_st
       return;
     d.body_redo[k] = 0;
   }
-  size_t n = (size_t)d.nbond;
-  const double *row = d.load + (size_t)s * LOAD_ROWS * n;
-  fl_vec3 f = fl_v3(0.0, 0.0, 0.0), t = fl_v3(0.0, 0.0, 0.0);
-  int first, last;
-  bond_range(d, i, &first, &last);
-  for (int m = first; m < last; m++) {
-    int b = bond_at(d, m);
-    const double *r = row + b;
-    add_loads(side_one(d, m), fl_v3(r[0], r[n], r[2 * n]), fl_v3(r[3 * n], r[4 * n], r[5 * n]),
-              fl_v3(r[6 * n], r[7 * n], r[8 * n]), &f, &t);
-  }
+  fl_vec3 f, t;
+  gather_loads(d, s, i, &f, &t);
   body_report(d, s, i, body_step(d, k, s, i, f, t, a));
 }
 
@@ -545,6 +599,96 @@ __global__ void k_watch(fl_gpu_dev d, watch_args watch)
   size_t s = thread_index();
   if (s < (size_t)d.nspec)
     watch_at(d, (int)s, watch, d.news_before, NULL);
+}
+
+/* ---- an output row: the loads without moving the state on (fl_system_loads, advance 0) */
+
+/* Bond idx through fl_bond_eval on a copy of its whole state, its loads and energy into
+ * the rows. */
+__global__ void k_row_bonds(fl_gpu_dev d)
+{
+  size_t idx = thread_index();
+  if (idx >= (size_t)d.nspec * d.nbond)
+    return;
+  int s = (int)(idx / d.nbond), b = (int)(idx - (size_t)s * d.nbond);
+  fl_bond_state st = d.st[idx]; /* a copy: the row does not move the state on */
+  fl_bond_loads ld;
+  bond_whole(d, idx, s, b, &st, &ld);
+  put_loads(d, s, b, ld.force, ld.torque1, ld.torque2);
+  d.load[((size_t)s * LOAD_ROWS + FL_LOAD_E) * d.nbond + b] = ld.energy;
+}
+
+/* Body k: its bonds' loads, its tool contacts (their shares, the history left as it
+ * is) and the point load, as fl_loads_gather gathers them, into the row's arrays. */
+FL_HD static inline void row_body_at(const fl_gpu_dev &d, size_t k, const fl_step_args &a)
+{
+  int s = (int)(k / d.nbody), i = (int)(k - (size_t)s * d.nbody);
+  fl_vec3 f, t;
+  gather_loads(d, s, i, &f, &t);
+  if (d.ntool > 0 && d.motion[i] == FL_FREE) {
+    double ov = 0.0; /* kept only by a step */
+    fl_contact_tools(d.law + (size_t)s * d.ntool, a.tool, d.ntool, d.now.x[k], d.now.q[k], d.now.v[k], d.now.w[k],
+                     d.hl[i], d.radius[i], a.dt, d.xi + k * d.ntool, 0, &f, &t, d.row_share + k * d.ntool, &ov);
+  }
+  if (i == a.pl.body)
+    d.figs[s].pload = point_load(d, k, i, a.pl, &f, &t);
+  d.row_f[k] = f;
+  d.row_t[k] = t;
+}
+__global__ void k_row_bodies(fl_gpu_dev d, fl_step_args a)
+{
+  size_t k = thread_index();
+  if (k < (size_t)d.nspec * d.nbody)
+    row_body_at(d, k, a);
+}
+
+/* Specimen s's row figures from its bonds' and bodies' row values, each sum in the
+ * order the CPU engine takes (fl_loads_pass, fl_system_kinetic, fl_system_count): one
+ * thread a specimen, so that the sums keep the host's bits. */
+FL_HD static inline void row_specimen_at(const fl_gpu_dev &d, int s)
+{
+  size_t n = (size_t)d.nbond, base = (size_t)s * d.nbody;
+  row_figs &r = d.figs[s];
+  const double *e = d.load + ((size_t)s * LOAD_ROWS + FL_LOAD_E) * n;
+  const fl_bond_state *st = d.st + (size_t)s * n;
+  double energy = 0.0;
+  int nb = 0, ny = 0;
+  for (size_t b = 0; b < n; b++) {
+    energy += e[b];
+    nb += st[b].broken;
+    ny += st[b].yielded || st[b].buckled;
+  }
+  r.energy = energy, r.broken = nb, r.yielded = ny;
+  for (int m = 0; m < d.ntool; m++)
+    r.tool[m] = fl_v3(0.0, 0.0, 0.0);
+  fl_vec3 gf = fl_v3(0.0, 0.0, 0.0), gt = fl_v3(0.0, 0.0, 0.0);
+  double kin = 0.0;
+  for (int i = 0; i < d.nbody; i++) {
+    size_t k = base + i;
+    if (d.motion[i] == FL_FREE) {
+      for (int m = 0; m < d.ntool; m++)
+        r.tool[m] = fl_add(r.tool[m], d.row_share[k * d.ntool + m]);
+      const fl_vec3 v = d.now.v[k];
+      kin += 0.5 * d.mass[i] * fl_dot(v, v) + 0.5 * fl_dot(d.now.w[k], d.now.L[k]);
+    } else if (d.motion[i] == FL_GRIP_MOVING) {
+      gf = fl_add(gf, d.row_f[k]);
+      gt = fl_add(gt, fl_add(d.row_t[k], fl_cross(d.now.x[k], d.row_f[k])));
+    }
+  }
+  r.grip_f = gf, r.grip_t = gt, r.kinetic = kin;
+  for (int j = 0; j < d.nheld; j++) {
+    size_t at = ((size_t)s * d.nheld + j) * 2;
+    d.held_ft[at] = d.row_f[base + d.held[j]];
+    d.held_ft[at + 1] = d.row_t[base + d.held[j]];
+  }
+  r.overlap = d.overlap[s];
+  r.nbroken = d.nbroken[s];
+}
+__global__ void k_row_specimens(fl_gpu_dev d)
+{
+  size_t s = thread_index();
+  if (s < (size_t)d.nspec)
+    row_specimen_at(d, (int)s);
 }
 
 /* Bond i of fl_gpu_eval_bonds' arrays. */
@@ -685,11 +829,14 @@ struct staging {
   int *lo, *hi;        /* nspec * ntool: no body touched a tool yet */
   int *none_int;       /* nspec: nbody, no body lost */
   long *none_long;     /* nspec: -1, no failure */
+  int *held;           /* the bodies the fixed grip or the clamp holds, ascending */
+  int nheld;
 };
 
 static void staging_free(staging *t)
 {
   free(t->quot), free(t->grip_slot), free(t->common), free(t->lo), free(t->hi), free(t->none_int), free(t->none_long);
+  free(t->held);
 }
 
 /* What the device needs that sys does not hold as it is: the quotients of the free
@@ -707,7 +854,8 @@ static int staging_fill(fl_gpu *g, const fl_system *sys, staging *t)
   t->hi = (int *)malloc((ns * nt + 1) * sizeof(int));
   t->none_int = (int *)malloc(ns * sizeof(int));
   t->none_long = (long *)malloc(ns * sizeof(long));
-  if (!t->quot || !t->grip_slot || !t->common || !t->lo || !t->hi || !t->none_int || !t->none_long)
+  t->held = (int *)malloc(nb * sizeof(int) + 1);
+  if (!t->quot || !t->grip_slot || !t->common || !t->lo || !t->hi || !t->none_int || !t->none_long || !t->held)
     return FL_ENOMEM;
   for (size_t i = 0; i < nb; i++) {
     fl_body_quotients k = fl_integrate_quotients(sys->mass[i], sys->inertia_axial[i], sys->inertia_trans[i], sys->dt);
@@ -715,6 +863,8 @@ static int staging_fill(fl_gpu *g, const fl_system *sys, staging *t)
     for (int r = 0; r < FL_BODY_ROWS; r++)
       t->quot[r * nb + i] = v[r];
     t->grip_slot[i] = sys->motion[i] == FL_GRIP_MOVING ? g->d.ngrip++ : -1;
+    if (sys->motion[i] == FL_GRIP_FIXED)
+      t->held[t->nheld++] = (int)i;
   }
   g->d.quot_uniform = 1; /* to the bit: then the step reads the first column only */
   for (size_t i = 1; i < nb; i++)
@@ -794,11 +944,16 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
    * not wait for other work on the device */
   if ((rc = check(g, cudaMallocHost((void **)&g->host_long, (size_t)ns * sizeof(long)), "cudaMallocHost")) ||
       (rc = check(g, cudaMallocHost((void **)&g->host_track, (size_t)ns * sizeof(fl_track)), "cudaMallocHost")) ||
+      (rc = check(g, cudaMallocHost((void **)&g->host_figs, (size_t)ns * sizeof(row_figs)), "cudaMallocHost")) ||
+      (rc = check(g, cudaMallocHost((void **)&g->host_held, (size_t)ns * t.nheld * 2 * v3 + 8), "cudaMallocHost")) ||
+      (rc = check(g, cudaMallocHost((void **)&g->host_look, (size_t)ns * sizeof(long)), "cudaMallocHost")) ||
+      (rc = check(g, cudaEventCreateWithFlags(&g->look_done, cudaEventDisableTiming), "cudaEventCreateWithFlags")) ||
       (rc = check(g, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"))) {
     snprintf(msg, len, "%s", g->err);
     goto fail;
   }
-  g->pinned[0] = g->host_long, g->pinned[1] = g->host_track;
+  g->pinned[0] = g->host_long, g->pinned[1] = g->host_track, g->pinned[2] = g->host_figs, g->pinned[3] = g->host_held;
+  g->pinned[4] = g->host_look;
   PUT(quot, t.quot, FL_BODY_ROWS * (size_t)nb * sizeof(double));
   PUT(mass, sys->mass, nb * sizeof(double));
   PUT(ia, sys->inertia_axial, nb * sizeof(double));
@@ -846,6 +1001,14 @@ extern "C" int fl_gpu_create(fl_gpu **out, const fl_system *sys, char *msg, size
   PUT(bad_step, t.none_long, ns * sizeof(long));
   PUT(bad_body, NULL, ns * sizeof(int));
   PUT(bad_box, NULL, ns * sizeof(int));
+  g->d.nheld = t.nheld;
+  g->held = t.held, t.held = NULL; /* the host's copy */
+  PUT(held, g->held, (size_t)g->d.nheld * sizeof(int));
+  PUT(held_ft, NULL, (size_t)ns * t.nheld * 2 * v3);
+  PUT(row_f, NULL, g->nsb * v3);
+  PUT(row_t, NULL, g->nsb * v3);
+  PUT(row_share, NULL, g->nsb * nt * v3);
+  PUT(figs, NULL, ns * sizeof(row_figs));
   *out = g;
   rc = FL_OK;
 fail:
@@ -895,10 +1058,9 @@ extern "C" int fl_gpu_track_put(fl_gpu *g, enum fl_test_kind kind, const fl_trac
                "copy to the device");
 }
 
-extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, long n, double tm, double pos, double box)
+/* A step's arguments from the host's system (the grip's motion gm over the step). */
+static fl_step_args step_args(const fl_system *sys, const fl_grip_motion &gm, double box)
 {
-  const fl_gpu_dev &d = g->d;
-  fl_grip_motion gm = fl_system_grip_motion(sys);
   fl_step_args a;
   memcpy(a.tool, sys->tool, sizeof a.tool);
   a.pl = sys->pload;
@@ -909,6 +1071,14 @@ extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, long n, double tm, double 
   a.qg = gm.qg;
   a.wg = gm.wg;
   a.box = box;
+  return a;
+}
+
+extern "C" int fl_gpu_step(fl_gpu *g, fl_system *sys, long n, double tm, double pos, double box)
+{
+  const fl_gpu_dev &d = g->d;
+  fl_grip_motion gm = fl_system_grip_motion(sys);
+  fl_step_args a = step_args(sys, gm, box);
   size_t nd = g->nsd, nb = g->nsb, ns = (size_t)d.nspec;
   cudaStream_t st = g->stream;
   if (g->any_common)
@@ -962,6 +1132,32 @@ extern "C" int fl_gpu_track_get(fl_gpu *g, const fl_system *sys, fl_track *tr, l
     return rc;
   *bad_bond = box ? (body > 0 ? body - 1 : 0) : fl_system_body_bond(sys, body);
   return FL_OK;
+}
+
+extern "C" int fl_gpu_look(fl_gpu *g, long *bad_step)
+{
+  size_t ns = (size_t)g->d.nspec;
+  *bad_step = -1;
+  if (g->look_pending) {
+    cudaError_t e = cudaEventQuery(g->look_done);
+    if (e == cudaErrorNotReady) { /* the device is still on the steps before it: the next look */
+      cudaGetLastError();         /* not an error: cleared, so that the next launch's check passes */
+      return FL_OK;
+    }
+    if (e != cudaSuccess)
+      return check(g, e, "the steps' kernels");
+    g->look_pending = 0;
+    for (size_t s = 0; s < ns; s++)
+      if (g->host_look[s] >= 0 && (*bad_step < 0 || g->host_look[s] < *bad_step))
+        *bad_step = g->host_look[s];
+    if (*bad_step >= 0)
+      return FL_OK;
+  }
+  int rc = get_async(g, g->host_look, g->d.bad_step, ns * sizeof(long));
+  if (rc == FL_OK)
+    rc = check(g, cudaEventRecord(g->look_done, g->stream), "cudaEventRecord");
+  g->look_pending = rc == FL_OK;
+  return rc;
 }
 
 /* What a download copies: each device array into the host's own. */
@@ -1019,6 +1215,52 @@ extern "C" int fl_gpu_download(fl_gpu *g, fl_system *sys)
   return wait_steps(g);
 }
 
+extern "C" int fl_gpu_row(fl_gpu *g, fl_system *sys, double *kinetic, int *broken, int *yielded)
+{
+  const fl_gpu_dev &d = g->d;
+  size_t nd = g->nsd, nb = g->nsb, ns = (size_t)d.nspec, nh = ns * d.nheld * 2;
+  int rc = watch_flush(g);
+  if (rc != FL_OK)
+    return rc;
+  fl_grip_motion gm = fl_system_grip_motion(sys);
+  fl_step_args a = step_args(sys, gm, 0.0);
+  cudaStream_t st = g->stream;
+  if (nd > 0)
+    FL_LAUNCH(k_row_bonds, blocks_for(nd, block_threads(nd)), block_threads(nd), st, d);
+  FL_LAUNCH(k_row_bodies, blocks_for(nb, block_threads(nb)), block_threads(nb), st, d, a);
+  FL_LAUNCH(k_row_specimens, blocks_for(ns, block_threads(ns)), block_threads(ns), st, d);
+  if ((rc = check(g, cudaGetLastError(), "an output row's kernels")))
+    return rc;
+  if (g->nlocked == 0 && nd + nb >= ((size_t)1 << 16))
+    lock_host(g, sys); /* once, at the first row of a large system */
+  if ((rc = get_async(g, g->host_figs, d.figs, ns * sizeof(row_figs))) ||
+      (rc = get_async(g, g->host_held, d.held_ft, nh * sizeof(fl_vec3))) ||
+      (rc = get_async(g, sys->x, d.now.x, nb * sizeof(fl_vec3))) ||
+      (rc = get_async(g, sys->q, d.now.q, nb * sizeof(fl_quat))) || (rc = wait_steps(g)))
+    return rc;
+  for (size_t s = 0; s < ns; s++) {
+    const row_figs &r = g->host_figs[s];
+    for (int m = 0; m < d.ntool; m++)
+      sys->tool_force[s * d.ntool + m] = r.tool[m];
+    sys->grip_force[s] = r.grip_f;
+    sys->grip_torque[s] = r.grip_t;
+    if (sys->pload.body >= 0)
+      sys->pload_force[s] = r.pload;
+    sys->strain_energy[s] = r.energy;
+    sys->overlap[s] = r.overlap;
+    sys->nbroken[s] = r.nbroken;
+    kinetic[s] = r.kinetic;
+    broken[s] = r.broken;
+    yielded[s] = r.yielded;
+    for (int j = 0; j < d.nheld; j++) {
+      size_t k = s * d.nbody + g->held[j], at = (s * d.nheld + j) * 2;
+      sys->f[k] = g->host_held[at];
+      sys->t[k] = g->host_held[at + 1];
+    }
+  }
+  return FL_OK;
+}
+
 extern "C" int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
                                  const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *loads)
 {
@@ -1056,7 +1298,10 @@ extern "C" int fl_gpu_kernels(fl_gpu_kernel *k, int max)
   } all[] = {{"k_step", (const void *)k_step},
              {"k_bonds_general", (const void *)k_bonds_general},
              {"k_bodies", (const void *)k_bodies},
-             {"k_watch", (const void *)k_watch}};
+             {"k_watch", (const void *)k_watch},
+             {"k_row_bonds", (const void *)k_row_bonds},
+             {"k_row_bodies", (const void *)k_row_bodies},
+             {"k_row_specimens", (const void *)k_row_specimens}};
   int n = 0;
   for (size_t i = 0; i < sizeof all / sizeof *all && n < max; i++) {
     cudaFuncAttributes fa;
@@ -1103,6 +1348,21 @@ extern "C" double fl_gpu_bytes_per_update(const fl_system *sys)
   return bond + body * per_body;
 }
 
+extern "C" double fl_gpu_row_bytes(const fl_system *sys, int whole)
+{
+  if (!sys)
+    return 0.0;
+  double ns = sys->nspec, nsb = ns * sys->nbody, nsd = ns * sys->nbond, v3 = sizeof(fl_vec3);
+  double watch = ns * (sizeof(fl_track) + sizeof(long)); /* fl_gpu_track_get */
+  if (whole) /* download_list */
+    return watch + nsb * (4 * v3 + sizeof(fl_quat) + sys->ntool * v3) +
+           nsd * (sizeof(fl_bond_state) + FL_STATE_ROWS * sizeof(double)) + ns * (sizeof(int) + sizeof(double));
+  int nheld = 0;
+  for (int i = 0; i < sys->nbody; i++)
+    nheld += sys->motion[i] == FL_GRIP_FIXED;
+  return watch + ns * (sizeof(row_figs) + nheld * 2 * v3) + nsb * (v3 + sizeof(fl_quat));
+}
+
 extern "C" const char *fl_gpu_error(const fl_gpu *g) { return g && g->err[0] ? g->err : "CUDA: no error recorded"; }
 
 extern "C" void fl_gpu_free(fl_gpu **gpu)
@@ -1114,11 +1374,14 @@ extern "C" void fl_gpu_free(fl_gpu **gpu)
     cudaStreamDestroy(g->stream); /* after its work, which the frees below wait for too */
   for (int k = 0; k < g->nblocks; k++)
     cudaFree(g->blocks[k]);
-  for (int k = 0; k < 2; k++)
+  if (g->look_done)
+    cudaEventDestroy(g->look_done);
+  for (int k = 0; k < 5; k++)
     if (g->pinned[k])
       cudaFreeHost(g->pinned[k]);
   for (int k = 0; k < g->nlocked; k++)
     cudaHostUnregister(g->locked[k]);
+  free(g->held);
   free(g);
   *gpu = NULL;
 }

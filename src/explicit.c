@@ -4,8 +4,10 @@
  * how the state comes back to the host.  Between output rows every step is watched
  * (track.h: the peak and where it is, the first touch, the first break or buckle) for
  * instability too: on the host for the CPU engine, on the device for the CUDA engine,
- * whose host waits for it only at the rows and every 1024 steps.  At a row it records
- * every specimen's measurements. */
+ * whose host waits for it only at the rows (every 1024 steps it looks at the watch
+ * without waiting).  At a row it records every specimen's measurements: the CUDA
+ * engine evaluates the row on the device and sends back only what the row measures,
+ * and its whole state at the end. */
 #include <config.h>
 
 #include <math.h>
@@ -37,13 +39,21 @@ typedef struct {
   /* Take step n from time tm (s) and path position pos, and watch it into tr (one per
    * specimen, track.h) for a test of kind; with box > 0, check that every body ends it
    * within box of the origin (m).  FL_OK, FL_EUNSTABLE with *fail (the CUDA engine:
-   * every 1024 steps, for a failure since the last look), FL_EIO when the device
+   * every 1024 steps, for a failure that a look before found), FL_EIO when the device
    * failed. */
   int (*step)(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, double box,
               fl_track *tr, failure *fail);
   /* The engine's state into sys and its watch into tr: FL_OK, FL_EUNSTABLE with *fail
    * (a failure since the last sync), FL_EIO. */
   int (*sync)(void *dev, fl_system *sys, fl_track *tr, failure *fail);
+  /* An output row: the loads of the state evaluated without moving it on
+   * (fl_system_loads(sys, 0)) and what the row measures in sys (measure.h), each
+   * specimen's kinetic energy into kin and its broken bonds into cnt, its yielded ones
+   * into cnt + nspec, and the watch into tr; returns as sync. */
+  int (*row)(void *dev, fl_system *sys, fl_track *tr, failure *fail, double *kin, int *cnt);
+  /* The engine's whole state into sys, after a row (for a hook or a message): FL_OK or
+   * FL_EIO. */
+  int (*state)(void *dev, fl_system *sys);
   /* The host's watch tr back to the engine (after an output row changed it). */
   int (*put)(void *dev, enum fl_test_kind kind, const fl_track *tr);
   /* Why the engine's last call failed, for the message ("" when it cannot say). */
@@ -79,6 +89,29 @@ static int cpu_sync(void *dev, fl_system *sys, fl_track *tr, failure *fail)
   return FL_OK;
 }
 
+/* The row on the host, from the state in sys. */
+static void host_row(fl_system *sys, double *kin, int *cnt)
+{
+  fl_system_loads(sys, 0);
+  for (int s = 0; s < sys->nspec; s++) {
+    kin[s] = fl_system_kinetic(sys, s);
+    fl_system_count(sys, s, &cnt[s], &cnt[sys->nspec + s]);
+  }
+}
+
+static int cpu_row(void *dev, fl_system *sys, fl_track *tr, failure *fail, double *kin, int *cnt)
+{
+  (void)dev, (void)tr, (void)fail;
+  host_row(sys, kin, cnt);
+  return FL_OK;
+}
+
+static int cpu_state(void *dev, fl_system *sys)
+{
+  (void)dev, (void)sys;
+  return FL_OK;
+}
+
 static int cpu_put(void *dev, enum fl_test_kind kind, const fl_track *tr)
 {
   (void)dev, (void)kind, (void)tr;
@@ -93,7 +126,7 @@ static const char *cpu_why(const void *dev)
 
 static void cpu_close(void **dev) { *dev = NULL; }
 
-static const engine cpu_engine = {cpu_open, cpu_step, cpu_sync, cpu_put, cpu_why, cpu_close};
+static const engine cpu_engine = {cpu_open, cpu_step, cpu_sync, cpu_row, cpu_state, cpu_put, cpu_why, cpu_close};
 
 /* The CUDA engine: the device watches every step itself, and the host waits for it
  * only at a sync.  A build without CUDA links gpu_none.c, whose engine never opens. */
@@ -113,12 +146,27 @@ static int gpu_sync(void *dev, fl_system *sys, fl_track *tr, failure *fail)
   return fail->step >= 0 ? FL_EUNSTABLE : FL_OK;
 }
 
+static int gpu_row(void *dev, fl_system *sys, fl_track *tr, failure *fail, double *kin, int *cnt)
+{
+  int rc = fl_gpu_row((fl_gpu *)dev, sys, kin, cnt, cnt + sys->nspec);
+  if (rc == FL_OK)
+    rc = fl_gpu_track_get((fl_gpu *)dev, sys, tr, &fail->step, &fail->spec, &fail->bond);
+  if (rc)
+    return rc;
+  return fail->step >= 0 ? FL_EUNSTABLE : FL_OK;
+}
+
+static int gpu_state(void *dev, fl_system *sys) { return fl_gpu_download((fl_gpu *)dev, sys); }
+
 static int gpu_step(void *dev, fl_system *sys, enum fl_test_kind kind, long n, double tm, double pos, double box,
                     fl_track *tr, failure *fail)
 {
   (void)kind;
   int rc = fl_gpu_step((fl_gpu *)dev, sys, n, tm, pos, box);
-  if (rc == FL_OK && (n & 1023) == 0) { /* a look at the watch: has a body failed? */
+  long bad = -1;
+  if (rc == FL_OK && (n & 1023) == 0) /* a look at the watch, without waiting: has a body failed? */
+    rc = fl_gpu_look((fl_gpu *)dev, &bad);
+  if (rc == FL_OK && bad >= 0) { /* where */
     rc = fl_gpu_track_get((fl_gpu *)dev, sys, tr, &fail->step, &fail->spec, &fail->bond);
     if (rc == FL_OK && fail->step >= 0)
       rc = FL_EUNSTABLE;
@@ -135,7 +183,7 @@ static const char *gpu_why(const void *dev) { return fl_gpu_error((const fl_gpu 
 
 static void gpu_close(void **dev) { fl_gpu_free((fl_gpu **)dev); }
 
-static const engine gpu_engine = {gpu_open, gpu_step, gpu_sync, gpu_put, gpu_why, gpu_close};
+static const engine gpu_engine = {gpu_open, gpu_step, gpu_sync, gpu_row, gpu_state, gpu_put, gpu_why, gpu_close};
 
 /* ---- the solver --------------------------------------------------------------- */
 
@@ -154,6 +202,8 @@ typedef struct {
   double box;         /* half the bounding box, m */
   double last_progress;
   double *work;       /* per specimen: work done on it, from the rows, J */
+  double *kin;        /* per specimen: the row's kinetic energy, J */
+  int *cnt;           /* the row's broken bonds per specimen, then its yielded ones */
   fl_track *track;    /* per specimen: the watch of every step */
 } explicit_solver;
 
@@ -165,6 +215,8 @@ static void explicit_free(void **state)
   if (x->eng)
     x->eng->close(&x->dev);
   free(x->work);
+  free(x->kin);
+  free(x->cnt);
   free(x->track);
   free(x);
   *state = NULL;
@@ -202,7 +254,9 @@ static int explicit_create(void **out, const fl_solver_setup *su, const engine *
   x->np = exp->sim.output_points;
   x->work = calloc((size_t)nspec, sizeof(double));
   x->track = calloc((size_t)nspec, sizeof *x->track);
-  if (!x->work || !x->track) {
+  x->kin = calloc((size_t)nspec, sizeof *x->kin);
+  x->cnt = calloc(2 * (size_t)nspec, sizeof *x->cnt);
+  if (!x->work || !x->track || !x->kin || !x->cnt) {
     snprintf(err, errlen, "out of memory for %d specimens", nspec);
     return FL_ENOMEM;
   }
@@ -254,18 +308,24 @@ static int unstable(explicit_solver *x, int rc, const failure *f, fl_solver_stat
   return rc;
 }
 
-/* The engine's state and watch on the host at step n, or why not. */
-static int sync(explicit_solver *x, fl_solver_status *st, char *err, size_t errlen)
+/* The message of a copy from the device that failed with rc at step n. */
+static int copy_failed(explicit_solver *x, int rc, fl_solver_status *st, char *err, size_t errlen)
+{
+  snprintf(err, errlen, "cannot copy the state back from the GPU: %s", x->eng->why(x->dev));
+  st->fail_key = 2.0 * x->n;
+  return rc;
+}
+
+/* The engine's state and watch on the host at step n (row: only what an output row
+ * measures, engine.row), or why not. */
+static int sync(explicit_solver *x, int row, fl_solver_status *st, char *err, size_t errlen)
 {
   failure f = {x->n, 0, 0};
-  int rc = x->eng->sync(x->dev, x->su.sys, x->track, &f);
+  int rc = row ? x->eng->row(x->dev, x->su.sys, x->track, &f, x->kin, x->cnt)
+               : x->eng->sync(x->dev, x->su.sys, x->track, &f);
   if (rc == FL_EUNSTABLE)
     return unstable(x, rc, &f, st, err, errlen);
-  if (rc) {
-    snprintf(err, errlen, "cannot copy the state back from the GPU: %s", x->eng->why(x->dev));
-    st->fail_key = 2.0 * x->n;
-  }
-  return rc;
+  return rc ? copy_failed(x, rc, st, err, errlen) : FL_OK;
 }
 
 /* Record the output row st->rows of every specimen at step n, and check that the run
@@ -280,21 +340,25 @@ static int record(explicit_solver *x, fl_solver_status *st, char *err, size_t er
   int np = x->np, point = st->rows;
   long n = x->n;
   double tm = x->tm, pos = x->pos;
-  int rc = sync(x, st, err, errlen);
+  /* the last row's state is the run's: whole on the host, for the outputs and a
+   * ring-down */
+  int last = n == x->nsteps;
+  int rc = sync(x, !last, st, err, errlen);
   if (rc)
     return rc;
-  fl_system_loads(sys, 0);
+  if (last)
+    host_row(sys, x->kin, x->cnt);
   if (x->leg > 0 && st->leg_first_end < 0)
     st->leg_first_end = point;
   for (int s = 0; s < x->su.nspec; s++) {
     fl_track *tr = &x->track[s];
     size_t r = (size_t)s * np + point;
-    double y = fl_measure_row(sys, kind, s, info->span, curve, r);
+    double y = fl_measure_row_counted(sys, kind, s, info->span, curve, r, x->cnt[s], x->cnt[x->su.nspec + s]);
     double react = fl_measure_reaction(sys, kind, s);
     curve->time[r] = tm;
     double xs = fl_measure_x(sys, kind, s, tr->touch, pos);
     curve->x[r] = xs;
-    curve->kinetic[r] = fl_system_kinetic(sys, s);
+    curve->kinetic[r] = x->kin[s];
     /* after a break or a buckle, a row may set the peak again once the ringing has
      * had two periods of the lowest mode to settle and the run is quasi-static: little
      * kinetic energy, and the two ends of the specimen carry the same load (the
@@ -311,6 +375,8 @@ static int record(explicit_solver *x, fl_solver_status *st, char *err, size_t er
     /* Energy jump: kinetic energy far above the work put in, once loading is under way. */
     if (x->leg == 0 && fabs(pos) >= 0.1 * fabs(x->su.first) &&
         curve->kinetic[r] > 100.0 * (fabs(x->work[s]) + curve->strain[r])) {
+      if (!last && (rc = x->eng->state(x->dev, sys))) /* the bodies' velocities */
+        return copy_failed(x, rc, st, err, errlen);
       int worst = 0;
       double wk = -1.0;
       for (int i = 0; i < sys->nbody; i++) {
@@ -337,8 +403,11 @@ static int record(explicit_solver *x, fl_solver_status *st, char *err, size_t er
   }
   st->rows = point + 1;
   const fl_run_hooks *hooks = x->su.hooks;
-  if (hooks && hooks->sample)
+  if (hooks && hooks->sample) { /* the whole system */
+    if (!last && (rc = x->eng->state(x->dev, sys)))
+      return copy_failed(x, rc, st, err, errlen);
     hooks->sample(hooks->ctx, sys, point, pos);
+  }
   return FL_OK;
 }
 
@@ -363,7 +432,7 @@ static int step(explicit_solver *x, fl_solver_status *st, char *err, size_t errl
   if (rc)
     return unstable(x, rc, &f, st, err, errlen);
   if (hooks && hooks->stop && *hooks->stop) {
-    rc = sync(x, st, err, errlen); /* a failure the device saw comes first */
+    rc = sync(x, 0, st, err, errlen); /* a failure the device saw comes first */
     if (rc)
       return rc;
     snprintf(err, errlen, "interrupted at step %ld of %ld", n + 1, x->nsteps);
@@ -408,7 +477,7 @@ static int explicit_advance(void *state, fl_solver_status *st, char *err, size_t
     }
     if (x->n == x->nsteps) {
       if (!recorded) { /* the state at the end, and a failure after the last row */
-        int rc = sync(x, st, err, errlen);
+        int rc = sync(x, 0, st, err, errlen);
         if (rc)
           return rc;
       }

@@ -40,6 +40,18 @@ int fl_gpu_step(fl_gpu *gpu, fl_system *sys, long n, double tm, double pos, doub
  * -1: none), its specimen and the bond it is reported at (as the CPU solver reports
  * them). */
 int fl_gpu_track_get(fl_gpu *gpu, const fl_system *sys, fl_track *tr, long *bad_step, int *bad_spec, int *bad_bond);
+/* An output row: the loads of the state after the last step evaluated on the device
+ * without moving it on (as fl_system_loads(sys, 0)), and copied into sys only what a
+ * row measures: the bodies' places (x, q), the loads on the held bodies (f, t), each
+ * specimen's tool, grip and point loads, strain energy, overlap and broken count; and
+ * each specimen's kinetic energy (fl_system_kinetic) and bond counts (fl_system_count)
+ * into kinetic, broken and yielded (nspec each). */
+int fl_gpu_row(fl_gpu *gpu, fl_system *sys, double *kinetic, int *broken, int *yielded);
+/* A look at the watch without waiting for the device: the first step at which a body
+ * failed (*bad_step, -1: none) as the last look's copy found it, if that copy is done,
+ * and a new copy on its way behind the steps launched so far.  A failure shows a look
+ * or two after its step (fl_gpu_track_get then says where). */
+int fl_gpu_look(fl_gpu *gpu, long *bad_step);
 /* Copy the device state (bodies, bond states and their rows, contact history, counters)
  * to sys. */
 int fl_gpu_download(fl_gpu *gpu, fl_system *sys);
@@ -63,6 +75,11 @@ int fl_gpu_kernels(fl_gpu_kernel *k, int max);
  * state once for its bonds and a bond once for its two bodies, what the batch shares
  * once for the batch (sys NULL: 0; -1 in a build without the engine). */
 double fl_gpu_bytes_per_update(const fl_system *sys);
+/* Bytes an output row copies back from the device for sys's layout, the watch included:
+ * whole 0, fl_gpu_row's (every row but the last); whole 1, the whole state
+ * (fl_gpu_download: the last row, and every row before the device evaluated them)
+ * (sys NULL: 0; -1 in a build without the engine). */
+double fl_gpu_row_bytes(const fl_system *sys, int whole);
 /* The last CUDA error a call on gpu met ("CUDA: what: why"), for the caller's message:
  * a kernel's fault shows at the next call that waits for the device. */
 const char *fl_gpu_error(const fl_gpu *gpu);

@@ -57,6 +57,19 @@ int fl_gpu_download(fl_gpu *gpu, fl_system *sys)
   return FL_EINPUT;
 }
 
+int fl_gpu_look(fl_gpu *gpu, long *bad_step)
+{
+  (void)gpu;
+  *bad_step = -1;
+  return FL_EINPUT;
+}
+
+int fl_gpu_row(fl_gpu *gpu, fl_system *sys, double *kinetic, int *broken, int *yielded)
+{
+  (void)gpu, (void)sys, (void)kinetic, (void)broken, (void)yielded;
+  return FL_EINPUT;
+}
+
 int fl_gpu_eval_bonds(int n, const fl_bond *bond, const fl_bond_damping *dm, const fl_bond_limits *lim,
                       const fl_body *b1, const fl_body *b2, fl_bond_state *st, fl_bond_loads *loads)
 {
@@ -68,6 +81,12 @@ const char *fl_gpu_error(const fl_gpu *gpu)
 {
   (void)gpu;
   return none;
+}
+
+double fl_gpu_row_bytes(const fl_system *sys, int whole)
+{
+  (void)sys, (void)whole;
+  return -1.0;
 }
 
 int fl_gpu_kernels(fl_gpu_kernel *k, int max)

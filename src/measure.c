@@ -127,13 +127,22 @@ double fl_measure_reaction(const fl_system *sys, enum fl_test_kind kind, int s)
 
 double fl_measure_row(const fl_system *sys, enum fl_test_kind kind, int s, double span, fl_curve *c, size_t r)
 {
+  int broken, yielded;
+  fl_system_count(sys, s, &broken, &yielded);
+  return fl_measure_row_counted(sys, kind, s, span, c, r, broken, yielded);
+}
+
+double fl_measure_row_counted(const fl_system *sys, enum fl_test_kind kind, int s, double span, fl_curve *c,
+                              size_t r, int broken, int yielded)
+{
   const fl_test_type *type = fl_test_type_of(kind);
   double y = fl_run_measured(sys, kind, s);
   c->y[r] = y;
   if (type->columns)
     type->columns(sys, s, span, c, r);
   c->strain[r] = sys->strain_energy[s];
-  fl_system_count(sys, s, &c->broken[r], &c->yielded[r]);
+  c->broken[r] = broken;
+  c->yielded[r] = yielded;
   return y;
 }
 

@@ -21,6 +21,10 @@ double fl_measure_reaction(const fl_system *sys, enum fl_test_kind kind, int s);
  * the lateral deflection (compression), the strain energy and the bond counts.  The
  * solver sets the time, the displacement and the kinetic energy. */
 double fl_measure_row(const fl_system *sys, enum fl_test_kind kind, int s, double span, fl_curve *c, size_t r);
+/* The same with the bond counts given (fl_system_count's, as an engine that keeps the
+ * bonds' state elsewhere counts them). */
+double fl_measure_row_counted(const fl_system *sys, enum fl_test_kind kind, int s, double span, fl_curve *c,
+                              size_t r, int broken, int yielded);
 
 /* 1 when the measured load y and the reaction agree within 5 % of the larger. */
 int fl_measure_balanced(double y, double react);

@@ -383,6 +383,11 @@ int main(int argc, char **argv)
         fl_system_reset(&sys);
         printf("# GPU layout, %s: %.0f bytes a bond update (CPU: %.0f)\n", lay[i].what, fl_gpu_bytes_per_update(&sys),
                cpu_bytes_per_bond(&sys));
+        /* an output row: the loads evaluated on the device (every bond once, none on
+         * the host), and back only what the row measures */
+        printf("# GPU layout, %s: %.0f bytes back an output row (the whole state: %.0f); bonds the host "
+               "evaluates a row: 0 (before: %.0f)\n",
+               lay[i].what, fl_gpu_row_bytes(&sys, 0), fl_gpu_row_bytes(&sys, 1), (double)lay[i].nspec * lay[i].nbond);
         fl_system_free(&sys);
       }
     }

@@ -50,7 +50,8 @@ enum {
   cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9,
   cudaErrorIllegalAddress = 700,
-  cudaErrorInvalidDevice = 101
+  cudaErrorInvalidDevice = 101,
+  cudaErrorNotReady = 600
 };
 enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
 typedef struct fl_shim_stream *cudaStream_t;
@@ -60,6 +61,8 @@ struct fl_shim_counts {
   long launches;
   long threads;
   size_t bytes;
+  long downloads;    /* copies from the device to the host */
+  size_t down_bytes; /* and their bytes */
 };
 inline fl_shim_counts fl_shim_count;
 inline cudaError_t fl_shim_last = cudaSuccess; /* for cudaGetLastError */
@@ -71,9 +74,10 @@ inline long fl_shim_locks = 0;  /* page-lockings in all */
 /* What the shim saw, on the standard error at exit. */
 inline void fl_shim_report(void)
 {
-  fprintf(stderr, "cuda shim: %ld launches, %ld threads, %zu bytes allocated, %ld host arrays page-locked%s; sin, cos, "
-                  "atan2: %ld results, %ld moved by an ulp\n",
-          fl_shim_count.launches, fl_shim_count.threads, fl_shim_count.bytes, fl_shim_locks,
+  fprintf(stderr, "cuda shim: %ld launches, %ld threads, %zu bytes allocated, %ld downloads of %zu bytes, %ld host "
+                  "arrays page-locked%s; sin, cos, atan2: %ld results, %ld moved by an ulp\n",
+          fl_shim_count.launches, fl_shim_count.threads, fl_shim_count.bytes, fl_shim_count.downloads,
+          fl_shim_count.down_bytes, fl_shim_locks,
           fl_shim_locked ? " (SOME LEFT LOCKED)" : "", fl_shim_calls, fl_shim_moved);
 }
 
@@ -164,6 +168,8 @@ inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKi
     return fl_shim_last = cudaErrorInvalidValue;
   if (k == cudaMemcpyDeviceToHost && fl_shim_fails("copy", &fl_shim_copies))
     return cudaErrorIllegalAddress; /* as a kernel's fault shows at the next copy */
+  if (k == cudaMemcpyDeviceToHost)
+    fl_shim_count.downloads++, fl_shim_count.down_bytes += n;
   memmove(dst, src, n);
   return cudaSuccess;
 }
@@ -195,6 +201,41 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t s)
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+
+/* An event: what a stream did before it was recorded.  The shim's work is done at
+ * once, but as a busy device's, an event is not ready at the first query after it
+ * was recorded, so that a caller's path for work still under way runs too (and that
+ * answer stays for cudaGetLastError until cleared). */
+typedef struct fl_shim_event *cudaEvent_t;
+struct fl_shim_event {
+  int queries; /* since the last record */
+};
+enum { cudaEventDefault = 0, cudaEventDisableTiming = 2 };
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned)
+{
+  *e = (cudaEvent_t)calloc(1, sizeof **e);
+  return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = 0)
+{
+  if (!e)
+    return fl_shim_last = cudaErrorInvalidValue;
+  e->queries = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+  if (!e)
+    return fl_shim_last = cudaErrorInvalidValue;
+  if (e->queries++ == 0)
+    return fl_shim_last = cudaErrorNotReady; /* kept for cudaGetLastError, as the runtime keeps it */
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+  free(e);
+  return cudaSuccess;
+}
 inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 inline cudaError_t cudaGetLastError(void)
 {
@@ -211,6 +252,7 @@ inline const char *cudaGetErrorString(cudaError_t e)
   case cudaErrorMemoryAllocation: return "out of memory";
   case cudaErrorInvalidConfiguration: return "invalid configuration argument";
   case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+  case cudaErrorNotReady: return "device not ready";
   default: return "unknown error";
   }
 }
