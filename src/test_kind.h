@@ -94,6 +94,10 @@ typedef struct fl_test_type {
    * makes in specimen e, whose section has inertia, area and polar moment s and its
    * outer fibre at c: where a strength fit starts (fit/starts.c). */
   double (*stress_at)(const fl_experiment *e, const fl_section *s, double c, double y);
+  /* Optional: the load past which the test's path may bifurcate, by beam theory (N, or
+   * N m for a torque; fiberlab-model(7), THE STATIC SOLVER, Stability), of specimen e
+   * built as info: the static solver watches the tangent's stability from there on. */
+  double (*critical_load)(const fl_experiment *e, const fl_build_info *info);
   /* Optional: 1 where simulation.solver auto takes the explicit engine for e at the
    * automatic speed on the CPU (solver.h). */
   int (*auto_explicit)(const fl_experiment *e);

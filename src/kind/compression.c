@@ -161,6 +161,7 @@ const fl_test_type fl_test_compression = {
     .columns = columns,
     .equally_loaded = equally_loaded,
     .load_scale = load_scale,
+    .critical_load = load_scale, /* the column buckles at its Euler load */
     .stress_at = stress_at,
     .x_unit = "m",
     .y_unit = "N",

@@ -125,6 +125,13 @@ static double load_scale_torsion(const fl_experiment *e, const fl_build_info *in
   return e->bond.torque_stiffness_scale * G * info->section.polar / L * top;
 }
 
+/* A shaft twisted past Greenhill's load may bifurcate: hinged ends, 2 pi E I / L, the
+ * lower of the two classical ones. */
+static double critical_torsion(const fl_experiment *e, const fl_build_info *info)
+{
+  return 2.0 * FL_PI * e->bond.torque_stiffness_scale * e->fiber.youngs_modulus * info->section.inertia / info->length;
+}
+
 /* The axial stress, F / A. */
 static double stress_tension(const fl_experiment *e, const fl_section *s, double c, double y)
 {
@@ -241,6 +248,7 @@ const fl_test_type fl_test_torsion = {
     .reaction = reaction_torsion,
     .equally_loaded = equally_loaded,
     .load_scale = load_scale_torsion,
+    .critical_load = critical_torsion,
     .stress_at = stress_torsion,
     .x_unit = "rad",
     .y_unit = "N m",

@@ -292,7 +292,7 @@ static int watch(path_walk *k, double next)
   if (n > c->negative && !k->sr->bifurcated) { /* the first bifurcation: its load and abscissa */
     k->sr->bifurcated = 1;
     k->sr->bifurcation_y = fl_run_measured(w->sys, w->kind, 0);
-    k->sr->bifurcation_x = w->kind == FL_TEST_CANTILEVER ? fl_system_pload_displacement(w->sys, 0) : w->u;
+    k->sr->bifurcation_x = w->type->abscissa(w->sys, 0, w->u);
   }
   if (n > c->negative && fl_static_branch_switch(w, c->negative, &after, &c->it)) {
     n = after;

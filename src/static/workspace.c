@@ -146,12 +146,9 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->floor = kmax * xmax * DBL_EPSILON / w->fs;
   w->hx = 4e-9 * info->h;
   w->seg = info->h;
-  /* the tests whose path may bifurcate (fiberlab-model(7), THE STATIC SOLVER,
-   * Stability): a column, and a shaft past Greenhill's load (hinged ends, 2 pi E I / L,
-   * the lower of the two classical ones) */
-  w->watch = w->kind == FL_TEST_COMPRESSION || w->kind == FL_TEST_TORSION;
-  w->critical = w->kind == FL_TEST_COMPRESSION ? P
-                : 2.0 * FL_PI * exp->bond.torque_stiffness_scale * exp->fiber.youngs_modulus * info->section.inertia / L;
+  /* the tests whose path may bifurcate (their kind's critical load) */
+  w->watch = w->type->critical_load != NULL;
+  w->critical = w->watch ? w->type->critical_load(exp, info) : 0.0;
   w->reg = REG_MIN;
   /* the test suite's check of the reduction solves all six unknowns everywhere */
   w->planar = !(hooks && hooks->options & FL_RUN_CHECK_ALL_UNKNOWNS) && planar_problem(one, w->type);
