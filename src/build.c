@@ -97,7 +97,8 @@ int fl_experiment_batchable(const fl_experiment *a, const fl_experiment *b)
          fa->segments == fb->segments &&
          fa->density == fb->density && same_test(&a->test, &b->test) &&
          a->sim.solver == b->sim.solver && a->sim.time_step == b->sim.time_step && a->sim.safety == b->sim.safety &&
-         a->sim.output_points == b->sim.output_points && a->sim.force_time_step == b->sim.force_time_step;
+         a->sim.output_points == b->sim.output_points && a->sim.force_time_step == b->sim.force_time_step &&
+         a->sim.viscoelastic == b->sim.viscoelastic;
 }
 
 int fl_build_block(const fl_experiment *lead, const fl_experiment *const *exps, int nspec, int first,

@@ -166,6 +166,7 @@ typedef struct {
   double time_step;          /* s; <= 0 means auto */
   double safety;             /* fraction of the stability bound */
   int force_time_step;       /* run a step above the bound anyway */
+  int viscoelastic;          /* the static solver keeps the bonds' damping at test.speed */
   int output_points;
   unsigned long seed;
   int seed_given;

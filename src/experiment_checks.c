@@ -252,12 +252,35 @@ static int finish_cycles(const checker *c)
   return FL_OK;
 }
 
+/* A viscoelastic static run: the bonds' Maxwell damping at the lab's own speed, on the
+ * static solver (the explicit engine would step through minutes of a slow test). */
+static int finish_viscoelastic(const checker *c)
+{
+  const fl_experiment *e = c->exp;
+  if (!e->sim.viscoelastic)
+    return FL_OK;
+  const char *speed = e->test.kind == FL_TEST_TORSION ? "test.angular_speed" : "test.speed";
+  if (e->sim.solver != FL_SOLVER_STATIC)
+    return fail_key(c, "simulation.viscoelastic",
+                    "simulation.viscoelastic: true needs simulation.solver: static (the explicit engine always "
+                    "damps, at its own step); allowed: solver static, or viscoelastic false");
+  if (!(e->bond.damping > 0.0))
+    return fail_key(c, "simulation.viscoelastic",
+                    "simulation.viscoelastic: true needs bond.damping above 0 (the dashpots' a_damp, s); allowed: "
+                    "a number in (0, 1000] s");
+  if (!(e->test.speed > 0.0))
+    return fail_key(c, "simulation.viscoelastic",
+                    "simulation.viscoelastic: true needs %s, the speed the lab ran the test at; allowed: a number, "
+                    "not auto", speed);
+  return FL_OK;
+}
+
 int fl_experiment_finish(fl_experiment *exp, const char *path, char *err, size_t errlen)
 {
   checker c = {exp, path, err, errlen};
   int rc;
   if ((rc = finish_section(&c)) || (rc = finish_elastic(&c)) || (rc = finish_failure(&c)) ||
-      (rc = finish_buckling(&c)) || (rc = finish_shape(&c)))
+      (rc = finish_buckling(&c)) || (rc = finish_shape(&c)) || (rc = finish_viscoelastic(&c)))
     return rc;
   const fl_test_type *type = fl_test_type_of(exp->test.kind);
   if (type->settle && (rc = type->settle(&c)))

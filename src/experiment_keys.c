@@ -105,6 +105,7 @@ const key_def fl_exp_keys[] = {
     {"simulation.time_step", KT_REAL_AUTO, OFF(sim.time_step), 0, 1, 1, 0, "s", NULL, 0, -1},
     {"simulation.safety", KT_REAL, OFF(sim.safety), 0, 1, 1, 0, "", NULL, 0, -1},
     {"simulation.force_time_step", KT_BOOL, OFF(sim.force_time_step), 0, 0, 0, 0, "", NULL, 0, -1},
+    {"simulation.viscoelastic", KT_BOOL, OFF(sim.viscoelastic), 0, 0, 0, 0, "", NULL, K_BEND | K_B4 | K_TENS | K_COMP | K_TORS, -1},
     {"simulation.output_points", KT_INT, OFF(sim.output_points), 2, 1000000, 0, 0, "", NULL, 0, -1},
     {"simulation.seed", KT_SEED, OFF(sim.seed), 0, 0, 0, 0, "", NULL, 0, OFF(sim.seed_given)},
 };

@@ -104,6 +104,9 @@ static int write_key(const fl_experiment *exp, const key_def *k)
     return exp->test.contact == FL_CONTACT_LINEAR;
   if (strcmp(p, "test.compliance") == 0)
     return exp->test.compliance > 0.0;
+  /* a viscoelastic static run says so; an elastic one is written as it always was */
+  if (strcmp(p, "simulation.viscoelastic") == 0)
+    return exp->sim.viscoelastic;
   /* the shape keys only where the fiber has them (a straight uniform fiber's file is
    * written as it always was) */
   const fl_fiber_def *fb = &exp->fiber;

@@ -235,6 +235,8 @@ prefix_slot *fl_static_prefix_find(const specimen_job *job, const workspace *w, 
     prefix_slot *sl = &kept->slot[k];
     if (!(sl->ready && sl->nst > 0 && sl->ntag == c->ntag && memcmp(sl->tag, tag, (size_t)c->ntag * sizeof *tag) == 0 &&
           sl->np == job->np && same_path(&sl->path, job->path) && sl->m == w->m && sl->st[0].w.n == w->n &&
+          sl->st[0].w.visco == w->visco && (!w->visco || (sl->st[0].w.a_damp == w->a_damp &&
+          sl->st[0].w.stab == w->stab && sl->st[0].w.speed == w->speed)) &&
           same_build(&sl->built, one)))
       continue;
     double *mg = malloc(((size_t)sl->log.n + 1) * sizeof *mg);

@@ -125,6 +125,9 @@ typedef struct {
   double dt_explicit;        /* the explicit step, for relaxation, s */
   int (*step)(fl_system *, int *, int *); /* and the explicit engine's step there (fl_solver_setup) */
   double a_damp, stab;       /* the bonds' damping coefficient (s) and stabilisation */
+  int visco;                 /* simulation.viscoelastic: the bonds stay damped, an increment taking
+                              * its path length over speed (fl_static_step_time) */
+  double speed;              /* test.speed, m/s or rad/s (visco) */
   double relax_time;         /* longest relaxation, s */
   double period;             /* the specimen's lowest elastic period, s */
   double snap_time;          /* longest once a bond has broken, yielded or buckled, s */
@@ -230,6 +233,8 @@ void fl_static_save_state(workspace *w, fl_vec3 *x, fl_quat *q);
 void fl_static_load_state(workspace *w, const fl_vec3 *x, const fl_quat *q);
 void fl_static_apply_position(workspace *w, double u);
 void fl_static_mode_static(workspace *w);
+double fl_static_step_time(const workspace *w);
+void fl_static_rate_step(workspace *w);
 void fl_static_mode_explicit(workspace *w);
 void fl_static_still(workspace *w);
 void fl_static_breakage(workspace *w, int on);

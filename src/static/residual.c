@@ -10,10 +10,13 @@
  *   and the history put back after each, the moved-on one kept aside
  *   (fl_static_trial_residual): the converged iterate's is committed without
  *   evaluating it again;
- * - with bond damping off (a_damp 0) and contact damping off (beta 0) (state.c);
+ * - with bond damping off (a_damp 0) and contact damping off (beta 0) (state.c); in a
+ *   viscoelastic run the bonds' damping on, over the increment's time at the test's
+ *   speed (fl_static_step_time);
  * - with each free body's velocity set to its displacement (and rotation vector) since
- *   the last converged state over a pseudo time step of DT_PSEUDO, and sys->dt set to
- *   it, so the tangential contact history takes exactly the slip of the increment. */
+ *   the last converged state over a pseudo time step of DT_PSEUDO (that time in a
+ *   viscoelastic run), and sys->dt set to it, so the tangential contact history takes
+ *   exactly the slip of the increment. */
 #include <config.h>
 
 #include <math.h>
@@ -56,14 +59,19 @@ static int reads_rotation_rate(const fl_system *sys, int i)
 void fl_static_increment_velocities(workspace *w)
 {
   fl_system *sys = w->sys;
+  double dt = DT_PSEUDO;
+  if (w->visco && !w->dynamic) {
+    fl_static_rate_step(w);
+    dt = sys->dt;
+  }
   for (int j = 0; j < w->nf; j++) {
     int i = w->first + j;
     if (w->dynamic) {
       fl_static_trapezoid_rates(w, i, sys->x[i], sys->q[i], w->xc[i], w->qc[i], &sys->v[i], &sys->w[i]);
     } else {
-      sys->v[i] = fl_scale(fl_sub(sys->x[i], w->xc[i]), 1.0 / DT_PSEUDO);
-      sys->w[i] = reads_rotation_rate(sys, i)
-                      ? fl_scale(fl_qlog(fl_qmul(sys->q[i], fl_qconj(w->qc[i]))), 1.0 / DT_PSEUDO)
+      sys->v[i] = fl_scale(fl_sub(sys->x[i], w->xc[i]), 1.0 / dt);
+      sys->w[i] = w->visco || reads_rotation_rate(sys, i)
+                      ? fl_scale(fl_qlog(fl_qmul(sys->q[i], fl_qconj(w->qc[i]))), 1.0 / dt)
                       : fl_v3(0.0, 0.0, 0.0);
     }
   }

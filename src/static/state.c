@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,7 @@ void fl_static_apply_position(workspace *w, double u)
   if (type->drive == FL_DRIVE_NOSES) {
     for (int k = 2; k < sys->ntool; k++) { /* the noses */
       sys->tool[k].point.y = w->nose_y0 - u;
-      sys->tool[k].vel = fl_v3(0.0, -(u - w->uc) / DT_PSEUDO, 0.0);
+      sys->tool[k].vel = fl_v3(0.0, -(u - w->uc) / fl_static_step_time(w), 0.0);
     }
     return;
   }
@@ -53,13 +54,43 @@ void fl_static_apply_position(workspace *w, double u)
   fl_quat qg = fl_qexp(fl_v3(ang, 0.0, 0.0));
   sys->grip_disp = disp;
   sys->grip_angle = ang;
+  /* the grip's speed over the increment, where the bonds' damping reads it */
+  double rate = w->visco ? (u - w->uc) / fl_static_step_time(w) : 0.0;
+  fl_vec3 wg = fl_v3(type->drive == FL_DRIVE_TURN ? rate : 0.0, 0.0, 0.0);
+  double vg = type->drive == FL_DRIVE_PULL ? rate : type->drive == FL_DRIVE_PUSH ? -rate : 0.0;
   for (int i = 0; i < sys->nbody; i++)
     if (sys->motion[i] == FL_GRIP_MOVING)
       fl_integrate_grip(&sys->x[i], &sys->v[i], &sys->q[i], &sys->L[i], &sys->w[i], sys->x_ref[i], sys->q_ref[i], disp,
-                        qg, fl_v3(0.0, 0.0, 0.0), 0.0);
+                        qg, wg, vg);
 }
 
-/* Loads as the static solver sees them: no damping, and the slip of the increment. */
+/* The time an increment from the last converged state to the present path position
+ * takes: its length over the test's speed in a viscoelastic run (at least a millionth
+ * of the Maxwell element's relaxation time, where the limit of the exact update is the
+ * element's spring), else the pseudo step DT_PSEUDO. */
+double fl_static_step_time(const workspace *w)
+{
+  if (!w->visco)
+    return DT_PSEUDO;
+  double tau = w->stab > 0.0 ? w->a_damp * w->stab : w->a_damp;
+  return fmax(fabs(w->u - w->uc) / w->speed, 1e-6 * tau);
+}
+
+/* The bonds' damping over the present increment (viscoelastic runs): the Maxwell
+ * element's exact update over fl_static_step_time, with the bodies' velocities their
+ * displacement over it (fl_static_increment_velocities). */
+void fl_static_rate_step(workspace *w)
+{
+  fl_system *sys = w->sys;
+  double dt = fl_static_step_time(w);
+  sys->dt = dt;
+  sys->damping[0].a_damp = w->a_damp;
+  sys->damping[0].dt = dt;
+  sys->damping[0].decay = w->stab > 0.0 ? exp(-dt / (w->a_damp * w->stab)) : 0.0;
+}
+
+/* Loads as the static solver sees them: no damping (the bonds' at the test's speed in
+ * a viscoelastic run), and the slip of the increment. */
 void fl_static_mode_static(workspace *w)
 {
   fl_system *sys = w->sys;
@@ -67,6 +98,8 @@ void fl_static_mode_static(workspace *w)
   sys->damping[0].a_damp = 0.0;
   sys->damping[0].decay = 0.0;
   sys->damping[0].dt = DT_PSEUDO;
+  if (w->visco)
+    fl_static_rate_step(w);
   for (int k = 0; k < sys->ntool; k++)
     sys->law[k].beta = 0.0;
 }

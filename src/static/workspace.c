@@ -166,6 +166,10 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->damping = one->damping[0];
   w->a_damp = exp->bond.damping;
   w->stab = exp->bond.damping_stabilization;
+  w->visco = exp->sim.viscoelastic && w->a_damp > 0.0 && exp->test.speed > 0.0;
+  w->speed = exp->test.speed;
+  if (w->visco)
+    one->inline_law = 0; /* the vectorised law serves no damped bond that does not advance */
   w->dt_explicit = one->dt;
   w->relax_time = RELAX_PERIODS * info->first_period;
   w->period = info->first_period;

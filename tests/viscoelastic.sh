@@ -1,0 +1,146 @@
+#!/bin/sh
+# The static solver's viscoelastic runs (simulation.viscoelastic, fiberlab-experiment(5);
+# fiberlab-model(7), THE STATIC SOLVER, History): every bond a standard linear solid,
+# its Maxwell element relaxing at the lab's own speed.
+#  1. A soft fibre pulled at 1 mm/min (K = E A / L, a_damp 20 s, s 1.5, tau 30 s):
+#     every row on K u + a_damp K v (1 - exp(-u / (v tau))) within 1e-7.
+#  2. The explicit engine on the same fibre 600 times faster with a dashpot 600 times
+#     weaker (the same curve but for inertia): within 0.3 % past a fifth of the travel
+#     (inertia's ringing), where the elastic curve lies 35 % below.
+#  3. A maize-like root in 3-point bending made with a_rot 1.2, a_damp 20 s and s 1.5,
+#     fitted back from a_rot 1, a_damp 10 s, s 1: each within 1 %.
+#  4. viscoelastic false gives the curve of an experiment without the key, byte for byte.
+#  5. Refused with exit status 2, nothing written: on the explicit engine, without
+#     damping, without a speed.
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+work=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+cat >ten.yaml <<'YAML'
+fiber:
+  length: 0.03
+  outer_radius: 1.0e-3
+  segments: 30
+  density: 1000
+  youngs_modulus: 5.0e7
+  poisson_ratio: 0.3
+bond:
+  damping: 20
+  damping_stabilization: 1.5
+test:
+  kind: tension
+  gauge_length: 0.02
+  grip_length: 0.005
+  speed: 1.6667e-5
+  max_elongation: 1.0e-3
+simulation:
+  solver: static
+  viscoelastic: true
+  output_points: 21
+YAML
+"$top_builddir/fiber-tension" -q ten.yaml >/dev/null 2>&1 || bad "fiber-tension ten.yaml"
+# K = E pi R^2 / L over the gauge the grips leave
+worst=$(awk -F, 'NR > 2 && $3 > 0 {
+  K = 5.0e7 * 3.141592653589793 * 1e-6 / 0.02; a = 20; s = 1.5; v = 1.6667e-5
+  th = K * $3 + a * K * v * (1 - exp(-$3 / (v * a * s)))
+  e = ($4 - th) / th; if (e < 0) e = -e; if (e > w) w = e; n++ }
+  END { if (n < 20) print 1; else printf "%.3g\n", w }' ten.csv)
+echo "1. tension against the standard linear solid: largest relative error $worst"
+awk -v w="$worst" 'BEGIN { exit !(w < 1e-7) }' || bad "tension off the closed form by $worst"
+
+sed -e 's/  damping: 20/  damping: 0.0333333333/' -e 's/speed: 1.6667e-5/speed: 0.01/' \
+    -e 's/  solver: static/  solver: explicit/' -e '/viscoelastic/d' ten.yaml >ten-ex.yaml
+sed -e '/viscoelastic/d' ten.yaml >ten-el.yaml
+"$top_builddir/fiber-tension" -q ten-ex.yaml >/dev/null 2>&1 || bad "fiber-tension ten-ex.yaml"
+"$top_builddir/fiber-tension" -q ten-el.yaml >/dev/null 2>&1 || bad "fiber-tension ten-el.yaml"
+cmp=$(paste -d, ten.csv ten-ex.csv ten-el.csv | awk -F, 'NR > 2 && $3 >= 2e-4 {
+  e = ($12 - $4) / $4; if (e < 0) e = -e; if (e > w) w = e
+  g = ($4 - $20) / $4; if (n == 0) gap = g; n++ }
+  END { printf "%.3g %.3g %d\n", w, gap, n }')
+set -- $cmp
+echo "2. explicit, 600 times faster: largest relative difference $1 over $3 rows; elastic $2 below"
+awk -v w="$1" -v g="$2" -v n="$3" 'BEGIN { exit !(n >= 16 && w < 3e-3 && g > 0.2) }' ||
+  bad "explicit against static: $cmp"
+
+cat >exp.yaml <<'YAML'
+fiber:
+  length: 0.0255
+  outer_radius: 2.4e-3
+  segments: 30
+  density: 1000
+  youngs_modulus: 5.64e7
+  poisson_ratio: 0.3
+bond:
+  torque_stiffness_scale: 1.2
+  damping: 20
+  damping_stabilization: 1.5
+test:
+  kind: bend3pt
+  span: 0.017
+  support_radius: 2.0e-3
+  nose_radius: 2.0e-3
+  friction: 0.3
+  contact: linear
+  contact_stiffness: 1.0e5
+  speed: 1.6667e-5
+  max_displacement: 2.0e-3
+simulation:
+  solver: static
+  viscoelastic: true
+  output_points: 481
+YAML
+"$top_builddir/fiber-bend3pt" -q exp.yaml >/dev/null 2>&1 || bad "fiber-bend3pt exp.yaml"
+{ echo crosshead_mm,load_N; awk -F, 'NR > 2 { printf "%.9g,%.9g\n", $3 * 1e3, $4 }' exp.csv; } >curve.csv
+sed -e 's/torque_stiffness_scale: 1.2/torque_stiffness_scale: 1.0/' -e 's/damping: 20/damping: 10/' \
+    -e 's/damping_stabilization: 1.5/damping_stabilization: 1.0/' exp.yaml >start.yaml
+cat >fit.yaml <<'YAML'
+experiment: start.yaml
+data:
+  - test: bend3pt
+    file: curve.csv
+    columns: { x: crosshead_mm, y: load_N }
+    units: { x: mm, y: N }
+free:
+  bond.torque_stiffness_scale: { start: 1.0, min: 0.05, max: 50 }
+  bond.damping: { start: 10, min: 0.01, max: 1000 }
+  bond.damping_stabilization: { start: 1, min: 0.02, max: 100 }
+solver:
+  method: lm
+  max_iterations: 50
+YAML
+"$top_builddir/fiber-calibrate" -q fit.yaml >fit.txt 2>&1 || bad "fiber-calibrate fit.yaml: $(tail -3 fit.txt)"
+got=$(awk '/torque_stiffness_scale: \{value:/ { sub(/,/, "", $3); a = $3 }
+  /bond.damping: \{value:/ { sub(/,/, "", $3); d = $3 }
+  /damping_stabilization: \{value:/ { sub(/,/, "", $3); s = $3 }
+  END { printf "%s %s %s\n", a, d, s }' fit.txt)
+set -- $got
+echo "3. fitted back: a_rot $1 (1.2), a_damp $2 s (20), s $3 (1.5)"
+awk -v a="${1:-0}" -v d="${2:-0}" -v s="${3:-0}" 'function off(x, t) { x = x / t - 1; return x < 0 ? -x : x }
+  BEGIN { exit !(off(a, 1.2) < 0.01 && off(d, 20) < 0.01 && off(s, 1.5) < 0.01) }' || bad "fit back: $got"
+
+sed -e 's/viscoelastic: true/viscoelastic: false/' ten.yaml >ten-f.yaml
+"$top_builddir/fiber-tension" -q ten-f.yaml >/dev/null 2>&1 || bad "fiber-tension ten-f.yaml"
+tail -n +2 ten-el.csv >el.body
+tail -n +2 ten-f.csv >f.body
+cmp -s el.body f.body && echo "4. viscoelastic false: the elastic curve, byte for byte" || bad "viscoelastic false differs"
+
+refuse() { # name, sed script, program, expected message
+  sed -e "$2" ten.yaml >"$1.yaml"
+  "$top_builddir/$3" -q "$1.yaml" >"$1.out" 2>"$1.err"
+  rc=$?
+  [ "$rc" = 2 ] || bad "$1: exit $rc, not 2"
+  grep -qF "$4" "$1.err" || bad "$1: message: $(cat "$1.err")"
+  [ ! -e "$1.csv" ] || bad "$1: wrote $1.csv"
+}
+refuse explicit 's/  solver: static/  solver: explicit/' fiber-tension \
+  "simulation.viscoelastic: true needs simulation.solver: static (the explicit engine always damps, at its own step); allowed: solver static, or viscoelastic false"
+refuse nodamp 's/  damping: 20/  damping: 0/' fiber-tension \
+  "simulation.viscoelastic: true needs bond.damping above 0 (the dashpots' a_damp, s); allowed: a number in (0, 1000] s"
+refuse nospeed 's/  speed: 1.6667e-5/  speed: auto/' fiber-tension \
+  "simulation.viscoelastic: true needs test.speed, the speed the lab ran the test at; allowed: a number, not auto"
+echo "5. refused: explicit, no damping, no speed"
+exit $fail
