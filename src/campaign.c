@@ -645,11 +645,29 @@ int fl_campaign_fit_row(const fl_campaign *c, const fl_campaign_opts *o, int i, 
   r->replayed = fl_checkpoint_replayed(ck);
   if (rc) {
     fl_checkpoint_close(ck, 0);
-    fl_fit_free(&fit);
     if (o->cal.stop && *o->cal.stop) {
+      fl_fit_free(&fit);
       *interrupted = 1;
       return FL_OK;
     }
+    if (rc == FL_EUNSTABLE || rc == FL_ENUMERIC) {
+      /* the row's start found no equilibrium or went unstable: a failed row, listed and
+       * retried from the other rows' solutions like any other, not the campaign's end */
+      memset(r, 0, sizeof *r);
+      r->done = 1;
+      r->status = FL_CAL_FAILED;
+      snprintf(r->message, sizeof r->message, "its start could not be run: %.480s", msg);
+      for (int j = 0; j < FL_FIT_MAX_FREE; j++)
+        r->value[j] = r->std_error[j] = NAN;
+      r->r_squared = NAN;
+      r->undetermined = -1;
+      r->test = fit.data[0].test;
+      r->x_max = fit.data[0].x_max;
+      r->features.item = -1;
+      fl_fit_free(&fit);
+      return FL_OK;
+    }
+    fl_fit_free(&fit);
     snprintf(err, errlen, "%s:%d: row %d (%s): %s; no point could be evaluated", c->table_path, c->spec[i].line,
              c->spec[i].row, c->spec[i].id, msg);
     return rc;

@@ -230,11 +230,18 @@ static int write_curves_gp(FILE *f, const fl_campaign *c, const fl_campaign_resu
   fl_gnuplot_quote(f, title);
   fprintf(f, " noenhanced\n");
   for (int i = 0; i < n; i++) {
-    snprintf(title, sizeof title, "%.40s: R^2 %.3f%s", c->spec[i].id, res[i].r_squared,
-             res[i].status == FL_CAL_CONVERGED ? "" : " (left out)");
+    if (res[i].points == 0)
+      snprintf(title, sizeof title, "%.40s: not run (left out)", c->spec[i].id);
+    else
+      snprintf(title, sizeof title, "%.40s: R^2 %.3f%s", c->spec[i].id, res[i].r_squared,
+               res[i].status == FL_CAL_CONVERGED ? "" : " (left out)");
     fprintf(f, "set title ");
     fl_gnuplot_quote(f, title);
     fprintf(f, " noenhanced font ',8'\n");
+    if (res[i].points == 0) { /* its start could not be run: an empty panel */
+      fprintf(f, "plot [0:1][0:1] NaN notitle\n");
+      continue;
+    }
     fprintf(f, "plot fl_csv using (column(1) == %d ? column(2)*%s : NaN):3 with points pt 7 ps 0.2 lc rgb '#909090', "
                "\\\n     fl_csv using (column(1) == %d ? column(2)*%s : NaN):4 with lines lw 2 lc rgb '#c00000'\n",
             i + 1, xs, i + 1, xs);
