@@ -204,6 +204,12 @@ static int load_experiment(const fl_cli_options *o, enum fl_test_kind kind, fl_e
     exp->sim.seed = o->seed;
   if (o->solver_given)
     exp->sim.solver = o->solver;
+  if (o->solver_given && exp->sim.viscoelastic && exp->sim.solver != FL_SOLVER_STATIC) {
+    fprintf(stderr, "%s: --solver %s with simulation.viscoelastic true: a viscoelastic run is the static solver's "
+            "(the explicit engine would step through the test at the lab's speed); allowed: --solver static\n",
+            prog, fl_solver_name(exp->sim.solver));
+    return 2;
+  }
   char where[4200];
   fl_experiment_where(exp, file, "simulation.solver", where, sizeof where);
   if (fl_cli_check_solver(prog, o->device, exp->sim.solver, o->solver_given, where))

@@ -91,6 +91,42 @@ static void axial_case(enum fl_test_kind kind, int n, double scale)
   fl_result_free(&r);
 }
 
+/* A viscoelastic chain on the static solver (simulation.viscoelastic): a gauge of n
+ * bonds pulled at v, every bond a standard linear solid (a_damp, s), against the closed
+ * form K u + a_damp K v (1 - exp(-u / (v tau))), tau = a_damp s, at the row where
+ * u = v tau (the bend of the relaxation) and at the end of the travel, 3 v tau. */
+static void visco_case(int n, double a_damp, double stab)
+{
+  double R = 1e-3, h = 4e-3, E = 5e7, v = 1.0 / 60000.0, tau = a_damp * stab;
+  fl_experiment e = base(R, 0.0, E, 0.3);
+  e.test.kind = FL_TEST_TENSION;
+  e.fiber.segments = n + 4;
+  e.fiber.length_m = (n + 4) * h;
+  e.test.gauge_length_m = n * h;
+  e.test.grip_length_m = 2 * h;
+  e.test.speed = v;
+  e.test.max_elongation_m = 3.0 * v * tau;
+  e.bond.damping = a_damp;
+  e.bond.damping_stabilization = stab;
+  e.sim.viscoelastic = 1;
+  e.sim.output_points = 301;
+  fl_curve c;
+  fl_result r;
+  if (run_case(&e, &c, &r))
+    return;
+  double k = E * fl_section_hollow(R, 0.0).area / r.length;
+  static const double at[] = {1.0, 3.0};
+  for (int j = 0; j < 2; j++) {
+    size_t i = (size_t)(j == 0 ? 100 : 300);
+    double u = c.x[i], ref = k * u + a_damp * k * v * (1.0 - exp(-u / (v * tau)));
+    char cfg[160];
+    snprintf(cfg, sizeof cfg, "viscoelastic, n = %d, a_damp = %g s, s = %g, u = %g v tau", n, a_damp, stab, at[j]);
+    row("tension", cfg, "standard linear solid: K u + a_damp K v (1 - exp(-u / (v a_damp s)))", c.y[i], ref, 1e-6);
+  }
+  fl_curve_free(&c);
+  fl_result_free(&r);
+}
+
 /* Cantilever: m free segments of L/D = 20 from the clamp's face, one more in the
  * clamp, hollow (R'/R = 0.5); the tip stiffness of a small tip displacement against
  * Timoshenko's beam of the free length, with the chain's shear (no shear coefficient,
@@ -471,8 +507,10 @@ int main(int argc, char **argv)
     span_case(26);
     span_case(27);
     span_case(40);
-    if (solver == FL_SOLVER_STATIC)
+    if (solver == FL_SOLVER_STATIC) {
       elastica_case(); /* the explicit engine would take minutes to travel a quarter span */
+      visco_case(16, 20.0, 1.5); /* at the lab's speed: the static solver's alone */
+    }
   }
   printf("\n%d of the cases outside their tolerance\n", failures);
   return failures ? 1 : 0;

@@ -10,8 +10,8 @@
 #  3. A maize-like root in 3-point bending made with a_rot 1.2, a_damp 20 s and s 1.5,
 #     fitted back from a_rot 1, a_damp 10 s, s 1: each within 1 %.
 #  4. viscoelastic false gives the curve of an experiment without the key, byte for byte.
-#  5. Refused with exit status 2, nothing written: on the explicit engine, without
-#     damping, without a speed.
+#  5. Refused with exit status 2, nothing written: on the explicit engine (in the file
+#     or by --solver), without damping, without a speed.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 work=$(mktemp -d)
@@ -142,5 +142,11 @@ refuse nodamp 's/  damping: 20/  damping: 0/' fiber-tension \
   "simulation.viscoelastic: true needs bond.damping above 0 (the dashpots' a_damp, s); allowed: a number in (0, 1000] s"
 refuse nospeed 's/  speed: 1.6667e-5/  speed: auto/' fiber-tension \
   "simulation.viscoelastic: true needs test.speed, the speed the lab ran the test at; allowed: a number, not auto"
-echo "5. refused: explicit, no damping, no speed"
+"$top_builddir/fiber-tension" -q --solver explicit ten.yaml >cli.out 2>cli.err
+rc=$?
+[ "$rc" = 2 ] || bad "--solver explicit: exit $rc, not 2"
+grep -qF "fiber-tension: --solver explicit with simulation.viscoelastic true: a viscoelastic run is the static solver's (the explicit engine would step through the test at the lab's speed); allowed: --solver static" cli.err ||
+  bad "--solver explicit: message: $(cat cli.err)"
+[ ! -e ten.partial.csv ] || bad "--solver explicit wrote ten.partial.csv"
+echo "5. refused: explicit, no damping, no speed, --solver explicit"
 exit $fail
