@@ -289,9 +289,15 @@ int fl_dem_sheet_make(const fl_experiment *exp, fl_dem_sheet *sh)
   r = field(sh, "bond dialog", "Torque Stiffness Scaling Factor", "None", "[0.0 to inf)", "bond.torque_stiffness_scale",
             b->torque_stiffness_scale);
   note(r, "a_rot: means nothing without the Young's modulus it multiplies (see a_rot E)");
-  field(sh, "bond dialog", "Damping coefficient", "s", "[0.0 to inf)", "bond.damping", b->damping);
-  field(sh, "bond dialog", "Damping stabilization parameter", "None", "[0.0 to inf)", "bond.damping_stabilization",
-        b->damping_stabilization);
+  r = field(sh, "bond dialog", "Damping coefficient", "s", "[0.0 to inf)", "bond.damping", b->damping);
+  if (exp->sim.viscoelastic)
+    note(r, "the material's viscoelasticity, from curves at the lab's speed (simulation.viscoelastic): the bond's rate "
+            "response, not a numerical damping; keep it");
+  r = field(sh, "bond dialog", "Damping stabilization parameter", "None", "[0.0 to inf)", "bond.damping_stabilization",
+            b->damping_stabilization);
+  if (exp->sim.viscoelastic && b->damping > 0.0)
+    note(r, "the Maxwell spring 1/s times the bond's stiffness, relaxing in a_damp s = %.3g s",
+         b->damping * b->damping_stabilization);
   r = field(sh, "bond dialog", "Inner radius - Outer radius ratio", "None", "[0.0 to 1.0)",
             fb->section == FL_SECTION_ELLIPSE ? "" : "fiber.inner_radius_ratio", ratio);
   if (fb->section == FL_SECTION_ELLIPSE)
