@@ -633,6 +633,16 @@ int fl_lammps_export(const fl_experiment *exp, const char *prefix, const char *s
   x.source = source;
   x.program = program;
   x.out = info;
+  if (exp->sim.viscoelastic) {
+    /* LAMMPS's bond dashpots are plain: a material's relaxation (a_damp of seconds)
+     * would become a dashpot whose stability bound is far below any usable step */
+    snprintf(err, errlen,
+             "simulation.viscoelastic is not carried: LAMMPS's bonds have plain dashpots, and bond.damping %g s as "
+             "one would bound the time step far below a usable one; allowed: an experiment with viscoelastic false "
+             "and a numerical damping",
+             exp->bond.damping);
+    return FL_EINPUT;
+  }
   fl_outset s;
   int rc = export_files(prefix, &s);
   if (rc)

@@ -11,7 +11,7 @@
 #     fitted back from a_rot 1, a_damp 10 s, s 1: each within 1 %.
 #  4. viscoelastic false gives the curve of an experiment without the key, byte for byte.
 #  5. Refused with exit status 2, nothing written: on the explicit engine (in the file
-#     or by --solver), without damping, without a speed.
+#     or by --solver), without damping, without a speed, and for export to LAMMPS.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 work=$(mktemp -d)
@@ -148,5 +148,11 @@ rc=$?
 grep -qF "fiber-tension: --solver explicit with simulation.viscoelastic true: a viscoelastic run is the static solver's (the explicit engine would step through the test at the lab's speed); allowed: --solver static" cli.err ||
   bad "--solver explicit: message: $(cat cli.err)"
 [ ! -e ten.partial.csv ] || bad "--solver explicit wrote ten.partial.csv"
-echo "5. refused: explicit, no damping, no speed, --solver explicit"
+"$top_builddir/fiber-tension" -q --export lammps -o lmp ten.yaml >lmp.out 2>lmp.err
+rc=$?
+[ "$rc" = 2 ] || bad "--export lammps: exit $rc, not 2"
+grep -qF "fiber-tension: ten.yaml: simulation.viscoelastic is not carried: LAMMPS's bonds have plain dashpots, and bond.damping 20 s as one would bound the time step far below a usable one; allowed: an experiment with viscoelastic false and a numerical damping; nothing written" lmp.err ||
+  bad "--export lammps: message: $(cat lmp.err)"
+[ ! -e lmp.lmp.in ] && [ ! -e lmp.lmp.data ] || bad "--export lammps wrote files"
+echo "5. refused: explicit, no damping, no speed, --solver explicit, --export lammps"
 exit $fail
