@@ -5,7 +5,6 @@
 #include <config.h>
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,12 +80,8 @@ double fl_static_step_time(const workspace *w)
  * displacement over it (fl_static_increment_velocities). */
 void fl_static_rate_step(workspace *w)
 {
-  fl_system *sys = w->sys;
-  double dt = fl_static_step_time(w);
-  sys->dt = dt;
-  sys->damping[0].a_damp = w->a_damp;
-  sys->damping[0].dt = dt;
-  sys->damping[0].decay = w->stab > 0.0 ? exp(-dt / (w->a_damp * w->stab)) : 0.0;
+  fl_system_set_step(w->sys, fl_static_step_time(w));
+  fl_system_set_damping(w->sys, 0, w->a_damp, w->stab);
 }
 
 /* Loads as the static solver sees them: no damping (the bonds' at the test's speed in
