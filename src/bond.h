@@ -42,6 +42,7 @@ FL_HD static inline void fl_bond_trial(const fl_bond *bd, const fl_bond_limits *
                                        const fl_body *b2, fl_bond_state *st, fl_bond_loads *out, fl_bond_work *wk)
 {
   fl_bond_trial_elastic(bd, b1, b2, st, out, wk);
+  wk->cap = -1.0;
   if (st && lim && lim->buckling.type != FL_BUCKLING_NONE)
     fl_bond_buckle(lim, wk, st, out);
 }
@@ -68,9 +69,11 @@ FL_HD static inline double fl_bond_utilisation(const fl_bond *bd, const fl_bond_
  * falls to its moment), for its present configuration.  1 at the buckling point; 0 for
  * a bond whose moment the envelope caps (reversible buckling: while it is past the
  * point; it buckles again when it comes back to it and is loaded past it), a broken
- * bond, or without buckling. */
-FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const fl_bond_limits *lim,
-                                                        const fl_body *b1, const fl_body *b2, const fl_bond_state *st)
+ * bond, or without buckling.  damped: the moment is the elastic one and the bending
+ * part of the Maxwell element's torque st->td together, as the envelope caps them in a
+ * viscoelastic run (fl_bond_damp_cap). */
+FL_HD static inline double fl_bond_buckling_use(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1,
+                                                const fl_body *b2, const fl_bond_state *st, int damped)
 {
   const fl_buckling_envelope *e = &lim->buckling;
   if (st->broken || (st->buckled && e->type == FL_BUCKLING_DAMAGE) || e->type == FL_BUCKLING_NONE ||
@@ -81,7 +84,11 @@ FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const
   fl_bond_trial_elastic(bd, b1, b2, st, &out, &wk);
   if (!(wk.kb_eff > 0.0))
     return 0.0;
-  double mt, m = fl_norm(fl_bond_bending_moment(&out, &mt));
+  double mt;
+  fl_vec3 mb = fl_bond_bending_moment(&out, &mt);
+  if (damped)
+    mb = fl_add(mb, fl_across(fl_mat_mul(&wk.rot1, st->td), out.axis));
+  double m = fl_norm(mb);
   if (e->type == FL_BUCKLING_PLASTIC) {
     /* 0 once the envelope has capped the moment (phi_max past the point) */
     double phis = fl_buckling_plastic_point(e, m);
@@ -89,6 +96,13 @@ FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const
   }
   double u = m / wk.kb_eff / e->phi_b;
   return u <= 1.0 ? u : 0.0; /* reversible: past it, until it comes back */
+}
+
+/* fl_bond_buckling_use of the bond's elastic moment (damping apart, MODEL.md). */
+FL_HD static inline double fl_bond_buckling_utilisation(const fl_bond *bd, const fl_bond_limits *lim,
+                                                        const fl_body *b1, const fl_body *b2, const fl_bond_state *st)
+{
+  return fl_bond_buckling_use(bd, lim, b1, b2, st, 0);
 }
 
 /* One bond, one step: elastic law with plastic offsets, limit and post-failure

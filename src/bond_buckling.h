@@ -118,6 +118,7 @@ FL_HD static inline void fl_bond_buckle_envelope(const fl_buckling_envelope *e, 
     }
     if (phi > e->phi_b)
       st->buckled = 1;
+    wk->cap = st->buckled ? cap : -1.0;
     if (!(m_el > cap))
       return;
     m = cap;
@@ -146,6 +147,7 @@ FL_HD static inline void fl_bond_buckle_envelope(const fl_buckling_envelope *e, 
   }
   if (phi > e->phi_b)
     st->buckled = 1;
+  wk->cap = st->buckled && m < m_el ? m : -1.0;
   if (m_el > 0.0)
     out->moment = fl_axpy(fl_scale(mb, m / m_el), mt, axis);
   out->energy -= 0.5 * (m_el * m_el / wk->kb_eff - m * phi);

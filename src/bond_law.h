@@ -49,6 +49,9 @@ typedef struct {
   double a_damp; /* stiffness-proportional damping coefficient, s */
   double decay;  /* exp(-dt / (a_damp s)) of the Maxwell element; 0 for a plain dashpot */
   double dt;     /* the time step, s (for the contact history of broken bonds) */
+  int capped;    /* 1 (viscoelastic runs): the buckling envelope caps a buckled bond's whole
+                  * bending moment, its Maxwell element's included (fl_bond_damp_cap);
+                  * 0: the damping adds to the envelope's moment (MODEL.md section 5) */
 } fl_bond_damping;
 
 /* State a bond carries from step to step.  What every step of the common bond reads
@@ -102,6 +105,8 @@ typedef struct {
   int has_force;    /* 0 when K1 + K2 is singular (a_disp = 0) */
   double kt_eff;    /* series twist stiffness, N m/rad */
   double kb_eff;    /* series bending stiffness, N m/rad */
+  double cap;       /* the buckling envelope's cap on the bending moment of a bond past its
+                     * buckling point (fl_bond_buckle_envelope), N m; -1: none */
   int oblique;      /* 1: the moment law is the tensor series below */
   fl_sym3 q_eff;    /* oblique: Qeff = (Q1^-1 + Q2^-1)^-1 in world, N m/rad */
   fl_sym3 c_eff;    /* oblique: Qeff^-1 = Q1^-1 + Q2^-1, rad/(N m) */
@@ -373,6 +378,26 @@ FL_HD static inline void fl_bond_twist_carry(const fl_bond_work *wk, fl_bond_loa
   out->moment = fl_axpy(out->moment, fl_dot(out->moment, out->axis), wk->twist_extra);
 }
 
+/* The Maxwell element's damping torque td (world) of a bond whose buckling envelope
+ * caps its bending moment at wk->cap (a bond past its buckling point; none when
+ * wk->cap < 0): where the bending parts of the moment so far (out->moment: the
+ * elastic one, capped) and of td together exceed the cap, the bending part of td gives
+ * way, scaled by the lam in [0, 1] that puts the sum on the cap (0 where the elastic
+ * moment alone reaches it).  The kink's section carries the envelope's moment and no
+ * more, at any rate; the twist part of td is kept. */
+FL_HD static inline fl_vec3 fl_bond_damp_cap(const fl_bond_work *wk, const fl_bond_loads *out, fl_vec3 td)
+{
+  if (!(wk->cap >= 0.0))
+    return td;
+  fl_vec3 a = fl_across(out->moment, out->axis), b = fl_across(td, out->axis), sum = fl_add(a, b);
+  double aa = fl_dot(a, a), ab = fl_dot(a, b), bb = fl_dot(b, b), c2 = wk->cap * wk->cap;
+  if (!(fl_dot(sum, sum) > c2))
+    return td;
+  /* |a + lam b|^2 = c2, its root in [0, 1] (|a| < cap < |a + b|) */
+  double lam = aa >= c2 || !(bb > 0.0) ? 0.0 : (-ab + sqrt(fmax(ab * ab - bb * (aa - c2), 0.0))) / bb;
+  return fl_axpy(fl_scale(b, fmin(fmax(lam, 0.0), 1.0)), fl_dot(td, out->axis), out->axis);
+}
+
 /* Damping: advance the Maxwell damping force and torque over one step with
  * the relative velocities at the bond point, and add them to out->force, out->moment. */
 FL_HD static inline void fl_bond_damp(const fl_bond_damping *dm, const fl_body *b1, const fl_body *b2,
@@ -387,6 +412,8 @@ FL_HD static inline void fl_bond_damp(const fl_bond_damping *dm, const fl_body *
   fl_vec3 fd = fl_axpy(fl_scale(fl_mat_mul(&wk->rot1, st->fd), e), -g, fl_bond_keff_mul(wk, dv));
   fl_vec3 td = fl_axpy(fl_scale(fl_mat_mul(&wk->rot1, st->td), e), -g, fl_bond_qeff_mul(wk, out->axis, dw));
   st->fd = fl_mat_tmul(&wk->rot1, fd);
+  if (dm->capped)
+    td = fl_bond_damp_cap(wk, out, td);
   st->td = fl_mat_tmul(&wk->rot1, td);
   out->force = fl_add(out->force, fd);
   out->moment = fl_add(out->moment, td);

@@ -65,6 +65,134 @@ START_TEST(test_envelope_beyond_plateau)
 }
 END_TEST
 
+/* ---- the viscoelastic cap ---------------------------------------------------------- */
+
+/* fl_bond_damp_cap on numbers worked by hand: an elastic bending moment of 0.6 cap and a
+ * Maxwell bending torque of 0.8 cap along it exceed the cap by 0.4 cap, so the torque's
+ * bending part halves (lam 0.5) and its twist part stays; a torque that keeps the sum
+ * within the cap, or a bond with no cap, is left as it is; an elastic moment at the cap
+ * leaves the torque no bending part. */
+START_TEST(test_cap_by_hand)
+{
+  fl_bond_work wk;
+  memset(&wk, 0, sizeof wk);
+  fl_bond_loads out;
+  memset(&out, 0, sizeof out);
+  double cap = 0.05, tw = 0.003;
+  wk.cap = cap;
+  out.axis = fl_v3(1, 0, 0);
+  out.moment = fl_v3(0.01, 0, 0.6 * cap); /* a twist part, and bending about z */
+  fl_vec3 td = fl_bond_damp_cap(&wk, &out, fl_v3(tw, 0, 0.8 * cap));
+  ck_assert_double_eq_tol(td.x, tw, 1e-18);
+  ck_assert_double_eq_tol(td.y, 0.0, 1e-18);
+  ck_assert_double_eq_tol(td.z, 0.4 * cap, 1e-15);
+  /* at an angle: the bending parts 0.6 cap along z and 0.8 cap along y are at right
+   * angles, |a + lam b| = cap at lam = 1: untouched */
+  td = fl_bond_damp_cap(&wk, &out, fl_v3(tw, 0.8 * cap, 0));
+  ck_assert_double_eq(td.y, 0.8 * cap);
+  /* 1.2 cap along y: lam^2 1.44 + 0.36 = 1, lam = sqrt(0.64 / 1.44) */
+  td = fl_bond_damp_cap(&wk, &out, fl_v3(tw, 1.2 * cap, 0));
+  ck_assert_double_eq_tol(td.y, 1.2 * cap * sqrt(0.64 / 1.44), 1e-15);
+  ck_assert_double_eq_tol(hypot(0.6 * cap, td.y), cap, 1e-15);
+  td = fl_bond_damp_cap(&wk, &out, fl_v3(tw, 0, 0.3 * cap)); /* 0.9 cap in all */
+  ck_assert_double_eq(td.z, 0.3 * cap);
+  out.moment = fl_v3(0.01, 0, cap);
+  td = fl_bond_damp_cap(&wk, &out, fl_v3(tw, 0, 0.2 * cap));
+  ck_assert_double_eq(td.z, 0.0);
+  ck_assert_double_eq(td.x, tw);
+  wk.cap = -1.0; /* not buckled */
+  td = fl_bond_damp_cap(&wk, &out, fl_v3(tw, 0, 5 * cap));
+  ck_assert_double_eq(td.z, 5 * cap);
+}
+END_TEST
+
+/* A bond bent about z at a steady rate past its plastic buckling point, its damping a
+ * viscoelastic material's (a_damp 20 s, s 0.7, steps of 1 ms: the Maxwell element a
+ * spring 1/s times the bond's at this rate).  capped (a viscoelastic run): the bending
+ * moment is the bond's own until it buckles, bit for bit the uncapped one's, and on
+ * the plateau exactly the envelope's m_min, never above m_max once buckled; uncapped
+ * (MODEL.md section 5 as written), the Maxwell element carries the bond past both. */
+static void bend_at_rate(int capped, double *before, double *after, double *peak)
+{
+  const double d = 1e-3, kb = 2.0, dt = 1e-3, a_damp = 20.0, s = 0.7;
+  fl_side_stiffness k = {1e6, 4e5, 1.5 * kb, 2.0 * kb}; /* two sides in series: kb */
+  fl_bond bd = fl_bond_make(fl_v3(0, 0, 0), fl_qid(), fl_v3(2 * d, 0, 0), fl_qid(), fl_v3(d, 0, 0), k, k);
+  fl_bond_limits lim;
+  memset(&lim, 0, sizeof lim);
+  lim.criterion = FL_CRIT_NONE;
+  lim.buckling = fl_buckling_make(FL_BUCKLING_PLASTIC, L, FMAX, FMIN, UMIN, 0.0, kb, EI);
+  fl_bond_state st;
+  memset(&st, 0, sizeof st);
+  st.strength = 1.0;
+  fl_bond_damping dm = {a_damp, exp(-dt / (a_damp * s)), dt, capped};
+  double rate = 3.0 * lim.buckling.phi_b / (400 * dt); /* to three times phi_b in 400 steps */
+  *peak = 0.0;
+  for (int n = 1; n <= 400; n++) {
+    double th = rate * dt * n;
+    fl_quat q2 = fl_qexp(fl_v3(0, 0, th));
+    fl_vec3 w2 = fl_v3(0, 0, rate), x2 = fl_add(fl_v3(d, 0, 0), fl_qrot(q2, fl_v3(d, 0, 0)));
+    fl_body b1 = {fl_v3(0, 0, 0), fl_qid(), fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+    fl_body b2 = {x2, q2, fl_cross(w2, fl_sub(x2, fl_v3(d, 0, 0))), w2};
+    fl_bond_loads ld;
+    fl_bond_eval(&bd, &dm, &lim, &b1, &b2, &st, &ld);
+    double m = fabs(ld.moment.z);
+    if (st.buckled)
+      *peak = fmax(*peak, m); /* the largest moment past the buckling point */
+    if (n == 100)
+      *before = m; /* at 0.75 phi_b */
+    if (n == 400)
+      *after = m; /* on the plateau */
+  }
+}
+
+START_TEST(test_viscoelastic_cap_holds_the_plateau)
+{
+  double mmax = FMAX * L / 4, mmin = FMIN * L / 4, b1, a1, p1, b0, a0, p0;
+  bend_at_rate(1, &b1, &a1, &p1);
+  bend_at_rate(0, &b0, &a0, &p0);
+  ck_assert_double_eq(b1, b0); /* below the buckling point the cap is no part of the law */
+  ck_assert_double_gt(b1, 0.75 * mmax * 1.2); /* the Maxwell element carries a good part */
+  ck_assert_double_eq_tol(a1, mmin, 1e-12 * mmin);
+  ck_assert_double_le(p1, mmax * (1 + 1e-12));
+  ck_assert_double_gt(a0, 1.5 * mmin);
+  ck_assert_double_gt(p0, 1.5 * mmax);
+}
+END_TEST
+
+/* The buckling point of a plastic bond whose Maxwell element carries as much bending
+ * moment as its spring (0.6 m_max each): counted with it (a viscoelastic run), the
+ * bond is at m_max, so its point is phi_b and its use phi / phi_b; without it, the
+ * point lies down the drop where the envelope falls to 0.6 m_max. */
+START_TEST(test_buckling_point_counts_the_maxwell_moment)
+{
+  const double d = 1e-3, kb = 2.0;
+  fl_side_stiffness k = {1e6, 4e5, 1.5 * kb, 2.0 * kb};
+  fl_bond bd = fl_bond_make(fl_v3(0, 0, 0), fl_qid(), fl_v3(2 * d, 0, 0), fl_qid(), fl_v3(d, 0, 0), k, k);
+  fl_bond_limits lim;
+  memset(&lim, 0, sizeof lim);
+  lim.buckling = fl_buckling_make(FL_BUCKLING_PLASTIC, L, FMAX, FMIN, UMIN, 0.0, kb, EI);
+  const fl_buckling_envelope *e = &lim.buckling;
+  double th = 0.6 * e->phi_b;
+  fl_quat q2 = fl_qexp(fl_v3(0, 0, th));
+  fl_body b1 = {fl_v3(0, 0, 0), fl_qid(), fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+  fl_body b2 = {fl_add(fl_v3(d, 0, 0), fl_qrot(q2, fl_v3(d, 0, 0))), q2, fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+  fl_bond_state st;
+  memset(&st, 0, sizeof st);
+  st.strength = 1.0;
+  fl_bond_loads out;
+  fl_bond_work wk;
+  fl_bond_trial_elastic(&bd, &b1, &b2, &st, &out, &wk);
+  double mt;
+  fl_vec3 mb = fl_bond_bending_moment(&out, &mt);
+  ck_assert_double_eq_tol(fl_norm(mb), 0.6 * e->m_max, 1e-9 * e->m_max);
+  st.td = mb; /* body 1's frame is the world's */
+  double phi = fl_norm(out.bend);
+  ck_assert_double_eq_tol(fl_bond_buckling_use(&bd, &lim, &b1, &b2, &st, 1), phi / e->phi_b, 1e-12);
+  ck_assert_double_eq_tol(fl_bond_buckling_utilisation(&bd, &lim, &b1, &b2, &st),
+                          phi / (e->phi_b + (e->m_max - fl_norm(mb)) / e->k_drop), 1e-12);
+}
+END_TEST
+
 /* ---- virtual tests ---------------------------------------------------------------- */
 
 /* A slender hollow stem: span 0.1 m, 4 mm diameter (span / D = 25). */
@@ -512,6 +640,9 @@ static Suite *buckling_suite(void)
   tcase_add_test(te, test_envelope_drop);
   tcase_add_test(te, test_envelope_plateau);
   tcase_add_test(te, test_envelope_beyond_plateau);
+  tcase_add_test(te, test_cap_by_hand);
+  tcase_add_test(te, test_viscoelastic_cap_holds_the_plateau);
+  tcase_add_test(te, test_buckling_point_counts_the_maxwell_moment);
   suite_add_tcase(s, te);
   TCase *tv = tcase_create("virtual tests");
   fl_limits_set(tv, "virtual tests", 2000); /* reference times (check_limits.h) */

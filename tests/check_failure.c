@@ -63,7 +63,7 @@ static void load_pair(pair *p, double u, double theta, double psi, fl_bond_loads
   fl_quat q2 = fl_qmul(fl_qexp(fl_v3(0, 0, theta)), fl_qexp(fl_v3(psi, 0, 0)));
   fl_vec3 x2 = fl_add(fl_v3(p->d + u, 0, 0), fl_qrot(q2, fl_v3(p->d, 0, 0)));
   fl_body b2 = {x2, q2, fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-  fl_bond_damping none = {0.0, 0.0, 1e-7};
+  fl_bond_damping none = {0.0, 0.0, 1e-7, 0};
   fl_bond_eval(&p->bond, &none, &p->lim, &b1, &b2, &p->st, ld);
 }
 

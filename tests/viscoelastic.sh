@@ -14,11 +14,19 @@
 #     or by --solver), without damping, without a speed, and for export to LAMMPS.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
+# a run's CSV as a measured curve (crosshead mm, load N): as_curve RUN.csv CURVE.csv
+as_curve() { { echo crosshead_mm,load_N; awk -F, 'NR > 2 { printf "%.9g,%.9g\n", $3 * 1e3, $4 }' "$1"; } >"$2"; }
+# the head of a fit file: fit_head EXPERIMENT CURVE
+fit_head() {
+  printf 'experiment: %s\ndata:\n  - test: bend3pt\n    file: %s\n' "$1" "$2"
+  printf '    columns: { x: crosshead_mm, y: load_N }\n    units: { x: mm, y: N }\n'
+}
 
 cat >ten.yaml <<'YAML'
 fiber:
@@ -94,16 +102,10 @@ simulation:
   output_points: 481
 YAML
 "$top_builddir/fiber-bend3pt" -q exp.yaml >/dev/null 2>&1 || bad "fiber-bend3pt exp.yaml"
-{ echo crosshead_mm,load_N; awk -F, 'NR > 2 { printf "%.9g,%.9g\n", $3 * 1e3, $4 }' exp.csv; } >curve.csv
+as_curve exp.csv curve.csv
 sed -e 's/torque_stiffness_scale: 1.2/torque_stiffness_scale: 1.0/' -e 's/damping: 20/damping: 10/' \
     -e 's/damping_stabilization: 1.5/damping_stabilization: 1.0/' exp.yaml >start.yaml
-cat >fit.yaml <<'YAML'
-experiment: start.yaml
-data:
-  - test: bend3pt
-    file: curve.csv
-    columns: { x: crosshead_mm, y: load_N }
-    units: { x: mm, y: N }
+{ fit_head start.yaml curve.csv; cat <<'YAML'; } >fit.yaml
 free:
   bond.torque_stiffness_scale: { start: 1.0, min: 0.05, max: 50 }
   bond.damping: { start: 10, min: 0.01, max: 1000 }
@@ -155,4 +157,93 @@ grep -qF "fiber-tension: ten.yaml: simulation.viscoelastic is not carried: LAMMP
   bad "--export lammps: message: $(cat lmp.err)"
 [ ! -e lmp.lmp.in ] && [ ! -e lmp.lmp.data ] || bad "--export lammps wrote files"
 echo "5. refused: explicit, no damping, no speed, --solver explicit, --export lammps"
+
+cat >kink.yaml <<'YAML'
+fiber:
+  length: 0.0255
+  section: ellipse
+  semi_axis_y: 2.36e-3
+  semi_axis_z: 2.405e-3
+  segments: 30
+  density: 1000
+  youngs_modulus: 5.64e7
+  poisson_ratio: 0.3
+bond:
+  torque_stiffness_scale: 0.546
+  damping: 20
+  damping_stabilization: 0.7
+  failure:
+    criterion: bending_stress
+    max_stress: 3.38e6
+    post_failure: constant_torque
+  buckling:
+    type: plastic
+    sample_length: 0.017
+    max_force: 14.3
+    min_force: 10.2
+    displacement_at_min_force: 2.5e-3
+    slope_after_min_force: 0
+test:
+  kind: bend3pt
+  span: 0.017
+  support_radius: 2.0e-3
+  nose_radius: 2.0e-3
+  friction: 0.3
+  speed: 1.6667e-5
+  max_displacement: 3.3e-3
+simulation:
+  solver: static
+  viscoelastic: true
+  output_points: 200
+YAML
+"$top_builddir/fiber-bend3pt" -q --plot none kink.yaml >kink.out 2>&1 || bad "fiber-bend3pt kink.yaml: $(tail -3 kink.out)"
+# the drop: the largest fall of the load from one row to the next; the plateau: the
+# rows from 0.1 mm past it to the end, their smallest and largest load
+got=$(awk -F, 'NR > 2 { n++; x[n] = $3; y[n] = $4 }
+  END {
+    for (i = 2; i <= n; i++) if (y[i - 1] - y[i] > fall) { fall = y[i - 1] - y[i]; at = i }
+    lo = 1e300; hi = 0
+    for (i = at; i <= n; i++) if (x[i] >= x[at] + 1e-4) { if (y[i] < lo) lo = y[i]; if (y[i] > hi) hi = y[i]; m++ }
+    if (!at) print "0 0 0 1 0"; else printf "%.4g %.4g %.4g %.4g %d\n", x[at] * 1e3, fall / y[at - 1], lo, hi, m }' kink.csv)
+set -- $got
+echo "6. kink at $1 mm, the load falling by $2 of itself; the plateau after it $3 to $4 N over $5 rows"
+awk -v f="$2" -v lo="$3" -v hi="$4" -v m="$5" 'BEGIN { exit !(f > 0.1 && m >= 50 && hi < 1.05 * lo) }' ||
+  bad "the kink on viscoelastic bonds: $got"
+
+as_curve kink.csv kcurve.csv
+sed -e 's/torque_stiffness_scale: 0.546/torque_stiffness_scale: 1.0/' kink.yaml >kstart.yaml
+{ fit_head kstart.yaml kcurve.csv; cat <<'YAML'; } >kfit.yaml
+    kink_weight: 1
+free:
+  bond.torque_stiffness_scale: { start: auto, min: 0.05, max: 50 }
+  bond.failure.max_stress: { start: auto, min: 1.0e5, max: 1.0e8 }
+  bond.buckling.max_force: { start: auto, min: 1, max: 500 }
+  bond.buckling.min_force: { start: auto, min: 0.5, max: 500 }
+solver:
+  method: lm
+  max_iterations: 150
+  differences: central
+  difference_step: 2.0e-2
+  global: off
+YAML
+"$top_builddir/fiber-calibrate" -q --plot none -o kout kfit.yaml >kfit.txt 2>&1 || bad "fiber-calibrate kfit.yaml: $(tail -3 kfit.txt)"
+value() { awk -v k="$1" '$1 == k ":" && $2 == "{value:" { sub(/,/, "", $3); print $3 }' kfit.txt; }
+got="$(value bond.torque_stiffness_scale) $(value bond.failure.max_stress) $(value bond.buckling.max_force) $(value bond.buckling.min_force)"
+set -- $got
+echo "7. fitted back: a_rot ${1:-?} (0.546), max_stress ${2:-?} Pa (3.38e6), max_force ${3:-?} N (14.3), min_force ${4:-?} N (10.2)"
+awk -v a="${1:-0}" -v s="${2:-0}" -v f="${3:-0}" -v m="${4:-0}" 'function off(x, t) { x = x / t - 1; return x < 0 ? -x : x }
+  BEGIN { exit !(off(a, 0.546) < 0.02 && off(s, 3.38e6) < 0.02 && off(f, 14.3) < 0.02 && off(m, 10.2) < 0.02) }' ||
+  bad "the kink fitted back: $got"
+
+sed -e 's/semi_axis_y: 2.36e-3/semi_axis_y: 2.485e-3/' -e 's/semi_axis_z: 2.405e-3/semi_axis_z: 2.49e-3/' \
+    -e 's/torque_stiffness_scale: 0.546/torque_stiffness_scale: 1.0/' kink.yaml >r9.yaml
+sed -e 's/experiment: kstart.yaml/experiment: r9.yaml/' \
+    -e "s|file: kcurve.csv|file: $top_srcdir/fits/data/maize-brace-roots/B73_P3_W2_R2.csv|" \
+    -e 's/    kink_weight: 1/    kink_weight: 1\n    toe: auto\n    x_max: 4.36e-3/' kfit.yaml >r9fit.yaml
+"$top_builddir/fiber-calibrate" -q --plot none -o r9out r9fit.yaml >r9.txt 2>&1 || bad "fiber-calibrate r9fit.yaml: $(tail -3 r9.txt)"
+got=$(awk '$1 == "measured:" || $1 == "fitted:" { sub(/,/, "", $3); printf "%s ", $3 }' r9.txt)
+set -- $got
+echo "8. B73_P3_W2_R2: kink measured at ${1:-?} mm, fitted at ${2:-?} mm"
+awk -v m="${1:-0}" -v f="${2:-9}" 'BEGIN { d = f - m; if (d < 0) d = -d; exit !(m > 3 && d < 0.1) }' ||
+  bad "B73_P3_W2_R2's kink: $got"
 exit $fail

@@ -18,6 +18,9 @@
 #define NCOLOUR 3         /* bodies perturbed together are 3 apart */
 #define REG_MAX 1e-4      /* the stiffest diagonal spring (REG_MIN's) where Newton stalls */
 #define TOL_STALL 5e-9    /* accepted as converged when Newton stalls below it (rounding) */
+#define TOL_STALL_VISCO 1e-7 /* and in a viscoelastic run, where a kinked bond's cap on its Maxwell
+                              * element (fl_bond_damp_cap) and a stuck contact's friction cone
+                              * can meet in a kink of the residual at 1e-8 of the load scale */
 #define BROYDEN_FLOOR 1e3 /* no update from a step that ends below this many times the residual's floor */
 
 /* Move free body i by unknowns d[0..5] scaled by a: translation, then rotation. */
@@ -148,13 +151,14 @@ int fl_static_newton(workspace *w, int *iterations)
     fl_static_pin_modes(w);
   double nrm = fl_static_trial_residual(w, w->r), first = nrm, n2 = fl_static_norm2(w->r, w->n);
   int stalled = 0, fresh = 0;
+  const double tol_stall = w->visco ? TOL_STALL_VISCO : TOL_STALL;
   if (w->reg > REG_MIN) {
     w->reg = REG_MIN;
     w->lu_valid = 0;
   }
   *iterations = 0;
   for (int it = 0;; it++) {
-    if (nrm <= w->tol || (stalled >= 3 && nrm <= TOL_STALL))
+    if (nrm <= w->tol || (stalled >= 3 && nrm <= tol_stall))
       return 1;
     if (it == w->max_newton && nrm <= 4.0 * w->floor)
       return 1; /* as close as the positions' rounding lets the loads come */
@@ -187,7 +191,7 @@ int fl_static_newton(workspace *w, int *iterations)
         w->lu_valid = 0;
         continue;
       }
-      if (nrm <= fmax(TOL_STALL, 4.0 * w->floor)) /* the floor: as with MAX_NEWTON */
+      if (nrm <= fmax(tol_stall, 4.0 * w->floor)) /* the floor: as with MAX_NEWTON */
         return 1;
       if (w->reg >= REG_MAX)
         return 0;

@@ -15,18 +15,33 @@
 #define RELAX_RETRY 500 /* and after a Newton that failed from one, steps before the next */
 
 /* The residual of the present state as an equilibrium of its own history: still
- * bodies, no slip. */
+ * bodies, no slip, and in a viscoelastic run no time for the bonds' damping to relax
+ * in (the relaxation's own steps moved it on). */
 static double still_residual(workspace *w)
 {
   fl_vec3 *xc = w->xc;
   fl_quat *qc = w->qc;
+  double uc = w->uc;
   w->xc = w->sys->x;
   w->qc = w->sys->q;
+  w->uc = w->u;
   fl_static_mode_static(w);
   double nrm = fl_static_residual(w, w->rp);
   w->xc = xc;
   w->qc = qc;
+  w->uc = uc;
   return nrm;
+}
+
+/* A viscoelastic run's bonds' damping relaxed over the time of the increment to u,
+ * whose snap the relaxation then follows (the increment's time passes before it). */
+static void relax_damping(workspace *w, double u)
+{
+  double tau = w->stab > 0.0 ? w->a_damp * w->stab : 0.0;
+  double e = tau > 0.0 ? exp(-fabs(u - w->uc) / w->speed / tau) : 0.0;
+  double *d = fl_system_state_row(w->sys, 0, FL_STATE_FD);
+  for (size_t i = 0; i < (size_t)FL_STATE_LIVE * w->sys->nbond; i++)
+    d[i] *= e;
 }
 
 /* From the last converged state, with the tools held at position u: the explicit
@@ -43,7 +58,10 @@ int fl_static_relax(workspace *w, double u, double time, int *iterations)
     sys->tool[k].vel = fl_v3(0.0, 0.0, 0.0);
   sys->grip_speed = sys->grip_omega = 0.0;
   fl_static_still(w);
-  fl_system_damping_clear(sys, 0);
+  if (w->visco) /* the bonds' damping is the material's, its stress kept through a snap */
+    relax_damping(w, u);
+  else
+    fl_system_damping_clear(sys, 0);
   long max_steps = (long)ceil(time / w->dt_explicit), retry = 0, calm = 0;
   long falling = (long)ceil(w->period / w->dt_explicit); /* steps of a period without a peak */
   double ke_prev = 0.0;

@@ -167,6 +167,7 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->a_damp = exp->bond.damping;
   w->stab = exp->bond.damping_stabilization;
   w->visco = exp->sim.viscoelastic && w->a_damp > 0.0 && exp->test.speed > 0.0;
+  w->damping.capped = w->visco; /* the relaxations' too */
   w->speed = exp->test.speed;
   if (w->visco)
     one->inline_law = 0; /* the vectorised law serves no damped bond that does not advance */
