@@ -257,6 +257,12 @@ static void buckling(fl_dem_sheet *sh, const fl_experiment *exp)
   else
     note(r[1], "the envelope's, of the lab test it describes (man 7, Buckling): the curve's peak is lower or "
                "higher, see the calibrating test");
+  if (used && exp->sim.viscoelastic && exp->bond.damping > 0.0)
+    note(r[2], "fitted with the envelope capping a buckled bond's Maxwell element with its spring (man 7, THE STATIC "
+               "SOLVER, History); a package that adds the damping after the envelope (MODEL.md section 5) carries "
+               "the element's moment on the plateau too, up to a_damp times the bond's bending stiffness times its "
+               "rate of bending, relaxing in a_damp s = %.3g s",
+         exp->bond.damping * exp->bond.damping_stabilization);
 }
 
 double fl_dem_stress_factor(const fl_experiment *exp)

@@ -234,6 +234,8 @@ echo "7. fitted back: a_rot ${1:-?} (0.546), max_stress ${2:-?} Pa (3.38e6), max
 awk -v a="${1:-0}" -v s="${2:-0}" -v f="${3:-0}" -v m="${4:-0}" 'function off(x, t) { x = x / t - 1; return x < 0 ? -x : x }
   BEGIN { exit !(off(a, 0.546) < 0.02 && off(s, 3.38e6) < 0.02 && off(f, 14.3) < 0.02 && off(m, 10.2) < 0.02) }' ||
   bad "the kink fitted back: $got"
+grep -qF "Minimum force" kout-dem.txt && grep "Minimum force" kout-dem.txt | grep -qF "a package that adds the damping after the envelope (MODEL.md section 5) carries the element's moment on the plateau too" ||
+  bad "the DEM sheet's minimum force has no note on the damping after the envelope: $(grep 'Minimum force' kout-dem.txt)"
 
 sed -e 's/semi_axis_y: 2.36e-3/semi_axis_y: 2.485e-3/' -e 's/semi_axis_z: 2.405e-3/semi_axis_z: 2.49e-3/' \
     -e 's/torque_stiffness_scale: 0.546/torque_stiffness_scale: 1.0/' kink.yaml >r9.yaml
