@@ -656,6 +656,7 @@ int fl_campaign_fit_row(const fl_campaign *c, const fl_campaign_opts *o, int i, 
       memset(r, 0, sizeof *r);
       r->done = 1;
       r->status = FL_CAL_FAILED;
+      r->simulations = cal.simulations; /* the runs it took to find that out */
       snprintf(r->message, sizeof r->message, "its start could not be run: %.480s", msg);
       for (int j = 0; j < FL_FIT_MAX_FREE; j++)
         r->value[j] = r->std_error[j] = NAN;
