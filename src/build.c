@@ -72,8 +72,8 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
   return lim;
 }
 
-/* The tests a batch shares: the same but for the tools' linear stiffness (each
- * specimen's contact laws are its own) and the machine's compliance (applied to each
+/* The tests a batch shares: the same but for the tools' linear stiffness and Hertz's
+ * contact modulus (each specimen's contact laws are its own) and the machine's compliance (applied to each
  * specimen's rows, fl_measure_compliance). */
 static int same_test(const fl_test_def *a, const fl_test_def *b)
 {
@@ -81,6 +81,7 @@ static int same_test(const fl_test_def *a, const fl_test_def *b)
   memcpy(&ta, a, sizeof ta); /* with the padding, which memcmp reads */
   memcpy(&tb, b, sizeof tb);
   ta.contact_stiffness = tb.contact_stiffness = 0.0;
+  ta.contact_modulus = tb.contact_modulus = 0.0;
   ta.compliance = tb.compliance = 0.0;
   return memcmp(&ta, &tb, sizeof ta) == 0;
 }

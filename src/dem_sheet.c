@@ -168,6 +168,12 @@ static void material(fl_dem_sheet *sh, const fl_experiment *exp)
   r = field(sh, "material", "Effective torsion modulus a_rot G", "Pa", "", "", b->torque_stiffness_scale * G);
   note(r, "what a torsion curve fixes; with E' and the same Poisson's ratio, a_rot E / E' keeps it too");
   derived(r, "bond.torque_stiffness_scale", 1.0, fb->shear_given ? "fiber.shear_modulus" : "fiber.youngs_modulus", 1.0);
+  if (exp->test.contact == FL_CONTACT_HERTZ && exp->test.contact_modulus > 0.0 && fl_test_bends(exp->test.kind)) {
+    r = field(sh, "material", "Contact modulus (Hertz)", "Pa", "(0.0 to inf)", "test.contact_modulus",
+              exp->test.contact_modulus);
+    note(r, "the specimen's modulus across its section, where the rig's tools pressed it (man 7, Tool contacts): the "
+            "particle's Young's modulus in its Hertz contacts, for a package that sets it apart from the bonds' E");
+  }
 }
 
 static void particle(fl_dem_sheet *sh, const fl_experiment *exp)

@@ -122,6 +122,7 @@ typedef struct {
   double support_radius_m;
   double nose_radius_m;
   double tool_youngs_modulus; /* Pa */
+  double contact_modulus;     /* Pa: hertz: the specimen's modulus in the contact law; 0: fiber.youngs_modulus */
   double tool_poisson_ratio;
   double friction;
   int rollers;                /* enum fl_rollers: supports and nose fixed (friction) or rotating */

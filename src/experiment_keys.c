@@ -76,6 +76,7 @@ const key_def fl_exp_keys[] = {
     {"test.support_radius", KT_REAL, OFF(test.support_radius_m), 0, 10, 1, 0, "m", NULL, K_BEND | K_B4, -1},
     {"test.nose_radius", KT_REAL, OFF(test.nose_radius_m), 0, 10, 1, 0, "m", NULL, K_BEND | K_B4, -1},
     {"test.tool_youngs_modulus", KT_REAL, OFF(test.tool_youngs_modulus), 0, 1e13, 1, 0, "Pa", NULL, K_BEND | K_B4, -1},
+    {"test.contact_modulus", KT_REAL, OFF(test.contact_modulus), 0, 1e13, 1, 0, "Pa", NULL, K_BEND | K_B4, -1},
     {"test.tool_poisson_ratio", KT_REAL, OFF(test.tool_poisson_ratio), -1, 0.5, 1, 0, "", NULL, K_BEND | K_B4, -1},
     {"test.friction", KT_REAL, OFF(test.friction), 0, 10, 0, 0, "", NULL, K_BEND | K_B4, -1},
     {"test.rollers", KT_ENUM, OFF(test.rollers), 0, 0, 0, 0, "", rollers_names, K_BEND | K_B4, -1},

@@ -100,6 +100,8 @@ static int write_key(const fl_experiment *exp, const key_def *k)
   /* the rig's keys where they differ from Hertz's tools on a stiff machine */
   if (strcmp(p, "test.contact") == 0)
     return exp->test.contact != FL_CONTACT_HERTZ;
+  if (strcmp(p, "test.contact_modulus") == 0)
+    return exp->test.contact == FL_CONTACT_HERTZ && exp->test.contact_modulus > 0.0;
   if (strcmp(p, "test.contact_stiffness") == 0)
     return exp->test.contact == FL_CONTACT_LINEAR;
   if (strcmp(p, "test.compliance") == 0)

@@ -709,6 +709,11 @@ static int check_free_against(fl_fit_loader *L, const yaml_node_t *freemap)
         return fl_yaml_fail(&L->r, k, "free.%s: the tools of %s are not linear (test.contact); allowed: "
                             "test.contact_stiffness free where every experiment of the fit has test.contact: linear",
                             fp->path, fit->data[i].exp_path);
+    for (int i = 0; strcmp(fp->path, "test.contact_modulus") == 0 && i < fit->ndata; i++)
+      if (fit->data[i].exp.test.contact != FL_CONTACT_HERTZ)
+        return fl_yaml_fail(&L->r, k, "free.%s: the tools of %s do not indent by Hertz's law (test.contact); "
+                            "allowed: test.contact_modulus free where every experiment of the fit has test.contact: "
+                            "hertz", fp->path, fit->data[i].exp_path);
   }
   return FL_OK;
 }

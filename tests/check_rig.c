@@ -140,6 +140,69 @@ START_TEST(rigid_tools_do_not_indent)
 }
 END_TEST
 
+/* Hertz's tools with test.contact_modulus Ec: over the rigid tools' run, the crosshead
+ * at the last row's load F carries the nose's indentation under F and a support's under
+ * F / 2, delta(F) = (3 F / (4 E* sqrt(R*)))^(2/3), 1/E* = (1 - nu^2)/Ec + (1 - nt^2)/Et,
+ * R* = R rt / (R + rt), a tool on a bond point touching two segments with half its
+ * load each: within 15 % at Ec = 4 E, E and E / 2 (measured +9 %, +4 % and -3 %, the
+ * same without friction or weight: two sphero-cylinders meeting under a tool are not
+ * one Hertz contact); unset, the run is the one with Ec = E given. */
+START_TEST(hertz_indents_with_the_contact_modulus)
+{
+  fl_experiment er = root(FL_CONTACT_RIGID, 0.0, 0.0, FL_SOLVER_STATIC);
+  fl_curve cr, ch;
+  fl_result rr, rh;
+  char err[1024];
+  ck_assert_msg(fl_run(&er, 1, NULL, &cr, &rr, err, sizeof err) == FL_OK, "%s", err);
+  double last_y[2] = {0};
+  for (int k = 0; k < 3; k++) {
+    double ec = k == 0 ? 4.0 * 5.64e7 : k == 1 ? 0.5 * 5.64e7 : 5.64e7;
+    fl_experiment eh = root(FL_CONTACT_HERTZ, 0.0, 0.0, FL_SOLVER_STATIC);
+    if (k < 2)
+      eh.test.contact_modulus = ec;
+    ck_assert_msg(fl_run(&eh, 1, NULL, &ch, &rh, err, sizeof err) == FL_OK, "%s", err);
+    int n = ch.npoints - 1;
+    double F = ch.y[n], xr = NAN;
+    for (int i = 1; i < cr.npoints; i++) /* the rigid run's crosshead at the load F */
+      if (cr.y[i] >= F) {
+        xr = cr.x[i - 1] + (F - cr.y[i - 1]) * (cr.x[i] - cr.x[i - 1]) / (cr.y[i] - cr.y[i - 1]);
+        break;
+      }
+    double nu = 0.3, R = 2.4e-3, rt = 3e-3, Rs = R * rt / (R + rt);
+    double Es = 1.0 / ((1.0 - nu * nu) / ec + (1.0 - 0.09) / 2.1e11);
+    /* a tool on a bond point touches two segments, each taking half its load */
+    double dent = pow(3.0 * F / 2 / (4.0 * Es * sqrt(Rs)), 2.0 / 3.0) + pow(1.5 * F / 2 / (4.0 * Es * sqrt(Rs)), 2.0 / 3.0);
+    double added = ch.x[n] - xr;
+    fprintf(stderr, "hertz tools, Ec %.4g Pa: at %.4g N the crosshead adds %.5g mm, indentation %.5g mm (%+.2e)\n",
+            ec, F, 1e3 * added, 1e3 * dent, added / dent - 1.0);
+    ck_assert_msg(isfinite(xr) && fabs(added / dent - 1.0) < 0.15, "Ec %g Pa: added %g m, indentation %g m", ec,
+                  added, dent);
+    if (k == 0)
+      last_y[0] = F;
+    if (k == 2)
+      last_y[1] = F;
+    if (k == 1 || k == 2) { /* unset: the same run as Ec = E */
+      fl_experiment ee = root(FL_CONTACT_HERTZ, 0.0, 0.0, FL_SOLVER_STATIC);
+      ee.test.contact_modulus = 5.64e7;
+      fl_curve ce;
+      fl_result re;
+      ck_assert_msg(fl_run(&ee, 1, NULL, &ce, &re, err, sizeof err) == FL_OK, "%s", err);
+      if (k == 2)
+        for (int i = 0; i < ch.npoints; i++)
+          ck_assert_msg(ce.x[i] == ch.x[i] && ce.y[i] == ch.y[i], "row %d differs with Ec = E given", i);
+      fl_curve_free(&ce);
+      fl_result_free(&re);
+    }
+    fl_curve_free(&ch);
+    fl_result_free(&rh);
+  }
+  /* the stiffer contact indents less, so the same crosshead travel carries more load */
+  ck_assert_msg(last_y[0] > last_y[1], "Ec 4 E: %g N, Ec E: %g N", last_y[0], last_y[1]);
+  fl_curve_free(&cr);
+  fl_result_free(&rr);
+}
+END_TEST
+
 /* The machine's compliance C: the crosshead's compliance grows by C exactly, on both
  * solvers, and the peak's displacement by C times the peak. */
 START_TEST(compliance_adds_c_times_the_load)
@@ -205,6 +268,14 @@ START_TEST(keys_are_checked)
   ck_assert_int_eq(finish(&e, err, sizeof err), FL_EINPUT);
   ck_assert_msg(strstr(err, "given with contact rigid"), "%s", err);
   e = fl_experiment_default();
+  ck_assert_int_eq(fl_experiment_set(&e, "test.contact_modulus=0", err, sizeof err), FL_EINPUT);
+  ck_assert_int_eq(fl_experiment_set(&e, "test.contact_modulus=2e8", err, sizeof err), FL_OK);
+  ck_assert_msg(finish(&e, err, sizeof err) == FL_OK, "%s", err);
+  ck_assert_int_eq(fl_experiment_set(&e, "test.contact=rigid", err, sizeof err), FL_OK);
+  ck_assert_int_eq(finish(&e, err, sizeof err), FL_EINPUT);
+  ck_assert_msg(strstr(err, "test.contact_modulus: given with contact rigid; allowed: a modulus with contact: hertz "
+                            "only"), "%s", err);
+  e = fl_experiment_default();
   ck_assert_int_eq(fl_experiment_set(&e, "test.compliance=-1e-6", err, sizeof err), FL_EINPUT);
   ck_assert_int_eq(fl_experiment_set(&e, "test.kind=torsion", err, sizeof err), FL_OK);
   ck_assert_int_eq(fl_experiment_set(&e, "test.compliance=1e-6", err, sizeof err), FL_EINPUT);
@@ -259,6 +330,7 @@ static Suite *suite(void)
   fl_limits_set(tb, "bend3pt", 800); /* reference times: about ten times what it takes */
   tcase_add_loop_test(tb, linear_tools_add_one_and_a_half_over_k, 0, 2);
   tcase_add_test(tb, rigid_tools_do_not_indent);
+  tcase_add_test(tb, hertz_indents_with_the_contact_modulus);
   tcase_add_loop_test(tb, compliance_adds_c_times_the_load, 0, 2);
   tcase_add_test(tb, hertz_warns_where_its_indentation_is_large);
   suite_add_tcase(s, tb);

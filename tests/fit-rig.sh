@@ -5,7 +5,11 @@
 # (3.5 mm of crosshead), simulated by fiber-bend3pt on the quasi-static solver; then
 #  1. a_rot and test.compliance freed (the tools' spring known): each back within 1 %;
 #  2. a_rot and test.contact_stiffness freed (the compliance known): each within 1 %;
-#  3. a fit that frees test.contact_stiffness on tools that are not linear is refused.
+#  3. a fit that frees test.contact_stiffness on tools that are not linear is refused;
+#  4. on Hertz's tools with test.contact_modulus 2e8 Pa (3.5 times E) and the same
+#     machine, a_rot and test.contact_modulus freed (the compliance known): each
+#     within 1 % (the indentation's F^(2/3) tells the contact from the beam);
+#  5. a fit that frees test.contact_modulus on linear tools is refused.
 # (The tools' springs and the machine's compliance each add a compliance in proportion
 # to the load, so one curve cannot tell them apart: a fit frees one of the two.)
 set -u
@@ -80,5 +84,21 @@ then
   fails=$((fails + 1))
 else
   echo "ok: test.contact_stiffness freed on Hertz's tools is refused"
+fi
+sed 's/^  contact: linear$/  contact_modulus: 2.0e8/; /^  contact_stiffness/d' exp-c.yaml >exp-m.yaml
+"$top_builddir/fiber-bend3pt" -q --plot none -o truth-m exp-m.yaml -s bond.torque_stiffness_scale=1.2 \
+  -s simulation.output_points=61 >truth-m.txt || { echo "FAIL: the synthetic Hertz curve"; exit 1; }
+awk -F, '/^#/ { next } !h { h = 1; print "x_m,y_N"; next } { print $3 "," $4 }' truth-m.csv >curve.csv
+fit modulus exp-m.yaml test.contact_modulus 5.0e7 5.0e6 1.0e10
+within modulus bond.torque_stiffness_scale 1.2
+within modulus test.contact_modulus 2.0e8
+if fit linear exp-c.yaml test.contact_modulus 5.0e7 5.0e6 1.0e10 ||
+  ! grep -q "do not indent by Hertz's law (test.contact)" linear.err
+then
+  echo "FAIL: test.contact_modulus freed on linear tools was not refused"
+  cat linear.err
+  fails=$((fails + 1))
+else
+  echo "ok: test.contact_modulus freed on linear tools is refused"
 fi
 [ "$fails" = 0 ]

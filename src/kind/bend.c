@@ -37,8 +37,9 @@ static fl_contact_law tool_law(const fl_experiment *exp, double seg_mass, double
     nu = -0.99;
   double Et = exp->test.tool_youngs_modulus, nut = exp->test.tool_poisson_ratio;
   double R = fl_fiber_outer_fibre(&exp->fiber), e = exp->test.restitution; /* the radius the tools touch */
-  law.e_star = 1.0 / ((1.0 - nu * nu) / E + (1.0 - nut * nut) / Et);
-  law.g_star = 1.0 / (2.0 * (2.0 - nu) * (1.0 + nu) / E + 2.0 * (2.0 - nut) * (1.0 + nut) / Et);
+  double Ec = exp->test.contact_modulus > 0.0 ? exp->test.contact_modulus : E; /* the section's across it */
+  law.e_star = 1.0 / ((1.0 - nu * nu) / Ec + (1.0 - nut * nut) / Et);
+  law.g_star = 1.0 / (2.0 * (2.0 - nu) * (1.0 + nu) / Ec + 2.0 * (2.0 - nut) * (1.0 + nut) / Et);
   law.r_star = R * tool_radius / (R + tool_radius);
   law.m_star = seg_mass;
   law.beta = e >= 1.0 ? 0.0 : log(e) / sqrt(log(e) * log(e) + FL_PI * FL_PI);
@@ -331,7 +332,8 @@ static int check_span(const fl_exp_checker *c)
   return FL_OK;
 }
 
-/* test.contact_stiffness with the linear law, and only there. */
+/* test.contact_stiffness with the linear law, and only there; test.contact_modulus
+ * with Hertz's only. */
 static int check_contact(const fl_exp_checker *c)
 {
   const fl_test_def *t = &c->exp->test;
@@ -343,6 +345,9 @@ static int check_contact(const fl_exp_checker *c)
   if (t->contact != FL_CONTACT_LINEAR && (given || t->contact_stiffness > 0.0))
     return fl_exp_check_fail(c, "test.contact_stiffness", "test.contact_stiffness: given with contact %s; allowed: "
                              "a stiffness with contact: linear only", names[t->contact]);
+  if (t->contact != FL_CONTACT_HERTZ && (fl_exp_key_given(c->exp, "test.contact_modulus") || t->contact_modulus > 0.0))
+    return fl_exp_check_fail(c, "test.contact_modulus", "test.contact_modulus: given with contact %s; allowed: "
+                             "a modulus with contact: hertz only", names[t->contact]);
   return FL_OK;
 }
 
