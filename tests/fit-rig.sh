@@ -6,9 +6,11 @@
 #  1. a_rot and test.compliance freed (the tools' spring known): each back within 1 %;
 #  2. a_rot and test.contact_stiffness freed (the compliance known): each within 1 %;
 #  3. a fit that frees test.contact_stiffness on tools that are not linear is refused;
-#  4. on Hertz's tools with test.contact_modulus 2e8 Pa (3.5 times E) and the same
+#  4. on Hertz's tools with test.contact_modulus 2e7 Pa (E / 2.8) and the same
 #     machine, a_rot and test.contact_modulus freed (the compliance known): each
-#     within 1 % (the indentation's F^(2/3) tells the contact from the beam);
+#     within 1 % (the indentation's F^(2/3) tells the contact from the beam); the
+#     modulus from start: auto, which lands within a factor 1.5 of it from the middle
+#     of its bounds (7.1e8 Pa): the start whose simulated start bends as the curve's;
 #  5. a fit that frees test.contact_modulus on linear tools is refused.
 # (The tools' springs and the machine's compliance each add a compliance in proportion
 # to the load, so one curve cannot tell them apart: a fit frees one of the two.)
@@ -85,13 +87,20 @@ then
 else
   echo "ok: test.contact_stiffness freed on Hertz's tools is refused"
 fi
-sed 's/^  contact: linear$/  contact_modulus: 2.0e8/; /^  contact_stiffness/d' exp-c.yaml >exp-m.yaml
+sed 's/^  contact: linear$/  contact_modulus: 2.0e7/; /^  contact_stiffness/d' exp-c.yaml >exp-m.yaml
 "$top_builddir/fiber-bend3pt" -q --plot none -o truth-m exp-m.yaml -s bond.torque_stiffness_scale=1.2 \
   -s simulation.output_points=61 >truth-m.txt || { echo "FAIL: the synthetic Hertz curve"; exit 1; }
 awk -F, '/^#/ { next } !h { h = 1; print "x_m,y_N"; next } { print $3 "," $4 }' truth-m.csv >curve.csv
-fit modulus exp-m.yaml test.contact_modulus 5.0e7 5.0e6 1.0e10
+fit modulus exp-m.yaml test.contact_modulus auto 5.0e6 1.0e11
 within modulus bond.torque_stiffness_scale 1.2
-within modulus test.contact_modulus 2.0e8
+within modulus test.contact_modulus 2.0e7
+start=$(sed -n 's/^  test.contact_modulus: {.*start: \([^}]*\)}.*/\1/p' modulus.sum)
+if awk -v s="$start" 'BEGIN { exit !(s != "" && s > 2.0e7 / 1.5 && s < 2.0e7 * 1.5) }'; then
+  echo "ok: modulus: test.contact_modulus starts at $start (true 2.0e7)"
+else
+  echo "FAIL: modulus: test.contact_modulus starts at '$start', not within 1.5 times 2.0e7"
+  fails=$((fails + 1))
+fi
 if fit linear exp-c.yaml test.contact_modulus 5.0e7 5.0e6 1.0e10 ||
   ! grep -q "do not indent by Hertz's law (test.contact)" linear.err
 then

@@ -1,7 +1,8 @@
 /* fit/starts.c: a calibration's starting values, start: auto (fiber-calibrate(1),
- * STARTING VALUES): stiffness scales from the measured initial slope, the strength from
- * beam theory on the measured peak, its variation from the peaks' spread, and the
- * buckling envelope's numbers from the measured drop, aligned by runs. */
+ * STARTING VALUES): stiffness scales from the measured initial slope, the tools' contact
+ * modulus from the start's bend, the strength from beam theory on the measured peak,
+ * its variation from the peaks' spread, and the buckling envelope's numbers from the
+ * measured drop, aligned by runs. */
 #include <config.h>
 
 #include <math.h>
@@ -229,6 +230,83 @@ static int start_stiffness(fl_cal_state *st, double *start)
   return FL_OK;
 }
 
+/* The start's bend: the slope of y over the rows whose measured load ym is below 15 %
+ * of its peak, and over those from 15 to 30 %, before the first row to reach 30 %
+ * (docs/start-curvature.awk's rule); their ratio, above 1 where the start stiffens (a
+ * toe), or NAN with fewer than 3 rows in either. */
+static double start_bend(const double *x, const double *ym, const double *y, int n)
+{
+  double top = 0.0, s[2];
+  for (int i = 0; i < n; i++)
+    top = fmax(top, ym[i]);
+  for (int w = 0; w < 2; w++) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int k = 0;
+    for (int i = 0; i < n && ym[i] < 0.30 * top; i++)
+      if ((ym[i] >= 0.15 * top) == w) {
+        sx += x[i];
+        sy += y[i];
+        sxx += x[i] * x[i];
+        sxy += x[i] * y[i];
+        k++;
+      }
+    double den = k * sxx - sx * sx;
+    if (k < 3 || !(den > 0.0))
+      return NAN;
+    s[w] = (k * sxy - sx * sy) / den;
+  }
+  return s[0] > 0.0 && s[1] > 0.0 ? s[1] / s[0] : NAN;
+}
+
+/* The tools' contact modulus (free parameter j, start auto): the value whose simulated
+ * start bends as the measured one does (start_bend), by a secant on the logarithms of
+ * the modulus and the bend, from the middle of its bounds: a softer contact indents
+ * deeper and the start stiffens more.  At most six runs; the closest is kept. */
+static int start_contact(fl_cal_state *st, int j, double *start)
+{
+  const fl_fit *fit = st->fit;
+  int d = -1, rc;
+  for (int k = 0; k < fit->ndata && d < 0; k++)
+    if (fit->data[k].kind == FL_FIT_CURVE && fl_test_bends(fit->data[k].test))
+      d = k;
+  if (d < 0)
+    return FL_OK;
+  const fl_measured *m = &fit->data[d].data;
+  double want = start_bend(m->x, m->y, m->y, m->n);
+  if (!isfinite(want))
+    return FL_OK;
+  double lo = log(fit->free[j].min), hi = log(fit->free[j].max), u0 = 0.0, b0 = 0.0, best = start[j], best_d = INFINITY;
+  for (int pass = 0; pass < 6; pass++) {
+    const double *t[1] = {start};
+    if ((rc = fl_cal_run_curve(st, d, 1, t, st->ybuf, NULL)))
+      return rc;
+    double got = start_bend(m->x, m->y, st->ybuf, m->n), u = log(start[j]);
+    if (!isfinite(got))
+      break;
+    double b = log(got) - log(want);
+    if (fabs(b) < best_d) {
+      best_d = fabs(b);
+      best = start[j];
+    }
+    if (fabs(b) < 0.01)
+      break;
+    if (b > 0.0) /* stiffens too much: a stiffer contact, above this one */
+      lo = u;
+    else
+      hi = u;
+    double next = u + (b > 0.0 ? log(4.0) : -log(4.0));
+    if (pass > 0 && b != b0 && (b - b0) / (u - u0) < 0.0)
+      next = u - b * (u - u0) / (b - b0);
+    if (!(next > lo && next < hi))
+      next = 0.5 * (lo + hi);
+    u0 = u;
+    b0 = b;
+    start[j] = fl_param_inside(&fit->free[j], exp(next));
+  }
+  start[j] = best;
+  return FL_OK;
+}
+
 /* The strength bond.failure.max_stress (free parameter js): beam theory on the measured
  * peak, then scaled by the measured over the simulated peak of a run that reached its
  * limit. */
@@ -335,6 +413,11 @@ static int resolve_starts(fl_cal_state *st, double *start)
   for (int j = 0; j < st->p; j++)
     start[j] = fit->free[j].start_auto ? fl_param_at(&fit->free[j], 0.5) : fit->free[j].start;
   if ((rc = start_stiffness(st, start)))
+    return rc;
+  /* the tools' contact, then the stiffness again, which the contact's indentation softens */
+  int jc = find_param(fit, "test.contact_modulus");
+  if (jc >= 0 && fit->free[jc].start_auto &&
+      ((rc = start_contact(st, jc, start)) || (rc = start_stiffness(st, start))))
     return rc;
   /* strength variation: the measured coefficient of variation of the peaks */
   int jcv = find_param(fit, "bond.failure.strength_variation");
