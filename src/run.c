@@ -227,8 +227,9 @@ static void rig_warnings(fl_result *res, const fl_experiment *const *exps, const
   if (at >= 0 && worst > FL_HERTZ_SHARE_WARN)
     snprintf(res->warnings, sizeof res->warnings,
              "test.contact hertz: the tools' indentation at the peak (%.4g N) is %.3g mm, %.3g %% of the "
-             "displacement there (%.4g mm%s): the start of the curve bends with it; consider test.contact linear "
-             "or rigid, with test.compliance (fiberlab-model(7), Tool contacts)",
+             "displacement there (%.4g mm%s): the start of the curve bends with it; consider the specimen's own "
+             "modulus across its section (test.contact_modulus), or test.contact linear or rigid, with "
+             "test.compliance (fiberlab-model(7), Tool contacts)",
              res->spec[at].peak, 1e3 * dent, 100.0 * worst, 1e3 * res->spec[at].x_at_peak,
              res->specimens > 1 ? ", the worst specimen" : "");
 }

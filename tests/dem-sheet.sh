@@ -102,6 +102,15 @@ head -n 1 out-dem.txt | grep -q '^Status: converged; R^2 [0-9.]* over [0-9]* of 
 grep -q '^Torque Stiffness Scaling Factor .* [0-9.]* +- [0-9.]* ' out-dem.txt || fail "a_rot shows no standard error"
 roundtrip out-dem.csv bend.yaml out.yaml || fail "the hollow rod's sheet does not rebuild its experiment"
 
+# 6. the same rod on tools pressing it with a contact modulus of its own: the sheet gives
+#    it as the particle's contact modulus, and rebuilds the experiment with it; the rod
+#    of 1. (no contact_modulus given) has no such row
+"$cal" -q --plot none -s fiber.inner_radius_ratio=0.5 -s fiber.density=1200 -s test.contact_modulus=2e9 -o cm \
+  good.yaml >cm.summary 2>cm.err || { fail "the rod with its contact modulus: exit $?"; cat cm.err; }
+near "contact modulus" "$(value cm-dem.csv 'Contact modulus (Hertz)' material)" 2e9 0
+[ -z "$(value out-dem.csv 'Contact modulus (Hertz)' material)" ] || fail "a contact modulus row without test.contact_modulus"
+roundtrip cm-dem.csv bend.yaml cm.yaml || fail "the sheet with a contact modulus does not rebuild its experiment"
+
 # 2. the elliptic stem with a buckling envelope
 cp "$dem/ellipse.yaml" "$dem/ellipse-fit.yaml" . || exit 1
 "$top_builddir/fiber-bend3pt" -q --plot none -s bond.torque_stiffness_scale=1.1 -s bond.buckling.max_force=14 \
