@@ -73,8 +73,8 @@ static fl_bond_limits bond_limits(const fl_experiment *exp, const fl_section *se
 }
 
 /* The tests a batch shares: the same but for the tools' linear stiffness and Hertz's
- * contact modulus (each specimen's contact laws are its own) and the machine's compliance (applied to each
- * specimen's rows, fl_measure_compliance). */
+ * contact modulus (each specimen's contact laws are its own) and the machine's
+ * compliance (applied to each specimen's rows, fl_measure_compliance). */
 static int same_test(const fl_test_def *a, const fl_test_def *b)
 {
   fl_test_def ta, tb;

@@ -295,7 +295,7 @@ static int start_contact(fl_cal_state *st, int j, double *start)
     else
       hi = u;
     double next = u + (b > 0.0 ? log(4.0) : -log(4.0));
-    if (pass > 0 && b != b0 && (b - b0) / (u - u0) < 0.0)
+    if (pass > 0 && b != b0 && u != u0 && (b - b0) / (u - u0) < 0.0)
       next = u - b * (u - u0) / (b - b0);
     if (!(next > lo && next < hi))
       next = 0.5 * (lo + hi);
