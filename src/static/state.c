@@ -128,16 +128,26 @@ void fl_static_breakage(workspace *w, int on)
     w->sys->limits[0].criterion = on ? w->criterion : FL_CRIT_NONE;
 }
 
-/* A bond's utilisation of a limit in its present configuration: 1 on the limit. */
+/* A bond's utilisation of a limit in its present configuration: 1 on the limit.
+ * damped: the bond's Maxwell element is in st and counts (fl_bond_buckling_use). */
 typedef double (*bond_use)(const fl_bond *, const fl_bond_limits *, const fl_body *, const fl_body *,
-                           const fl_bond_state *);
+                           const fl_bond_state *, int damped);
+
+/* fl_bond_utilisation as a bond_use: the breaking criteria read the elastic loads. */
+static double break_use(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1, const fl_body *b2,
+                        const fl_bond_state *st, int damped)
+{
+  (void)damped;
+  return fl_bond_utilisation(bd, lim, b1, b2, st);
+}
 
 /* The largest use of the bonds in the present state, less 1: negative while every bond
- * is below it, -1 when none can reach it.  phi and m (NULL: none): the bending angles
- * and moments of plastic bonds below buckling already worked out for the present
- * state, per bond, an angle not a number where it was not (their use:
- * fl_buckling_plastic_use). */
-static double margin(workspace *w, const fl_bond_limits *lim, bond_use use, const double *phi, const double *m)
+ * is below it, -1 when none can reach it.  damped: each bond's Maxwell element counts,
+ * read into a copy of its state.  phi and m (NULL: none): the bending angles and
+ * moments of plastic bonds below buckling already worked out for the present state, per
+ * bond, an angle not a number where it was not (their use: fl_buckling_plastic_use). */
+static double margin(workspace *w, const fl_bond_limits *lim, bond_use use, int damped, const double *phi,
+                     const double *m)
 {
   fl_system *sys = w->sys;
   double worst = 0.0;
@@ -146,14 +156,10 @@ static double margin(workspace *w, const fl_bond_limits *lim, bond_use use, cons
     if (isnan(u)) {
       fl_body b1 = {sys->x[sys->b1[b]], sys->q[sys->b1[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
       fl_body b2 = {sys->x[sys->b2[b]], sys->q[sys->b2[b]], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
-      if (w->visco && use == fl_bond_buckling_utilisation) {
-        /* the envelope caps the Maxwell element's moment with the elastic one */
-        fl_bond_state st = sys->bstate[b];
+      fl_bond_state st = sys->bstate[b];
+      if (damped)
         fl_system_damp_get(sys, 0, b, &st);
-        u = fl_bond_buckling_use(&sys->bond[b], lim, &b1, &b2, &st, 1);
-      } else {
-        u = use(&sys->bond[b], lim, &b1, &b2, &sys->bstate[b]);
-      }
+      u = use(&sys->bond[b], lim, &b1, &b2, &st, damped);
     }
     worst = fmax(worst, u);
   }
@@ -166,17 +172,19 @@ double fl_static_break_margin(workspace *w)
 {
   fl_bond_limits lim = w->sys->limits[0];
   lim.criterion = w->criterion;
-  return margin(w, &lim, fl_bond_utilisation, NULL, NULL);
+  return margin(w, &lim, break_use, 0, NULL, NULL);
 }
 
-/* Of the buckling point (fl_bond_buckling_utilisation): -1 also when every bond that can
+/* Of the buckling point (fl_bond_buckling_use): -1 also when every bond that can
  * buckle has.  fresh: the last evaluation was an advancing one of the present state, so
  * the bonds the vectorised law served there have their angles and moments in buckle_phi
  * and buckle_m (system.h), the others an angle not a number. */
 double fl_static_buckle_margin(workspace *w, int fresh)
 {
   const fl_system *sys = w->sys;
-  return margin(w, &sys->limits[0], fl_bond_buckling_utilisation, fresh ? sys->buckle_phi : NULL, sys->buckle_m);
+  /* in a viscoelastic run the envelope caps the Maxwell element's moment with the
+   * elastic one (fl_bond_damp_cap), so the element counts */
+  return margin(w, &sys->limits[0], fl_bond_buckling_use, w->visco, fresh ? sys->buckle_phi : NULL, sys->buckle_m);
 }
 
 /* Append a commit's bending angles phi and moments m to lg; past PREFIX_BYTES, or
