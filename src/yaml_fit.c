@@ -703,17 +703,19 @@ static int check_free_against(fl_fit_loader *L, const yaml_node_t *freemap)
                           "use (set %s, or leave %s out of free)", fp->path, fp->path, switch_key,
                           fit->data[0].exp_path, fit->ndata > 1 ? " and every other experiment of the fit" : "",
                           switch_key, fp->path);
-    /* the tools' spring exists with test.contact linear only (fiberlab-experiment(5)) */
-    for (int i = 0; strcmp(fp->path, "test.contact_stiffness") == 0 && i < fit->ndata; i++)
-      if (fit->data[i].exp.test.contact != FL_CONTACT_LINEAR)
-        return fl_yaml_fail(&L->r, k, "free.%s: the tools of %s are not linear (test.contact); allowed: "
-                            "test.contact_stiffness free where every experiment of the fit has test.contact: linear",
-                            fp->path, fit->data[i].exp_path);
-    for (int i = 0; strcmp(fp->path, "test.contact_modulus") == 0 && i < fit->ndata; i++)
-      if (fit->data[i].exp.test.contact != FL_CONTACT_HERTZ)
-        return fl_yaml_fail(&L->r, k, "free.%s: the tools of %s do not indent by Hertz's law (test.contact); "
-                            "allowed: test.contact_modulus free where every experiment of the fit has test.contact: "
-                            "hertz", fp->path, fit->data[i].exp_path);
+    /* the tools' spring exists with test.contact linear only, Hertz's contact modulus
+     * with hertz only (fiberlab-experiment(5)) */
+    static const struct {
+      const char *path, *not_so, *law;
+      int contact;
+    } rig[] = {{"test.contact_stiffness", "are not linear", "linear", FL_CONTACT_LINEAR},
+               {"test.contact_modulus", "do not indent by Hertz's law", "hertz", FL_CONTACT_HERTZ}};
+    for (size_t g = 0; g < sizeof rig / sizeof rig[0]; g++)
+      for (int i = 0; strcmp(fp->path, rig[g].path) == 0 && i < fit->ndata; i++)
+        if (fit->data[i].exp.test.contact != rig[g].contact)
+          return fl_yaml_fail(&L->r, k, "free.%s: the tools of %s %s (test.contact); allowed: %s free where every "
+                              "experiment of the fit has test.contact: %s", fp->path, fit->data[i].exp_path,
+                              rig[g].not_so, fp->path, rig[g].law);
   }
   return FL_OK;
 }

@@ -342,12 +342,16 @@ static int check_contact(const fl_exp_checker *c)
   if (t->contact == FL_CONTACT_LINEAR && !(t->contact_stiffness > 0.0))
     return fl_exp_check_fail(c, "test.contact", "test.contact_stiffness: missing, and contact 'linear' needs it; "
                              "allowed: a number in (0, 1e+15] N/m");
-  if (t->contact != FL_CONTACT_LINEAR && (given || t->contact_stiffness > 0.0))
-    return fl_exp_check_fail(c, "test.contact_stiffness", "test.contact_stiffness: given with contact %s; allowed: "
-                             "a stiffness with contact: linear only", names[t->contact]);
-  if (t->contact != FL_CONTACT_HERTZ && (fl_exp_key_given(c->exp, "test.contact_modulus") || t->contact_modulus > 0.0))
-    return fl_exp_check_fail(c, "test.contact_modulus", "test.contact_modulus: given with contact %s; allowed: "
-                             "a modulus with contact: hertz only", names[t->contact]);
+  const struct {
+    const char *key, *what;
+    int given, law;
+  } own[] = {{"test.contact_stiffness", "a stiffness", given || t->contact_stiffness > 0.0, FL_CONTACT_LINEAR},
+             {"test.contact_modulus", "a modulus",
+              fl_exp_key_given(c->exp, "test.contact_modulus") || t->contact_modulus > 0.0, FL_CONTACT_HERTZ}};
+  for (int k = 0; k < 2; k++)
+    if (own[k].given && t->contact != own[k].law)
+      return fl_exp_check_fail(c, own[k].key, "%s: given with contact %s; allowed: %s with contact: %s only", own[k].key,
+                               names[t->contact], own[k].what, names[own[k].law]);
   return FL_OK;
 }
 
