@@ -230,32 +230,31 @@ static int start_stiffness(fl_cal_state *st, double *start)
   return FL_OK;
 }
 
-/* The start's bend: the slope of y over the rows whose measured load ym is below 15 %
- * of its peak, and over those from 15 to 30 %, before the first row to reach 30 %
- * (docs/start-curvature.awk's rule); their ratio, above 1 where the start stiffens (a
- * toe), or NAN with fewer than 3 rows in either. */
+/* The start's bend: the least-squares slope of y over the rows whose measured load ym
+ * is below 15 % of its peak, and over those from 15 to 30 %, before the first row to
+ * reach 30 % (docs/start-curvature.awk's rule); their ratio, above 1 where the start
+ * stiffens (a toe), or NAN with fewer than 3 rows in either (or no memory). */
 static double start_bend(const double *x, const double *ym, const double *y, int n)
 {
-  double top = 0.0, s[2];
+  double top = 0.0, s[2] = {0.0, 0.0};
   for (int i = 0; i < n; i++)
     top = fmax(top, ym[i]);
-  for (int w = 0; w < 2; w++) {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  double *wx = malloc((size_t)(n > 0 ? n : 1) * sizeof *wx), *wy = malloc((size_t)(n > 0 ? n : 1) * sizeof *wy);
+  int ok = wx && wy;
+  for (int w = 0; ok && w < 2; w++) {
     int k = 0;
     for (int i = 0; i < n && ym[i] < 0.30 * top; i++)
       if ((ym[i] >= 0.15 * top) == w) {
-        sx += x[i];
-        sy += y[i];
-        sxx += x[i] * x[i];
-        sxy += x[i] * y[i];
-        k++;
+        wx[k] = x[i];
+        wy[k++] = y[i];
       }
-    double den = k * sxx - sx * sx;
-    if (k < 3 || !(den > 0.0))
-      return NAN;
-    s[w] = (k * sxy - sx * sy) / den;
+    ok = k >= 3;
+    if (ok)
+      s[w] = fl_fit_slope(wx, wy, 0, k);
   }
-  return s[0] > 0.0 && s[1] > 0.0 ? s[1] / s[0] : NAN;
+  free(wx);
+  free(wy);
+  return ok && s[0] > 0.0 && s[1] > 0.0 ? s[1] / s[0] : NAN;
 }
 
 /* The tools' contact modulus (free parameter j, start auto): the value whose simulated
