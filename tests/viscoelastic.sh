@@ -22,6 +22,8 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 # a run's CSV as a measured curve (crosshead mm, load N): as_curve RUN.csv CURVE.csv
 as_curve() { { echo crosshead_mm,load_N; awk -F, 'NR > 2 { printf "%.9g,%.9g\n", $3 * 1e3, $4 }' "$1"; } >"$2"; }
+# the rig of the maize roots' 3-point tests (fits/maize-brace-roots-experiment.yaml's)
+maize_rig() { printf 'test:\n  kind: bend3pt\n  span: 0.017\n  support_radius: 2.0e-3\n  nose_radius: 2.0e-3\n  friction: 0.3\n'; }
 # the head of a fit file: fit_head EXPERIMENT CURVE
 fit_head() {
   printf 'experiment: %s\ndata:\n  - test: bend3pt\n    file: %s\n' "$1" "$2"
@@ -74,7 +76,7 @@ echo "2. explicit, 600 times faster: largest relative difference $1 over $3 rows
 awk -v w="$1" -v g="$2" -v n="$3" 'BEGIN { exit !(n >= 16 && w < 3e-3 && g > 0.2) }' ||
   bad "explicit against static: $cmp"
 
-cat >exp.yaml <<'YAML'
+{ cat <<'YAML'; maize_rig; cat <<'YAML'; } >exp.yaml
 fiber:
   length: 0.0255
   outer_radius: 2.4e-3
@@ -86,12 +88,7 @@ bond:
   torque_stiffness_scale: 1.2
   damping: 20
   damping_stabilization: 1.5
-test:
-  kind: bend3pt
-  span: 0.017
-  support_radius: 2.0e-3
-  nose_radius: 2.0e-3
-  friction: 0.3
+YAML
   contact: linear
   contact_stiffness: 1.0e5
   speed: 1.6667e-5
@@ -158,7 +155,7 @@ grep -qF "fiber-tension: ten.yaml: simulation.viscoelastic is not carried: LAMMP
 [ ! -e lmp.lmp.in ] && [ ! -e lmp.lmp.data ] || bad "--export lammps wrote files"
 echo "5. refused: explicit, no damping, no speed, --solver explicit, --export lammps"
 
-cat >kink.yaml <<'YAML'
+{ cat <<'YAML'; maize_rig; cat <<'YAML'; } >kink.yaml
 fiber:
   length: 0.0255
   section: ellipse
@@ -183,12 +180,7 @@ bond:
     min_force: 10.2
     displacement_at_min_force: 2.5e-3
     slope_after_min_force: 0
-test:
-  kind: bend3pt
-  span: 0.017
-  support_radius: 2.0e-3
-  nose_radius: 2.0e-3
-  friction: 0.3
+YAML
   speed: 1.6667e-5
   max_displacement: 3.3e-3
 simulation:
