@@ -29,6 +29,8 @@
 #define WATCH_FROM 0.25       /* of the elastic critical load: the path's stability is checked above it */
 #define SWITCH_INCREMENT 1e-4 /* of the row spacing: an increment that gains unstable directions is cut back
                                * to it, and one below it has crossed a bifurcation */
+#define ONSET_NEAR 1e-6      /* a buckling margin this close below 0 is at the point: Newton's tolerance leaves
+                              * the margin some 1e-8 of rounding */
 #define ONSET_APPROACH 0.99  /* an increment towards a predicted buckling point stops short by 1 % */
 #define ONSET_NEWTON 2       /* Newton's iterations for the increment that crosses it and the slivers after:
                               * one that needs more finds no equilibrium near (a snap) or relaxes a sliver
@@ -200,25 +202,30 @@ static double next_arc(path_walk *k, int *breaking, int *crossing)
   /* buckling: a bond's buckling point, predicted by the secant through the margins of
    * the last two converged states, is approached from below (stopping 1 % short, so
    * the gap shrinks a hundredfold an increment while the margin stays smooth) until it
-   * lies within RELAX_INCREMENT of a row spacing; the increment that then crosses it
-   * goes that far past it and no further, so the curve snaps where the bond reaches
-   * its buckling point, and relaxes at once where Newton finds no equilibrium near (a
-   * snap), instead of cutting back down to a sliver */
+   * lies within RELAX_INCREMENT of a row spacing, or the margin within ONSET_NEAR of
+   * the point (near: closer, the rounding of Newton's equilibria sends the secant
+   * astray, and after a relaxation there is no secant); the increment that then
+   * crosses it goes that far past it and no further, so the curve snaps where the bond
+   * reaches its buckling point, and relaxes at once where Newton finds no equilibrium
+   * near (a snap), instead of cutting back down to a sliver (a full increment from a
+   * state at the point fails and is halved a dozen times, each time after 25 Newton
+   * iterations) */
   *crossing = 0;
+  int near = w->gb_c < 0.0 && w->gb_c > -ONSET_NEAR;
   if (c->post > 0.0 && c->pending < 0.0) {
     /* past a buckling point: slivers growing tenfold while the bond's drop holds,
      * relaxed at the first that finds no equilibrium (the snap) */
     next = fmin(next, c->a + c->post);
     *crossing = 1;
-  } else if (w->buckles && !*breaking && c->gb_have && c->a > c->a_prev) {
+  } else if (w->buckles && !*breaking && ((c->gb_have && c->a > c->a_prev) || near)) {
     /* a run whose beginning is kept notes the choice, for others to check theirs */
     if (w->log && !fl_static_prefix_choose(k->keep, w->log->n - 1, c->a, c->a_prev, next))
       w->log = NULL;
-    double at =
-        w->gb_c < 0.0 && w->gb_c > c->gb_prev ? c->a + -w->gb_c / (w->gb_c - c->gb_prev) * (c->a - c->a_prev) : next;
+    int secant = c->gb_have && c->a > c->a_prev && w->gb_c < 0.0 && w->gb_c > c->gb_prev;
+    double at = secant ? c->a + -w->gb_c / (w->gb_c - c->gb_prev) * (c->a - c->a_prev) : near ? c->a : next;
     if (at < next) {
       w->log = NULL; /* the increment approaches the buckling point: no more states kept */
-      if (at - c->a > RELAX_INCREMENT * k->spacing) {
+      if (at - c->a > RELAX_INCREMENT * k->spacing && !near) {
         next = c->a + ONSET_APPROACH * (at - c->a);
       } else {
         next = fmin(next, at + RELAX_INCREMENT * k->spacing);
