@@ -109,6 +109,7 @@ typedef struct {
   double ftol;         /* residual-change test */
   double fd_step;      /* difference step of the Jacobian, relative in u */
   int central;         /* 1: central differences, 0: forward */
+  int broyden;         /* 1: Broyden's updates of the Jacobian between ones by differences */
   int global;          /* the global stage before the trust region: enum fl_global_mode */
   int global_points;   /* its design points (the start not counted) */
   int global_refine;   /* its best points refined by a few trust-region iterations */

@@ -50,7 +50,7 @@ static const char *const xy_keys[] = {"x", "y", NULL};
 static const char *const y_keys[] = {"y", NULL};
 static const char *const free_keys[] = {"start", "min", "max", NULL};
 static const char *const solver_keys[] = {"method", "scale", "max_iterations", "xtol", "gtol", "ftol", "difference_step",
-                                          "differences", "global", "global_points", "global_refine", NULL};
+                                          "differences", "jacobian", "global", "global_points", "global_refine", NULL};
 
 fl_fit_solver fl_fit_solver_default(void)
 {
@@ -63,6 +63,7 @@ fl_fit_solver fl_fit_solver_default(void)
   s.ftol = 1e-10;
   s.fd_step = 1e-3;
   s.central = 0;
+  s.broyden = 0;
   s.global = FL_GLOBAL_AUTO;
   s.global_points = 16;
   s.global_refine = 3;
@@ -289,6 +290,9 @@ static int load_solver(fl_fit_loader *L, const yaml_node_t *map)
   static const char *const differences[] = {"forward", "central", NULL};
   if ((v = get(L, map, "differences", NULL)) &&
       fl_yaml_read_choice(&L->r, v, "solver.differences", differences, &s->central))
+    return FL_EINPUT;
+  static const char *const jacobians[] = {"differences", "broyden", NULL};
+  if ((v = get(L, map, "jacobian", NULL)) && fl_yaml_read_choice(&L->r, v, "solver.jacobian", jacobians, &s->broyden))
     return FL_EINPUT;
   static const char *const global_modes[] = {"auto", "on", "off", NULL}; /* enum fl_global_mode */
   if ((v = get(L, map, "global", NULL)) && fl_yaml_read_choice(&L->r, v, "solver.global", global_modes, &s->global))

@@ -614,6 +614,46 @@ START_TEST(test_ftol_stops_within_half_a_standard_error)
 }
 END_TEST
 
+/* solver.jacobian: broyden.  From twice the truth on a noisy curve, the fit that
+ * updates its Jacobian by Broyden's secant between ones by differences reaches the
+ * minimum the fit by differences reaches (within a tenth of a standard error; 2e-5
+ * measured) with fewer runs (2 parameters: at most 2 runs a Jacobian by differences,
+ * none an update), and its standard errors are those of a Jacobian by differences at
+ * its own point (within 1 %). */
+START_TEST(test_broyden_reaches_the_same_minimum_with_fewer_runs)
+{
+  const double a_rot = 1.7, sigma = 4e7;
+  bending_truth(a_rot, sigma, 0.01, 42);
+  fl_fit fit;
+  fl_calibration diff, broy;
+  write_bending_fit(a_rot, sigma, 2.0, 40, "");
+  load_fit("fit.yaml", &fit);
+  ck_assert_int_eq(fit.solver.broyden, 0);
+  calibrate(&fit, &diff);
+  fl_fit_free(&fit);
+  write_bending_fit(a_rot, sigma, 2.0, 40, "  jacobian: broyden\n");
+  load_fit("fit.yaml", &fit);
+  ck_assert_int_eq(fit.solver.broyden, 1);
+  calibrate(&fit, &broy);
+  ck_assert_msg(diff.status == FL_CAL_CONVERGED && broy.status == FL_CAL_CONVERGED, "%s / %s", diff.message,
+                broy.message);
+  printf("differences: %d iterations, %ld runs; broyden: %d iterations, %ld runs\n", diff.iterations,
+         diff.simulations, broy.iterations, broy.simulations);
+  ck_assert_int_lt(broy.simulations, diff.simulations);
+  for (int j = 0; j < 2; j++) {
+    double off = fabs(broy.value[j] - diff.value[j]) / diff.std_error[j];
+    printf("%s: %.3g standard errors apart, standard errors %.6g and %.6g\n", fit.free[j].path, off,
+           broy.std_error[j], diff.std_error[j]);
+    ck_assert_double_le(off, 0.1);
+    ck_assert_double_eq_tol(broy.std_error[j], diff.std_error[j], 0.01 * diff.std_error[j]);
+  }
+  fl_calibration_free(&diff);
+  fl_calibration_free(&broy);
+  fl_fit_free(&fit);
+  remove_dir();
+}
+END_TEST
+
 /* solver.scale reaches GSL: from the same start, one iteration of the trust region
  * scaled by the columns' norms (more) and one in the transformed parameters
  * (levenberg) step to different points; run to convergence, levenberg recovers the
@@ -1533,6 +1573,7 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tf, test_bending_recovery_from_double);
     tcase_add_test(tf, test_bending_recovery_with_noise);
     tcase_add_test(tf, test_ftol_stops_within_half_a_standard_error);
+    tcase_add_test(tf, test_broyden_reaches_the_same_minimum_with_fewer_runs);
     tcase_add_test(tf, test_scale_changes_the_steps_not_the_minimum);
     tcase_add_test(tf, test_difference_past_a_constraint_goes_the_other_way);
     tcase_add_test(tf, test_joint_tension_torsion_from_half);

@@ -78,12 +78,18 @@ static int iterate(fl_cal_state *st, const gsl_multifit_nlinear_parameters *para
                    gsl_multifit_nlinear_workspace **w, fl_calibration *cal, int *enoprog, int *leaps, int *rc,
                    char *err, size_t errlen)
 {
-  int max = st->fit->solver.max_iterations;
+  int max = st->fit->solver.max_iterations, fresh;
   fl_crawl_track track;
   fl_crawl_start(&track, *w, st->p);
   for (int iter = cal->iterations + 1; iter <= max && cal->status == FL_CAL_MAX_ITERATIONS && !*enoprog; iter++) {
     st->rc = 0;
     int status = gsl_multifit_nlinear_iterate(*w);
+    if ((status == GSL_ENOPROG || st->bj_abort) && (st->bj_abort = 0, fresh = fl_cal_fresh_jacobian(st, *w)) != 0) {
+      if (fresh < 0)
+        goto failed;
+      iter--; /* a Broyden update misled the step: again with the Jacobian by differences */
+      continue;
+    }
     if (status == GSL_ENOPROG) {
       *enoprog = 1; /* no trial step lowered the cost: fl_trust_after_stall, fl_trust_verdict */
       break;
@@ -97,12 +103,30 @@ static int iterate(fl_cal_state *st, const gsl_multifit_nlinear_parameters *para
     if (st->opts->progress && st->opts->log)
       fl_cal_progress(st, iter, gsl_multifit_nlinear_position(*w), gsl_multifit_nlinear_residual(*w));
     if (fl_trust_converged(st->fit, *w)) {
-      cal->status = FL_CAL_CONVERGED;
-      break;
+      if ((fresh = fl_cal_fresh_jacobian(st, *w)) < 0)
+        goto failed;
+      if (fresh == 0 || fl_trust_converged(st->fit, *w)) {
+        cal->status = FL_CAL_CONVERGED;
+        break;
+      }
     }
     if (stopped_after(st, cal, iter))
       break;
-    if (fl_crawl_push(&track, *w, st->p) && *leaps < FL_TRUST_MAX_LEAPS && iter < max) {
+    int crawl = fl_crawl_push(&track, *w, st->p);
+    if (fl_crawl_flat(&track, st->n, st->p) && (fresh = fl_cal_fresh_jacobian(st, *w)) != 0) {
+      if (fresh < 0)
+        goto failed;
+      fl_crawl_start(&track, *w, st->p); /* flat on a Broyden update: judged again by differences */
+      continue;
+    }
+    if (fl_crawl_flat(&track, st->n, st->p)) {
+      cal->status = FL_CAL_CONVERGED;
+      fl_cal_note(st, "note: converged after iteration %d: the last %d iterations lowered the cost by %.3g of it "
+                  "together, less than a step of %g standard errors would", iter, FL_CRAWL_STEPS,
+                  (track.cost[0] - track.cost[FL_CRAWL_STEPS]) / track.cost[FL_CRAWL_STEPS], FL_FLAT_S);
+      break;
+    }
+    if (crawl && *leaps < FL_TRUST_MAX_LEAPS && iter < max) {
       (*leaps)++;
       int again = fl_trust_leap(st, params, fdf, w, &track, cal, rc, err, errlen);
       if (*rc || again)
@@ -112,6 +136,10 @@ static int iterate(fl_cal_state *st, const gsl_multifit_nlinear_parameters *para
       fl_crawl_start(&track, *w, st->p); /* no leap: the next judged over as many steps again */
     }
   }
+  return 0;
+failed:
+  cal->status = FL_CAL_FAILED;
+  snprintf(cal->message, sizeof cal->message, "%.2000s", st->err);
   return 0;
 }
 
@@ -162,6 +190,7 @@ static int calibrate_free(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibra
     goto out;
   st.t_iter0 = fl_cal_now();
   st.iter0 = cal->iterations;
+  st.bj_local = 1;
   if (st.opts->progress && st.opts->log)
     fl_cal_progress(&st, st.iter0, gsl_multifit_nlinear_position(w), gsl_multifit_nlinear_residual(w));
   if (st.iter0 > 0)
@@ -184,6 +213,10 @@ static int calibrate_free(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibra
       break;
     restarts++;
     enoprog = 0;
+  }
+  if (cal->status != FL_CAL_FAILED && fl_cal_fresh_jacobian(&st, w) < 0) { /* the verdict's errors by differences */
+    cal->status = FL_CAL_FAILED;
+    snprintf(cal->message, sizeof cal->message, "%.2000s", st.err);
   }
   fl_trust_verdict(&st, w, cal, enoprog, at_resolution);
   cal->calibrated = fit->exp;

@@ -88,6 +88,7 @@ static int settings_hash(const fl_fit *fit, const char *settings, uint64_t *out)
                {&s->ftol, sizeof s->ftol},
                {&s->fd_step, sizeof s->fd_step},
                {&s->central, sizeof s->central},
+               {&s->broyden, sizeof s->broyden},
                {&s->global, sizeof s->global},
                {&s->global_points, sizeof s->global_points},
                {&s->global_refine, sizeof s->global_refine},

@@ -4,6 +4,7 @@
  * checkpoint first and appended to it after. */
 #include <config.h>
 
+#include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
 #include <math.h>
@@ -30,6 +31,13 @@ static void remember(fl_cal_state *st, const gsl_vector *u, const gsl_vector *f)
 static int eval_f(const gsl_vector *u, void *params, gsl_vector *f)
 {
   fl_cal_state *st = params;
+  if (st->iterating && st->bj_updates > 0 && st->f_evals >= 1) {
+    /* a step of a Broyden update rejected: its next trial waits for the Jacobian by
+     * differences (fl_cal_fresh_jacobian) */
+    st->bj_abort = 1;
+    return GSL_EBADFUNC;
+  }
+  st->f_evals++;
   double theta[FL_FIT_MAX_FREE];
   double key[FL_FIT_MAX_FREE];
   for (int j = 0; j < st->p; j++)
@@ -215,6 +223,49 @@ static int alone_columns(fl_cal_state *st, int d, const diff_points *dp, int hav
   return FL_OK;
 }
 
+/* Keep J, the Jacobian at u handed to the solver, with the residuals there (the last
+ * evaluation's), for Broyden's update at the next point; updated: whether it is one. */
+static void broyden_keep(fl_cal_state *st, const gsl_vector *u, const gsl_matrix *J, int updated)
+{
+  st->bj_have = st->have_last && gsl_vector_equal(st->last_u, u);
+  if (st->bj_have) {
+    gsl_matrix_memcpy(st->bj, J);
+    gsl_vector_memcpy(st->bu, u);
+    gsl_vector_memcpy(st->bf, st->last_f);
+  }
+  st->bj_updates = updated ? st->bj_updates + 1 : 0;
+  st->f_evals = 0;
+}
+
+/* Broyden's update of the last Jacobian to the point u just accepted (fiberlab-fit(5),
+ * solver.jacobian): J = J0 + (df - J0 du) du^T / du^T du, the secant of the step taken,
+ * with no run.  Taken while the trust region iterates, the step from the last Jacobian's
+ * point was accepted at its first trial (the local model served), and fewer than p
+ * updates have followed the last Jacobian by differences; else 0 (by differences). */
+static int broyden_update(fl_cal_state *st, const gsl_vector *u, gsl_matrix *J)
+{
+  int p = st->p, n = st->n;
+  if (!st->fit->solver.broyden || st->bj_force || !st->iterating || !st->bj_local || !st->bj_have ||
+      st->bj_updates >= p || st->f_evals != 1 || !st->have_last || !gsl_vector_equal(st->last_u, u))
+    return 0;
+  double du[FL_FIT_MAX_FREE], dd = 0.0;
+  for (int j = 0; j < p; j++) {
+    du[j] = gsl_vector_get(u, (size_t)j) - gsl_vector_get(st->bu, (size_t)j);
+    dd += du[j] * du[j];
+  }
+  if (!(dd > 0.0))
+    return 0;
+  for (int i = 0; i < n; i++) {
+    double r = gsl_vector_get(st->last_f, (size_t)i) - gsl_vector_get(st->bf, (size_t)i);
+    for (int j = 0; j < p; j++)
+      r -= gsl_matrix_get(st->bj, (size_t)i, (size_t)j) * du[j];
+    for (int j = 0; j < p; j++)
+      gsl_matrix_set(J, (size_t)i, (size_t)j, gsl_matrix_get(st->bj, (size_t)i, (size_t)j) + r * du[j] / dd);
+  }
+  broyden_keep(st, u, J, 1);
+  return 1;
+}
+
 /* The Jacobian at u for GSL (fdf.df), by forward (or, with solver.differences:
  * central, central) differences in u, step h_j = s max(|u_j|, 1e-2), s the solver's
  * difference_step, 1e-3 unless the fit file says otherwise (peaks items: 0.05, their
@@ -226,6 +277,8 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
 {
   fl_cal_state *st = params;
   int p = st->p, n = st->n, rc = FL_OK;
+  if (broyden_update(st, u, J))
+    return GSL_SUCCESS;
   const fl_ck_record *r = fl_checkpoint_lookup(st->opts->checkpoint, FL_CK_TAG_DF, u);
   if (r) {
     /* replayed from the checkpoint: the stored bytes and simulation counts */
@@ -234,6 +287,7 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
         gsl_matrix_set(J, (size_t)i, (size_t)j, r->v[(size_t)i * (size_t)p + (size_t)j]);
     st->simulations += r->dsim;
     st->batches += r->dbatch;
+    broyden_keep(st, u, J, 0);
     return GSL_SUCCESS;
   }
   long sim0 = st->simulations, batch0 = st->batches;
@@ -263,6 +317,7 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
     st->rc = rc;
     return GSL_EBADFUNC;
   }
+  broyden_keep(st, u, J, 0);
   if (!fl_cal_stopped(st) && st->opts->checkpoint) {
     double *tmp = malloc((size_t)n * (size_t)p * sizeof *tmp);
     if (tmp) {
@@ -275,6 +330,23 @@ static int eval_df(const gsl_vector *u, void *params, gsl_matrix *J)
     }
   }
   return GSL_SUCCESS;
+}
+
+int fl_cal_fresh_jacobian(fl_cal_state *st, gsl_multifit_nlinear_workspace *w)
+{
+  if (st->bj_updates == 0)
+    return 0;
+  gsl_vector *u = gsl_multifit_nlinear_position(w), *f = gsl_multifit_nlinear_residual(w);
+  gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+  if (!(st->have_last && gsl_vector_equal(st->last_u, u))) /* the base of the differences */
+    remember(st, u, f);
+  st->bj_force = 1;
+  int status = eval_df(u, st, J);
+  st->bj_force = 0;
+  if (status)
+    return -1;
+  gsl_blas_dgemv(CblasTrans, 1.0, J, f, 0.0, w->g); /* the solver's gradient J^T f */
+  return 1;
 }
 
 void fl_cal_fdf(fl_cal_state *st, gsl_multifit_nlinear_fdf *fdf)

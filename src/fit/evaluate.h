@@ -13,6 +13,11 @@
  * are made so large that the step is rejected instead). */
 void fl_cal_fdf(fl_cal_state *st, gsl_multifit_nlinear_fdf *fdf);
 
+/* Where w's Jacobian is a Broyden update (solver.jacobian: broyden), take it afresh by
+ * differences at w's point, and the solver's gradient with it: 1 then, 0 when it was
+ * already by differences, -1 when a run failed (st->rc, st->err). */
+int fl_cal_fresh_jacobian(fl_cal_state *st, gsl_multifit_nlinear_workspace *w);
+
 /* The costs of npoints points u (p each, in the transformed parameters): every point's
  * residuals from the checkpoint where it holds them, else simulated (per curve item the
  * points a batch may share as one batch) and appended to it; kept in the design

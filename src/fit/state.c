@@ -34,7 +34,10 @@ int fl_cal_state_init(fl_cal_state *st, fl_fit *fit, const fl_calibrate_opts *op
       st->envelope[j] |= strcmp(fit->free[j].path, fl_cal_buckling_keys[k]) == 0;
   st->last_u = gsl_vector_alloc((size_t)p);
   st->last_f = gsl_vector_alloc((size_t)n);
-  return st->item && st->last_u && st->last_f ? 0 : -1;
+  st->bj = gsl_matrix_alloc((size_t)n, (size_t)p);
+  st->bu = gsl_vector_alloc((size_t)p);
+  st->bf = gsl_vector_alloc((size_t)n);
+  return st->item && st->last_u && st->last_f && st->bj && st->bu && st->bf ? 0 : -1;
 }
 
 void fl_cal_state_free(fl_cal_state *st)
@@ -48,6 +51,12 @@ void fl_cal_state_free(fl_cal_state *st)
     gsl_vector_free(st->last_u);
   if (st->last_f)
     gsl_vector_free(st->last_f);
+  if (st->bj)
+    gsl_matrix_free(st->bj);
+  if (st->bu)
+    gsl_vector_free(st->bu);
+  if (st->bf)
+    gsl_vector_free(st->bf);
   free(st->ybuf);
   free(st->fbuf);
   free(st->item);

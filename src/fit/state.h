@@ -38,6 +38,15 @@ typedef struct {
   gsl_vector *last_u;  /* the last point f was evaluated at */
   gsl_vector *last_f;  /* its residuals */
   int have_last;
+  /* Broyden's updates of the Jacobian (solver.jacobian: broyden, fiberlab-fit(5)) */
+  gsl_matrix *bj;      /* the last Jacobian handed to the solver */
+  gsl_vector *bu, *bf; /* its point and the residuals there */
+  int bj_local;        /* 1: the local trust region iterates (after any global stage), where updates serve */
+  int bj_have;         /* 1: bj, bu, bf are set */
+  int bj_updates;      /* updates since bj was last taken by differences */
+  int f_evals;         /* evaluations of the residuals since the last Jacobian */
+  int bj_force;        /* 1: the next Jacobian by differences */
+  int bj_abort;        /* 1: an iteration stopped at a second trial of a Broyden update's step */
   int iterating;       /* past the starting point: a failed trial run rejects its step */
   int failed_trials;   /* trial points the engine could not run */
   int fallbacks;       /* batches the explicit engine ran after the static solver failed */

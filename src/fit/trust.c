@@ -274,6 +274,20 @@ void fl_crawl_start(fl_crawl_track *t, gsl_multifit_nlinear_workspace *w, int p)
   crawl_add(t, w, p);
 }
 
+/* On n residuals a step of s standard errors (in the metric of the covariance) changes
+ * the cost by about s^2 / (n - p) of it (fl_trust_converged): FL_CRAWL_STEPS accepted
+ * steps that together lowered it by less than a step of FL_FLAT_S would have moved
+ * nothing the fit can tell apart.  On a cost whose floor is cornered (a kink moving by
+ * a row of the simulated curve) the local model may still ask for a step that no trial
+ * realises, and the trust region would inch on for dozens of iterations. */
+int fl_crawl_flat(const fl_crawl_track *t, int n, int p)
+{
+  if (t->n < FL_CRAWL_STEPS + 1 || n <= p)
+    return 0;
+  double c = t->cost[FL_CRAWL_STEPS];
+  return t->cost[0] - c < FL_FLAT_S * FL_FLAT_S / (double)(n - p) * c;
+}
+
 /* Add w's point; returns 1 when the last FL_CRAWL_STEPS accepted steps crawl along a
  * valley: together they lowered the cost by less than CRAWL_GAIN of it, each in nearly
  * the direction of their sum (CRAWL_COS). */

@@ -11,6 +11,8 @@
 #define FL_TRUST_MAX_RESTARTS 10 /* trust regions started again after a stall (fl_trust_after_stall) */
 #define FL_TRUST_MAX_LEAPS 10    /* leaps along a valley tried a fit (fl_trust_leap) */
 #define FL_CRAWL_STEPS 4         /* accepted iterations over which a crawl along a valley is judged */
+#define FL_FLAT_S 0.1            /* standard errors: steps that together change the cost less than a step this
+                                  * long would have converged (fl_crawl_flat) */
 
 /* The last accepted points of a trust region, for fl_trust_leap: u (transformed) and
  * cost, the latest last. */
@@ -23,6 +25,10 @@ typedef struct {
 /* The stopping tests after an accepted iteration: GSL's step and gradient tests, and
  * solver.ftol on the gain of the Gauss-Newton step. */
 int fl_trust_converged(const fl_fit *fit, gsl_multifit_nlinear_workspace *w);
+
+/* Whether the last FL_CRAWL_STEPS accepted steps of track t, on n residuals and p
+ * parameters, together lowered the cost by less than FL_FLAT_S^2 / (n - p) of it. */
+int fl_crawl_flat(const fl_crawl_track *t, int n, int p);
 
 /* Start a track at w's point. */
 void fl_crawl_start(fl_crawl_track *t, gsl_multifit_nlinear_workspace *w, int p);
