@@ -92,7 +92,9 @@ static void plateau_below_peak(const fl_fit *fit, const int jb[4], double *start
  * what a plastic hinge gives), kept inside the bracket of the runs so far (a kink
  * early below, a kink late or none in the range above: then halved in the
  * logarithm); the start is the run whose kink came closest, with its max_stress and
- * min_force corrections. */
+ * min_force corrections, at most 12 runs, fewer where one lands its peak and kink
+ * close (ALIGN_CLOSE). */
+#define ALIGN_CLOSE 0.01 /* of the measured peak, and of the range for the kink */
 int fl_cal_align_drop(fl_cal_state *st, int db, const int jb[4], const double want[5], double *start)
 {
   const fl_fit *fit = st->fit;
@@ -172,6 +174,11 @@ int fl_cal_align_drop(fl_cal_state *st, int db, const int jb[4], const double wa
         best_d = d;
         memcpy(best, start, (size_t)p * sizeof *best);
       }
+      /* the peak within ALIGN_CLOSE of the measured one and the kink within ALIGN_CLOSE
+       * of the range: the trust region takes it from here */
+      if (fabs(got[0] - want[0]) <= ALIGN_CLOSE * want[0] &&
+          fabs(got[4] - want[4]) <= ALIGN_CLOSE * (m->x[m->n - 1] - m->x[0]))
+        break;
       if (peak_right && lx < lw && lf > lo) {
         lo = lf;
         lo_x = lx;
