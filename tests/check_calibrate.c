@@ -24,6 +24,7 @@
 #include "run.h"
 #include "series.h"
 #include "check_limits.h"
+#include "fit/trust.h"
 
 #define DEG (FL_PI / 180.0)
 
@@ -651,6 +652,27 @@ START_TEST(test_broyden_reaches_the_same_minimum_with_fewer_runs)
   fl_calibration_free(&broy);
   fl_fit_free(&fit);
   remove_dir();
+}
+END_TEST
+
+/* The flat-cost rule (fiber-calibrate(1), Convergence and failure): the last 4 accepted
+ * steps together lowered the cost by less than 0.01 / (n - p) of it.  By hand on
+ * n = 2002 residuals and p = 2: the bound is 5e-6 of the cost. */
+START_TEST(test_flat_cost_by_hand)
+{
+  fl_crawl_track t = {.n = 0};
+  const double c = 2.0;
+  for (int k = 0; k <= FL_CRAWL_STEPS; k++)
+    t.cost[t.n++] = c * (1.0 + 4.9e-6 * (FL_CRAWL_STEPS - k) / FL_CRAWL_STEPS);
+  ck_assert_int_eq(fl_crawl_flat(&t, 2002, 2), 1); /* 4.9e-6 of the cost: flat */
+  ck_assert_int_eq(fl_crawl_flat(&t, 1002, 2), 1); /* bound 1e-5 */
+  ck_assert_int_eq(fl_crawl_flat(&t, 20002, 2), 0); /* bound 5e-7 */
+  t.cost[0] = c * (1.0 + 5.1e-6);
+  ck_assert_int_eq(fl_crawl_flat(&t, 2002, 2), 0); /* 5.1e-6: still moving */
+  t.n = FL_CRAWL_STEPS; /* fewer than 4 steps held */
+  ck_assert_int_eq(fl_crawl_flat(&t, 2002, 2), 0);
+  t.n = FL_CRAWL_STEPS + 1;
+  ck_assert_int_eq(fl_crawl_flat(&t, 2, 2), 0); /* no residual left over the parameters */
 }
 END_TEST
 
@@ -1567,6 +1589,10 @@ static Suite *calibrate_suite(int slow)
     tcase_add_test(tr, test_loader_toe_auto_moves_the_line_through_the_origin);
     tcase_add_test(tr, test_loader_weights_by_region);
     suite_add_tcase(s, tr);
+    TCase *tc = tcase_create("convergence rules");
+    fl_limits_set(tc, "convergence rules", 50);
+    tcase_add_test(tc, test_flat_cost_by_hand);
+    suite_add_tcase(s, tc);
     TCase *tf = tcase_create("fits");
     fl_limits_set(tf, "fits", FITS_UNITS);
     tcase_add_test(tf, test_bending_recovery_from_half);
