@@ -12,6 +12,11 @@
 #  4. viscoelastic false gives the curve of an experiment without the key, byte for byte.
 #  5. Refused with exit status 2, nothing written: on the explicit engine (in the file
 #     or by --solver), without damping, without a speed, and for export to LAMMPS.
+#  6. A root that yields and buckles (the drops campaign's envelope): the load falls by
+#     more than a tenth at the kink, and the plateau after it holds within 5 %.
+#  7. That root's four numbers fitted back from its own curve, each within 2 %, and the
+#     DEM sheet's note on the damping after the envelope.
+#  8. Root B73_P3_W2_R2's measured curve: the fitted kink within 0.1 mm of the measured.
 #  9. The drops campaign's experiment crosses its buckling point with no cut-back.
 set -u
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
