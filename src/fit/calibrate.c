@@ -69,6 +69,13 @@ static int first_point(fl_cal_state *st, const gsl_multifit_nlinear_parameters *
   return FL_OK;
 }
 
+/* A Jacobian by differences (fl_cal_fresh_jacobian) whose runs failed ends the fit. */
+static void jacobian_failed(const fl_cal_state *st, fl_calibration *cal)
+{
+  cal->status = FL_CAL_FAILED;
+  snprintf(cal->message, sizeof cal->message, "%.2000s", st->err);
+}
+
 /* The trust region's iterations from *w's point, until a convergence test passes, a run
  * fails, the fit is stopped, no trial step lowers the cost (*enoprog) or
  * solver.max_iterations is reached.  After a crawl along a valley a leap may start a
@@ -84,11 +91,14 @@ static int iterate(fl_cal_state *st, const gsl_multifit_nlinear_parameters *para
   for (int iter = cal->iterations + 1; iter <= max && cal->status == FL_CAL_MAX_ITERATIONS && !*enoprog; iter++) {
     st->rc = 0;
     int status = gsl_multifit_nlinear_iterate(*w);
-    if ((status == GSL_ENOPROG || st->bj_abort) && (st->bj_abort = 0, fresh = fl_cal_fresh_jacobian(st, *w)) != 0) {
-      if (fresh < 0)
+    if (status == GSL_ENOPROG || st->bj_abort) {
+      st->bj_abort = 0;
+      if ((fresh = fl_cal_fresh_jacobian(st, *w)) < 0)
         goto failed;
-      iter--; /* a Broyden update misled the step: again with the Jacobian by differences */
-      continue;
+      if (fresh) {
+        iter--; /* a Broyden update misled the step: again with the Jacobian by differences */
+        continue;
+      }
     }
     if (status == GSL_ENOPROG) {
       *enoprog = 1; /* no trial step lowered the cost: fl_trust_after_stall, fl_trust_verdict */
@@ -113,13 +123,13 @@ static int iterate(fl_cal_state *st, const gsl_multifit_nlinear_parameters *para
     if (stopped_after(st, cal, iter))
       break;
     int crawl = fl_crawl_push(&track, *w, st->p);
-    if (fl_crawl_flat(&track, st->n, st->p) && (fresh = fl_cal_fresh_jacobian(st, *w)) != 0) {
-      if (fresh < 0)
-        goto failed;
-      fl_crawl_start(&track, *w, st->p); /* flat on a Broyden update: judged again by differences */
-      continue;
-    }
     if (fl_crawl_flat(&track, st->n, st->p)) {
+      if ((fresh = fl_cal_fresh_jacobian(st, *w)) < 0)
+        goto failed;
+      if (fresh) {
+        fl_crawl_start(&track, *w, st->p); /* flat on a Broyden update: judged again by differences */
+        continue;
+      }
       cal->status = FL_CAL_CONVERGED;
       fl_cal_note(st, "note: converged after iteration %d: the last %d iterations lowered the cost by %.3g of it "
                   "together, less than a step of %g standard errors would", iter, FL_CRAWL_STEPS,
@@ -138,8 +148,7 @@ static int iterate(fl_cal_state *st, const gsl_multifit_nlinear_parameters *para
   }
   return 0;
 failed:
-  cal->status = FL_CAL_FAILED;
-  snprintf(cal->message, sizeof cal->message, "%.2000s", st->err);
+  jacobian_failed(st, cal);
   return 0;
 }
 
@@ -214,10 +223,8 @@ static int calibrate_free(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibra
     restarts++;
     enoprog = 0;
   }
-  if (cal->status != FL_CAL_FAILED && fl_cal_fresh_jacobian(&st, w) < 0) { /* the verdict's errors by differences */
-    cal->status = FL_CAL_FAILED;
-    snprintf(cal->message, sizeof cal->message, "%.2000s", st.err);
-  }
+  if (cal->status != FL_CAL_FAILED && fl_cal_fresh_jacobian(&st, w) < 0) /* the verdict's errors by differences */
+    jacobian_failed(&st, cal);
   fl_trust_verdict(&st, w, cal, enoprog, at_resolution);
   cal->calibrated = fit->exp;
   if ((rc = fl_fit_apply(fit, cal->value, &cal->calibrated, fit->exp_path, err, errlen)))

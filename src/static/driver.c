@@ -211,17 +211,17 @@ static double next_arc(path_walk *k, int *breaking, int *crossing)
    * state at the point fails and is halved a dozen times, each time after 25 Newton
    * iterations) */
   *crossing = 0;
-  int near = w->gb_c < 0.0 && w->gb_c > -ONSET_NEAR;
+  int near = w->gb_c < 0.0 && w->gb_c > -ONSET_NEAR, moved = c->gb_have && c->a > c->a_prev;
   if (c->post > 0.0 && c->pending < 0.0) {
     /* past a buckling point: slivers growing tenfold while the bond's drop holds,
      * relaxed at the first that finds no equilibrium (the snap) */
     next = fmin(next, c->a + c->post);
     *crossing = 1;
-  } else if (w->buckles && !*breaking && ((c->gb_have && c->a > c->a_prev) || near)) {
+  } else if (w->buckles && !*breaking && (moved || near)) {
     /* a run whose beginning is kept notes the choice, for others to check theirs */
     if (w->log && !fl_static_prefix_choose(k->keep, w->log->n - 1, c->a, c->a_prev, next))
       w->log = NULL;
-    int secant = c->gb_have && c->a > c->a_prev && w->gb_c < 0.0 && w->gb_c > c->gb_prev;
+    int secant = moved && w->gb_c < 0.0 && w->gb_c > c->gb_prev;
     double at = secant ? c->a + -w->gb_c / (w->gb_c - c->gb_prev) * (c->a - c->a_prev) : near ? c->a : next;
     if (at < next) {
       w->log = NULL; /* the increment approaches the buckling point: no more states kept */
