@@ -71,11 +71,15 @@ FL_HD static inline double fl_bond_utilisation(const fl_bond *bd, const fl_bond_
  * point; it buckles again when it comes back to it and is loaded past it), a broken
  * bond, or without buckling.  damped: the moment is the elastic one and the bending
  * part of the Maxwell element's torque st->td together, as the envelope caps them in a
- * viscoelastic run (fl_bond_damp_cap). */
-FL_HD static inline double fl_bond_buckling_use(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1,
-                                                const fl_body *b2, const fl_bond_state *st, int damped)
+ * viscoelastic run (fl_bond_damp_cap).  *phi and *m_at: for plastic buckling of a bond
+ * not yet buckled, the total bending angle and the moment its point is judged by (as
+ * the vectorised law gives them undamped, loads.c); else not a number. */
+FL_HD static inline double fl_bond_buckling_use_at(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1,
+                                                   const fl_body *b2, const fl_bond_state *st, int damped,
+                                                   double *phi, double *m_at)
 {
   const fl_buckling_envelope *e = &lim->buckling;
+  *phi = *m_at = NAN;
   if (st->broken || (st->buckled && e->type == FL_BUCKLING_DAMAGE) || e->type == FL_BUCKLING_NONE ||
       !(e->phi_b > 0.0))
     return 0.0;
@@ -92,10 +96,24 @@ FL_HD static inline double fl_bond_buckling_use(const fl_bond *bd, const fl_bond
   if (e->type == FL_BUCKLING_PLASTIC) {
     /* 0 once the envelope has capped the moment (phi_max past the point) */
     double phis = fl_buckling_plastic_point(e, m);
-    return st->buckled && st->phi_max >= phis ? 0.0 : fl_norm(out.bend) / phis;
+    if (st->buckled && st->phi_max >= phis)
+      return 0.0;
+    if (!st->buckled) { /* fl_buckling_plastic_use(e, *phi, *m_at) is this use, to the bit */
+      *phi = fl_norm(out.bend);
+      *m_at = m;
+    }
+    return fl_norm(out.bend) / phis;
   }
   double u = m / wk.kb_eff / e->phi_b;
   return u <= 1.0 ? u : 0.0; /* reversible: past it, until it comes back */
+}
+
+/* fl_bond_buckling_use_at without the angle and moment. */
+FL_HD static inline double fl_bond_buckling_use(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1,
+                                                const fl_body *b2, const fl_bond_state *st, int damped)
+{
+  double phi, m;
+  return fl_bond_buckling_use_at(bd, lim, b1, b2, st, damped, &phi, &m);
 }
 
 /* fl_bond_buckling_use of the bond's elastic moment (damping apart, MODEL.md). */

@@ -54,6 +54,8 @@ typedef struct {
   double energy;   /* elastic, J */
   double phi;      /* the bending angle |bend| that plastic buckling compares with its envelope, rad */
   double m_el;     /* the bending moment's size, as fl_bond_buckle takes it (before the twist carry), N m */
+  double f_size;   /* |elastic force| and |elastic moment| as the limits judge them (before the damping */
+  double m_size;   /* and the twist carry): bounds of every criterion's stresses, N and N m */
   int ok;          /* 0: fl_bond_eval takes a path this law leaves out; evaluate again */
 } fl_bond_inline_loads;
 
@@ -107,6 +109,8 @@ FL_HD FL_ALWAYS_INLINE static inline fl_bond_inline_loads fl_bond_eval_inline(fl
   fl_vec3 m = fl_axpy(fl_scale(fl_axpy(theta, -along, axis), kb_eff), kt_eff * along, axis);
   out.energy = 0.5 * (-fl_dot(gap, f) + fl_dot(theta, m));
   out.m_el = fl_norm(fl_across(m, axis)); /* as fl_bond_bending_moment */
+  out.f_size = fl_norm(f);
+  out.m_size = fl_norm(m);
   m = fl_axpy(m, fl_dot(m, axis), fl_scale(axis, (1.0 - n) / n)); /* fl_bond_twist_carry */
 
   /* damping */

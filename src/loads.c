@@ -56,7 +56,14 @@ typedef struct {
                                     * compiler take many vectors of doubles at once) */
   fl_bond_damping dm;
   double *load[FL_LOAD_ROWS];
+  fl_vec3 crit;              /* limited builds: the coefficients of |force|, |moment| and the bending
+                              * angle in a bound of the limits' criterion (limit_bound) */
+  const double *inv_limit;   /* and per bond from the pass's lo, 1 / its limit */
 } bond_args;
+
+/* A bond whose bound of its criterion is below this fraction of its limit is within it
+ * to more than the rounding of the bound and of the criterion's own value. */
+#define FL_SERVED_USE (1.0 - 1e-9)
 
 /* Column b of the definitions' rows. */
 static inline fl_bond_inline_def def_column(const double *const *def, long b)
@@ -82,7 +89,8 @@ static inline fl_bond_inline_def def_column(const double *const *def, long b)
  * fl_bond_eval to take it again from the state it had. */
 FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int hi, double *FL_RESTRICT redo,
                                                const int chain, const int uni, const int write,
-                                               const int plastic, const fl_vec3 env, double *FL_RESTRICT phi)
+                                               const int plastic, const int limited, const fl_vec3 env,
+                                               double *FL_RESTRICT phi)
 {
   const double *FL_RESTRICT x = (const double *)a->x, *FL_RESTRICT v = (const double *)a->v,
                             *FL_RESTRICT w = (const double *)a->w, *FL_RESTRICT q = (const double *)a->q;
@@ -113,6 +121,8 @@ FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int h
   const fl_bond_inline_def d0 = def_column(a->def, 0);
   const double ok0 = okd[0];
   const fl_bond_damping dm = a->dm;
+  const fl_vec3 crit = a->crit;
+  const double *FL_RESTRICT inv_limit = a->inv_limit;
   const long nq = (long)(sizeof(fl_quat) / sizeof(double));
   double nredo = 0.0; /* a count, in doubles as every value of the loop */
 #ifdef _OPENMP
@@ -152,6 +162,10 @@ FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int h
      * envelope's, or one whose moment comes out a rounding above kb phi) */
     int ok = ld.ok & (okb != 0.0) & (live[b] != 0.0) &
              ((plastic == 0) | ((ld.phi < env.x) & (ld.m_el <= env.y * ld.phi)));
+    /* limited: a bound of the limit's criterion below its limit (fl_bond_yield leaves the
+     * bond as it is) */
+    if (limited)
+      ok &= (crit.x * ld.f_size + crit.y * ld.m_size + crit.z * ld.phi) * inv_limit[b - lo] < FL_SERVED_USE;
     if (write) {
       /* the damping state moved on; a bond the law did not serve keeps its state, for
        * fl_bond_eval */
@@ -188,40 +202,51 @@ FL_ALWAYS_INLINE static inline int bond_kernel(const bond_args *a, int lo, int h
  * constants (each its own, so that the compiler inlines the law's helpers into every
  * one), over a chain; and one over any bonds.  plastic: the bending angles into phi and
  * the bending moments into phi + FL_INLINE_CHUNK, bonds at or past the envelope env
- * (phi_b, kb) not served. */
+ * (phi_b, kb) not served.  limited: bonds near their elastic limit not served
+ * (bond_args' crit). */
 typedef int (*bond_kernel_fn)(const bond_args *, int, int, double *, fl_vec3, double *);
-#define BOND_KERNEL_ONE(name, target, chain, uni, write, plastic)                                           \
+#define BOND_KERNEL_ONE(name, target, chain, uni, write, plastic, limited)                                  \
   target FL_SCHEDULE static int name(const bond_args *a, int lo, int hi, double *redo, fl_vec3 env,         \
                                      double *phi)                                                            \
   {                                                                                                          \
-    return bond_kernel(a, lo, hi, redo, chain, uni, write, plastic, env, phi);                               \
+    return bond_kernel(a, lo, hi, redo, chain, uni, write, plastic, limited, env, phi);                      \
   }
-/* The eight chain builds of one instruction set, and their table by uni + 2 write +
- * 4 plastic. */
+/* The eight chain builds of one instruction set and one value of limited, and the
+ * sixteen's table by uni + 2 write + 4 plastic + 8 limited. */
+#define BOND_KERNEL_EIGHT(name, target, limited)                                                           \
+  BOND_KERNEL_ONE(name##_0, target, 1, 0, 0, 0, limited)                                                   \
+  BOND_KERNEL_ONE(name##_1, target, 1, 1, 0, 0, limited)                                                   \
+  BOND_KERNEL_ONE(name##_2, target, 1, 0, 1, 0, limited)                                                   \
+  BOND_KERNEL_ONE(name##_3, target, 1, 1, 1, 0, limited)                                                   \
+  BOND_KERNEL_ONE(name##_4, target, 1, 0, 0, 1, limited)                                                   \
+  BOND_KERNEL_ONE(name##_5, target, 1, 1, 0, 1, limited)                                                   \
+  BOND_KERNEL_ONE(name##_6, target, 1, 0, 1, 1, limited)                                                   \
+  BOND_KERNEL_ONE(name##_7, target, 1, 1, 1, 1, limited)
 #define BOND_KERNEL_BUILD(name, target)                                                                    \
-  BOND_KERNEL_ONE(name##_0, target, 1, 0, 0, 0)                                                            \
-  BOND_KERNEL_ONE(name##_1, target, 1, 1, 0, 0)                                                            \
-  BOND_KERNEL_ONE(name##_2, target, 1, 0, 1, 0)                                                            \
-  BOND_KERNEL_ONE(name##_3, target, 1, 1, 1, 0)                                                            \
-  BOND_KERNEL_ONE(name##_4, target, 1, 0, 0, 1)                                                            \
-  BOND_KERNEL_ONE(name##_5, target, 1, 1, 0, 1)                                                            \
-  BOND_KERNEL_ONE(name##_6, target, 1, 0, 1, 1)                                                            \
-  BOND_KERNEL_ONE(name##_7, target, 1, 1, 1, 1)                                                            \
-  static const bond_kernel_fn name[8] = {name##_0, name##_1, name##_2, name##_3,                            \
-                                         name##_4, name##_5, name##_6, name##_7};
+  BOND_KERNEL_EIGHT(name##_u, target, 0)                                                                   \
+  BOND_KERNEL_EIGHT(name##_l, target, 1)                                                                   \
+  static const bond_kernel_fn name[16] = {name##_u_0, name##_u_1, name##_u_2, name##_u_3, name##_u_4,       \
+                                          name##_u_5, name##_u_6, name##_u_7, name##_l_0, name##_l_1,       \
+                                          name##_l_2, name##_l_3, name##_l_4, name##_l_5, name##_l_6,       \
+                                          name##_l_7};
 #if FL_HAVE_ISA
 BOND_KERNEL_BUILD(bond_kernel_avx512, FL_TARGET_AVX512)
 BOND_KERNEL_BUILD(bond_kernel_avx2, FL_TARGET_AVX2)
 #endif
 BOND_KERNEL_BUILD(bond_kernel_base, )
-/* any bonds: one at a time (uni 0), by 2 write + 4 plastic as above */
-BOND_KERNEL_ONE(bond_kernel_any_0, , 0, 0, 0, 0)
-BOND_KERNEL_ONE(bond_kernel_any_2, , 0, 0, 1, 0)
-BOND_KERNEL_ONE(bond_kernel_any_4, , 0, 0, 0, 1)
-BOND_KERNEL_ONE(bond_kernel_any_6, , 0, 0, 1, 1)
-static const bond_kernel_fn bond_kernel_any[8] = {bond_kernel_any_0, bond_kernel_any_0, bond_kernel_any_2,
-                                                  bond_kernel_any_2, bond_kernel_any_4, bond_kernel_any_4,
-                                                  bond_kernel_any_6, bond_kernel_any_6};
+/* any bonds: one at a time (uni 0), by 2 write + 4 plastic + 8 limited as above */
+#define BOND_KERNEL_ANY(limited)                                                                            \
+  BOND_KERNEL_ONE(bond_kernel_any_##limited##_0, , 0, 0, 0, 0, limited)                                    \
+  BOND_KERNEL_ONE(bond_kernel_any_##limited##_2, , 0, 0, 1, 0, limited)                                    \
+  BOND_KERNEL_ONE(bond_kernel_any_##limited##_4, , 0, 0, 0, 1, limited)                                    \
+  BOND_KERNEL_ONE(bond_kernel_any_##limited##_6, , 0, 0, 1, 1, limited)
+BOND_KERNEL_ANY(0)
+BOND_KERNEL_ANY(1)
+static const bond_kernel_fn bond_kernel_any[16] = {
+    bond_kernel_any_0_0, bond_kernel_any_0_0, bond_kernel_any_0_2, bond_kernel_any_0_2,
+    bond_kernel_any_0_4, bond_kernel_any_0_4, bond_kernel_any_0_6, bond_kernel_any_0_6,
+    bond_kernel_any_1_0, bond_kernel_any_1_0, bond_kernel_any_1_2, bond_kernel_any_1_2,
+    bond_kernel_any_1_4, bond_kernel_any_1_4, bond_kernel_any_1_6, bond_kernel_any_1_6};
 
 /* Store one bond's loads in the rows. */
 static inline void put_load(double *const *load, int b, const fl_bond_loads *ld)
@@ -272,8 +297,40 @@ static int inline_pass(const fl_system *sys, int s, int advance, const fl_bond_l
   if (sys->damping[s].a_damp > 0.0 && advance && !lim)
     return 1;
   return sys->inline_static &&
-         (!lim || (lim->criterion == FL_CRIT_NONE &&
-                   (lim->buckling.type == FL_BUCKLING_NONE || lim->buckling.type == FL_BUCKLING_PLASTIC)));
+         (!lim || lim->buckling.type == FL_BUCKLING_NONE || lim->buckling.type == FL_BUCKLING_PLASTIC);
+}
+
+/* The larger of a and b, or b where it is not a number (a section without a modulus
+ * then serves no bond). */
+static double bound_max(double a, double b)
+{
+  return b > a || b != b ? b : a;
+}
+
+/* Coefficients (cf, cm, ca) such that cf |F| + cm |M| + ca phi bounds the value that
+ * lim's criterion (fl_bond_criterion_value, fl_bond_yield_value) gives a bond of force
+ * F, moment M and bending angle phi, unyielded, on either side: each stress is at most
+ * the force's or the moment's size over the section's area or modulus, and a von Mises
+ * sum of squares at most the sum of its roots.  (0, 0, 0) without a criterion. */
+static fl_vec3 limit_bound(const fl_bond_limits *lim)
+{
+  fl_vec3 c = fl_v3(0.0, 0.0, 0.0);
+  const double r3 = sqrt(3.0);
+  for (int side = 0; side < 2; side++) {
+    const fl_side_section *sc = side == 0 ? &lim->sec1 : &lim->sec2;
+    double ia = 1.0 / sc->area, ri = sc->radius / sc->inertia, rj = sc->radius / sc->polar, cf = 0.0, cm = 0.0,
+           ca = 0.0;
+    switch (lim->criterion) {
+    case FL_CRIT_BENDING_STRESS: cm = ri; break;
+    case FL_CRIT_AXIAL_STRESS: cf = ia; cm = ri; break;
+    case FL_CRIT_FORCE_STRESS: cf = ia; break;
+    case FL_CRIT_VON_MISES: cf = ia * (1.0 + 4.0 * r3 * sc->kshape / 3.0); cm = ri + r3 * rj; break;
+    case FL_CRIT_BENDING_ANGLE: ca = 1.0; break;
+    default: break;
+    }
+    c = fl_v3(bound_max(c.x, cf), bound_max(c.y, cm), bound_max(c.z, ca));
+  }
+  return c;
 }
 
 /* Bonds [lo, hi) of specimen s through the vectorised law (inline_pass); the bonds it
@@ -311,9 +368,15 @@ static int bond_pass_inline(fl_system *sys, int s, int advance, const fl_bond_li
   double *phi = plastic ? phi_buf : NULL, *m_el = phi_buf + FL_INLINE_CHUNK;
   const int known = s == 0 && advance && sys->buckle_phi; /* NaN already (bond_pass) */
   const int seen = sys->inline_static; /* one thread: the static solver's own system */
-  const int variant = (uni != 0) + 2 * write + 4 * plastic;
+  const int limited = lim && lim->criterion != FL_CRIT_NONE;
+  const int variant = (uni != 0) + 2 * write + 4 * plastic + 8 * limited;
+  double inv_limit[FL_INLINE_CHUNK];
+  a.crit = limited ? limit_bound(lim) : fl_v3(0.0, 0.0, 0.0);
+  a.inv_limit = inv_limit;
   for (int c = lo; c < hi; c += FL_INLINE_CHUNK) {
     int n = hi - c < FL_INLINE_CHUNK ? hi - c : FL_INLINE_CHUNK, nredo;
+    for (int k = 0; k < n && limited; k++)
+      inv_limit[k] = 1.0 / fl_bond_limit(lim, &st[c + k]);
     if (!sys->adj_chain)
       nredo = bond_kernel_any[variant](&a, c, c + n, redo, env, phi);
 #if FL_HAVE_ISA
@@ -439,12 +502,55 @@ static inline int bodies(fl_system *sys, int s, int advance, fl_body_stage stage
   return sys->nbody;
 }
 
-int fl_loads_pass(fl_system *sys, int s, int advance, fl_body_stage stage, int nthreads)
+/* Specimen s's limits, or NULL when its bonds have none. */
+static const fl_bond_limits *pass_limits(const fl_system *sys, int s)
+{
+  const fl_bond_limits *l = &sys->limits[s];
+  return l->criterion != FL_CRIT_NONE || l->buckling.type != FL_BUCKLING_NONE ? l : NULL;
+}
+
+/* The end of a pass over specimen s: the bonds that broke or buckled in it (events) and
+ * the largest overlap seen, then the sums over bonds and bodies in index order. */
+static void pass_sums(fl_system *sys, int s, int advance, int events, double overlap)
 {
   size_t base = (size_t)s * sys->nbody;
-  const fl_bond_limits *lim =
-      (sys->limits[s].criterion != FL_CRIT_NONE || sys->limits[s].buckling.type != FL_BUCKLING_NONE) ? &sys->limits[s]
-                                                                                                       : NULL;
+  const int nbond = sys->nbond, nbody = sys->nbody;
+  if (advance)
+    sys->nbroken[s] += events;
+  sys->overlap[s] = overlap;
+
+  const double *be = load_row(sys, s, FL_LOAD_E);
+  double energy = 0.0;
+  for (int b = 0; b < nbond; b++)
+    energy += be[b];
+  sys->strain_energy[s] = energy;
+
+  fl_vec3 *tf = sys->tool_force + (size_t)s * sys->ntool;
+  for (int k = 0; k < sys->ntool; k++)
+    tf[k] = fl_v3(0, 0, 0);
+  for (int i = 0; i < nbody && sys->ntool > 0; i++)
+    if (sys->motion[i] == FL_FREE)
+      for (int k = 0; k < sys->ntool; k++)
+        tf[k] = fl_add(tf[k], sys->tool_share[(base + i) * sys->ntool + k]);
+
+  /* The load the specimen puts on the moving grip: minus the bond loads its bodies take.
+   * Bonds between two gripped bodies cancel in the sum.  Taken before the grip moves
+   * (a step moves it after the pass). */
+  fl_vec3 gf = fl_v3(0, 0, 0), gt = fl_v3(0, 0, 0);
+  const unsigned char *moving = memchr(sys->motion, FL_GRIP_MOVING, (size_t)nbody);
+  for (int i = moving ? (int)(moving - sys->motion) : nbody; i < nbody; i++)
+    if (sys->motion[i] == FL_GRIP_MOVING) {
+      size_t k = base + i;
+      gf = fl_add(gf, sys->f[k]);
+      gt = fl_add(gt, fl_add(sys->t[k], fl_cross(sys->x[k], sys->f[k])));
+    }
+  sys->grip_force[s] = gf;
+  sys->grip_torque[s] = gt;
+}
+
+int fl_loads_pass(fl_system *sys, int s, int advance, fl_body_stage stage, int nthreads)
+{
+  const fl_bond_limits *lim = pass_limits(sys, s);
   int events = 0, bad = sys->nbody, nbond = sys->nbond, nbody = sys->nbody;
   double overlap = sys->overlap[s];
   if (nthreads > 1) {
@@ -491,40 +597,23 @@ int fl_loads_pass(fl_system *sys, int s, int advance, fl_body_stage stage, int n
     events = bond_pass(sys, s, advance, lim, 0, nbond);
     bad = bodies(sys, s, advance, stage, 0, nbody, &overlap);
   }
-  if (advance)
-    sys->nbroken[s] += events;
-  sys->overlap[s] = overlap;
-
-  const double *be = load_row(sys, s, FL_LOAD_E);
-  double energy = 0.0;
-  for (int b = 0; b < nbond; b++)
-    energy += be[b];
-  sys->strain_energy[s] = energy;
-
-  fl_vec3 *tf = sys->tool_force + (size_t)s * sys->ntool;
-  for (int k = 0; k < sys->ntool; k++)
-    tf[k] = fl_v3(0, 0, 0);
-  for (int i = 0; i < nbody && sys->ntool > 0; i++)
-    if (sys->motion[i] == FL_FREE)
-      for (int k = 0; k < sys->ntool; k++)
-        tf[k] = fl_add(tf[k], sys->tool_share[(base + i) * sys->ntool + k]);
-
-  /* The load the specimen puts on the moving grip: minus the bond loads its bodies take.
-   * Bonds between two gripped bodies cancel in the sum.  Taken before the grip moves
-   * (a step moves it after the pass). */
-  fl_vec3 gf = fl_v3(0, 0, 0), gt = fl_v3(0, 0, 0);
-  const unsigned char *moving = memchr(sys->motion, FL_GRIP_MOVING, (size_t)nbody);
-  for (int i = moving ? (int)(moving - sys->motion) : nbody; i < nbody; i++)
-    if (sys->motion[i] == FL_GRIP_MOVING) {
-      size_t k = base + i;
-      gf = fl_add(gf, sys->f[k]);
-      gt = fl_add(gt, fl_add(sys->t[k], fl_cross(sys->x[k], sys->f[k])));
-    }
-  sys->grip_force[s] = gf;
-  sys->grip_torque[s] = gt;
+  pass_sums(sys, s, advance, events, overlap);
   return bad < nbody ? bad : -1;
 }
 
+
+void fl_loads_pass_some(fl_system *sys, int s, const int *range, int nrange)
+{
+  const fl_bond_limits *lim = pass_limits(sys, s);
+  double overlap = sys->overlap[s];
+  if (inline_pass(sys, s, 0, lim))
+    bond_pass(sys, s, 0, lim, 0, sys->nbond);
+  else
+    for (int k = 0; k < nrange; k++)
+      bond_pass(sys, s, 0, lim, range[2 * k], range[2 * k + 1]);
+  fl_loads_gather(sys, s, 0, 0, sys->nbody, &overlap);
+  pass_sums(sys, s, 0, 0, overlap);
+}
 
 void fl_system_loads_specimen(fl_system *sys, int s, int advance)
 {

@@ -19,6 +19,15 @@ typedef int (*fl_body_stage)(fl_system *sys, int s, int advance, int lo, int hi,
  * on.  Returns the first body that left the finite numbers, or -1. */
 int fl_loads_pass(fl_system *sys, int s, int advance, fl_body_stage stage, int nthreads);
 
+/* Specimen s's loads as fl_loads_pass gives them without advance on one thread, where
+ * only bodies that bonds [range[2 k], range[2 k + 1]) (k < nrange) alone join have moved
+ * since the last pass: those bonds evaluated again, the others' loads read from the rows
+ * as that pass left them (the caller keeps them so), every body gathered and the sums
+ * taken; where the vectorised law serves the pass (inline_pass), every bond, which its
+ * vectors evaluate faster than a third of them one by one.  The columns of the static
+ * solver's tangent by differences (newton.c). */
+void fl_loads_pass_some(fl_system *sys, int s, const int *range, int nrange);
+
 /* Bodies [lo, hi) of specimen s: their bond loads gathered in ascending bond order into
  * f, t, their tool contacts (shares in tool_share) and the point load added.  *overlap:
  * the largest contact overlap seen. */

@@ -176,6 +176,9 @@ void fl_prefix_cache_counts(const fl_prefix_cache *c, long *starts, long *skippe
 /* A check for the test suite alone: the static solver solves all six unknowns of every
  * body even where the problem is planar (tests/static-planar.sh compares the two). */
 #define FL_RUN_CHECK_ALL_UNKNOWNS 2
+/* A check for the test suite alone: every column of the static solver's tangent
+ * evaluates every bond (tests/static-colours.sh compares it with the tangent by colours). */
+#define FL_RUN_CHECK_FULL_TANGENT 4
 
 /* Called every output point (optional): the system after the step. */
 typedef struct {

@@ -831,6 +831,60 @@ END_TEST
 START_TEST(test_inline_law_graded_same_bits) { inline_against_general(0, 1); }
 END_TEST
 
+/* A plastic buckling envelope at angle phi_b on the bonds of pulled_chains, its kb
+ * soft times theirs. */
+static fl_buckling_envelope plastic_envelope(double soft, double phi_b)
+{
+  double kb = soft * fl_series(side(0.5e-3, 1e-3, 5e9, 2e9).k_bend, side(0.5e-3, 1e-3, 5e9, 2e9).k_bend);
+  fl_buckling_envelope e = {FL_BUCKLING_PLASTIC, kb, kb * phi_b, 0.5 * kb * phi_b, phi_b, 0, 0, 10.0 * kb, 0.0};
+  e.phi_d = phi_b + 0.5 * kb * phi_b / e.k_drop;
+  e.phi_m = 2.0 * e.phi_d;
+  return e;
+}
+
+/* A bond's strength factor that varies along the chain, 0.8 to 1.2. */
+static double graded_strength(int b)
+{
+  return 1.0 + 0.2 * ((b % 11) - 5) / 5.0;
+}
+
+/* Two chains of pulled_chains with the limits lim (the same for both, each bond's
+ * strength from strength, or 1), damped or not, some bodies turned: fast on the static
+ * solver's own system, general with fl_bond_eval alone; stepped steps times, after
+ * which they hold the same state to the bit (step_both_same_bits). */
+static void limited_pair(fl_system *fast, fl_system *general, int nbond, int steps, const fl_bond_limits *lim,
+                         double (*strength)(int), int damped)
+{
+  pulled_chains(fast, 1, nbond, 1, 0.0, 0);
+  pulled_chains(general, 1, nbond, 1, 0.0, 0);
+  fl_system *both[2] = {fast, general};
+  for (int k = 0; k < 2; k++) {
+    both[k]->limits[0] = *lim;
+    for (int b = 0; strength && b < nbond; b++)
+      both[k]->bstate[b].strength = strength(b);
+    if (!damped)
+      fl_system_set_damping(both[k], -1, 0.0, 1.0);
+    turn_some(both[k], nbond + 1);
+  }
+  fast->inline_static = 1;
+  general->inline_law = 0;
+  step_both_same_bits(fast, general, nbond, steps);
+}
+
+/* An advancing evaluation of sys (nbond bonds) with buckle_phi and buckle_m kept: the
+ * angles (returned) and moments (*m) of the bonds the vectorised law served, not a
+ * number elsewhere; the caller frees both and clears the pointers. */
+static double *served_angles(fl_system *sys, int nbond, double **m)
+{
+  double *phi = malloc((size_t)nbond * sizeof *phi);
+  *m = malloc((size_t)nbond * sizeof **m);
+  ck_assert(phi && *m);
+  sys->buckle_phi = phi;
+  sys->buckle_m = *m;
+  fl_system_loads_specimen(sys, 0, 1);
+  return phi;
+}
+
 /* The static solver's own system (inline_static) also takes the vectorised law where
  * the explicit engine does not: undamped, and under plastic buckling for the bonds
  * below their buckling angle, the others (the turned ones, bent 0.3 rad, past a
@@ -845,22 +899,9 @@ static void static_inline_against_general(int damped, double soft)
 {
   enum { NBOND = 1000, STEPS = 100 };
   fl_system fast, general;
-  pulled_chains(&fast, 1, NBOND, 1, 0.0, 0);
-  pulled_chains(&general, 1, NBOND, 1, 0.0, 0);
-  double kb = soft * fl_series(fast.bond[0].s1.k_bend, fast.bond[0].s2.k_bend), phi_b = 0.05;
-  fl_buckling_envelope e = {FL_BUCKLING_PLASTIC, kb, kb * phi_b, 0.5 * kb * phi_b, phi_b, 0, 0, 10.0 * kb, 0.0};
-  e.phi_d = phi_b + 0.5 * kb * phi_b / e.k_drop;
-  e.phi_m = 2.0 * e.phi_d;
-  fl_system *both[2] = {&fast, &general};
-  for (int k = 0; k < 2; k++) {
-    both[k]->limits[0].buckling = e;
-    if (!damped)
-      fl_system_set_damping(both[k], -1, 0.0, 1.0);
-    turn_some(both[k], NBOND + 1);
-  }
-  fast.inline_static = 1;
-  general.inline_law = 0;
-  step_both_same_bits(&fast, &general, NBOND, STEPS);
+  fl_bond_limits lim = elastic_only;
+  lim.buckling = plastic_envelope(soft, 0.05);
+  limited_pair(&fast, &general, NBOND, STEPS, &lim, NULL, damped);
   /* then an evaluation without advance (a tangent column's, with the damping state
    * moved on by the steps): the same loads, and the state left as it was */
   fl_bond_state *before = malloc(NBOND * sizeof *before);
@@ -881,11 +922,7 @@ static void static_inline_against_general(int damped, double soft)
   free(rows);
   /* an advancing evaluation gives each bond it served the angle and moment whose
    * utilisation is fl_bond_buckling_utilisation's to the bit */
-  double *phi = malloc(NBOND * sizeof *phi), *m = malloc(NBOND * sizeof *m);
-  ck_assert(phi && m);
-  fast.buckle_phi = phi;
-  fast.buckle_m = m;
-  fl_system_loads_specimen(&fast, 0, 1);
+  double *m, *phi = served_angles(&fast, NBOND, &m);
   int served = 0;
   for (int b = 0; b < NBOND; b++) {
     if (isnan(phi[b]))
@@ -922,6 +959,66 @@ END_TEST
 /* The same with an envelope 0.1 % softer than the bonds, which caps them below their
  * buckling angle: fl_bond_eval takes every bond, and the state is the same to the bit. */
 START_TEST(test_static_inline_capped_same_bits) { static_inline_against_general(0, 0.999); }
+END_TEST
+
+/* With a breaking criterion as well, the static solver's own system takes the
+ * vectorised law for the bonds whose bound of the criterion (loads.c, limit_bound) is
+ * below their limit, and fl_bond_eval for the others: a chain whose turned bonds (bent
+ * 0.3 rad) go past a limit at about 0.1 rad and yield (constant_torque), stepped with it
+ * (damped or not, a bond's strength varying along it) and with fl_bond_eval alone, ends
+ * in the same state to the bit, the yields included; an evaluation that does not
+ * advance gives the same loads; and the vectorised law served more than half the bonds (a buckling
+ * angle far off gives each bond it served its angle, buckle_phi) but no yielded one. */
+static void static_limited_against_general(int criterion, int damped)
+{
+  enum { NBOND = 1000, STEPS = 100 };
+  const double h = 2e-3, R = 0.5e-3, E = 5e9, phi_y = 0.1;
+  fl_system fast, general;
+  fl_section sec = fl_section_hollow(R, 0.3 * R);
+  fl_side_section ss = {R, sec.area, sec.inertia, sec.polar, (0.09 + 0.3 + 1.0) / (1.0 + 0.09)};
+  fl_bond_limits lim = elastic_only;
+  lim.criterion = criterion;
+  lim.post = FL_POST_CONSTANT_TORQUE;
+  lim.max_stress = E * phi_y * R / h; /* the bending stress of a bond bent phi_y */
+  lim.max_angle = phi_y;
+  lim.sec1 = lim.sec2 = ss;
+  lim.buckling = plastic_envelope(1.0, 1.0);
+  limited_pair(&fast, &general, NBOND, STEPS, &lim, graded_strength, damped);
+  int yielded = 0;
+  for (int b = 0; b < NBOND; b++)
+    yielded += fast.bstate[b].yielded;
+  ck_assert_int_gt(yielded, 0);
+  ck_assert_int_lt(yielded, NBOND / 5);
+  for (int i = 0; i <= NBOND; i++) /* an evaluation off the state the steps left */
+    fast.x[i].y = general.x[i].y = general.x[i].y + 1e-9 * (i % 5);
+  fl_system_loads_specimen(&fast, 0, 0);
+  fl_system_loads_specimen(&general, 0, 0);
+  ck_assert_int_eq(memcmp(fast.bond_load, general.bond_load, FL_LOAD_ROWS * (size_t)NBOND * sizeof *fast.bond_load), 0);
+  ck_assert_int_eq(memcmp(fast.f, general.f, (NBOND + 1) * sizeof *fast.f), 0);
+  double *m, *phi = served_angles(&fast, NBOND, &m);
+  int served = 0;
+  for (int b = 0; b < NBOND; b++) {
+    served += !isnan(phi[b]);
+    if (fast.bstate[b].yielded)
+      ck_assert(isnan(phi[b]));
+  }
+  ck_assert_int_gt(served, NBOND / 2);
+  fast.buckle_phi = fast.buckle_m = NULL;
+  free(phi);
+  free(m);
+  fl_system_free(&fast);
+  fl_system_free(&general);
+}
+
+START_TEST(test_static_limited_bending_stress_same_bits)
+{
+  static_limited_against_general(FL_CRIT_BENDING_STRESS, 0);
+  static_limited_against_general(FL_CRIT_BENDING_STRESS, 1);
+}
+END_TEST
+START_TEST(test_static_limited_von_mises_same_bits) { static_limited_against_general(FL_CRIT_VON_MISES, 1); }
+END_TEST
+START_TEST(test_static_limited_bending_angle_same_bits) { static_limited_against_general(FL_CRIT_BENDING_ANGLE, 0); }
 END_TEST
 
 /* The vectorised loops built for each instruction set the processor runs (SSE2, AVX2,
@@ -1108,6 +1205,9 @@ static Suite *bond_suite(void)
   tcase_add_test(te, test_static_inline_damped_same_bits);
   tcase_add_test(te, test_static_inline_undamped_same_bits);
   tcase_add_test(te, test_static_inline_capped_same_bits);
+  tcase_add_test(te, test_static_limited_bending_stress_same_bits);
+  tcase_add_test(te, test_static_limited_von_mises_same_bits);
+  tcase_add_test(te, test_static_limited_bending_angle_same_bits);
   tcase_add_test(te, test_vector_widths_same_bits);
   tcase_add_test(te, test_inline_law_any_order_same_bits);
   tcase_add_test(te, test_batch_definitions_per_specimen);

@@ -36,6 +36,7 @@
 #define DT_PSEUDO 1.0   /* s: turns an increment's displacement into a velocity */
 #define PREFIX_BYTES 8e6 /* room for a run's kept states (about 6 kB a body each), and for its commit log */
 #define NPIN 3          /* rigid motions a bending test may leave free (pin.c) */
+#define NCOLOUR 3       /* the tangent's bodies perturbed together are 3 apart (newton.c) */
 
 /* What the static solver did, per specimen. */
 typedef struct {
@@ -132,6 +133,11 @@ typedef struct {
   double period;             /* the specimen's lowest elastic period, s */
   double snap_time;          /* longest once a bond has broken, yielded or buckled, s */
   double *r, *rp, *dx;       /* scaled residual, perturbed residual, Newton step */
+  int *crange;               /* per colour of the tangent, the ranges [lo, hi) of the bonds its bodies
+                              * join (fl_static_colour_residual), 2 (nbond + 1) ints each */
+  int ncrange[NCOLOUR];      /* how many of them */
+  int colours;               /* 1: a column evaluates only those (0: every bond, FL_RUN_CHECK_FULL_TANGENT) */
+  double *rows0;             /* the bonds' load rows the tangent's differences are taken about */
   gsl_matrix *ab;            /* the tangent in GSL's band storage, factorised when lu_valid */
   gsl_matrix *abs;           /* a tangent for a stability check, the same storage (stability.c) */
   double *ks;                /* its symmetric part's L D L^T: per row the pivot, then L's hb entries */
@@ -252,6 +258,7 @@ void fl_static_increment_velocities(workspace *w);
 fl_vec3 fl_static_momentum(const fl_system *sys, int i, fl_quat q, fl_vec3 o);
 void fl_static_residual_norms(const workspace *w, double *rf, double *rt);
 double fl_static_residual(workspace *w, double *r);
+double fl_static_colour_residual(workspace *w, double *r, int colour);
 double fl_static_trial_residual(workspace *w, double *r);
 int fl_static_trial_is_current(const workspace *w);
 double fl_static_norm2(const double *r, int n);

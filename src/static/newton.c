@@ -15,7 +15,6 @@
 
 #include "internal.h"
 
-#define NCOLOUR 3         /* bodies perturbed together are 3 apart */
 #define REG_MAX 1e-4      /* the stiffest diagonal spring (REG_MIN's) where Newton stalls */
 #define TOL_STALL 5e-9    /* accepted as converged when Newton stalls below it (rounding) */
 #define TOL_STALL_VISCO 1e-7 /* and in a viscoelastic run, where a kinked bond's cap on its Maxwell
@@ -37,6 +36,12 @@ void fl_static_tangent(workspace *w, gsl_matrix *ab)
 {
   fl_system *sys = w->sys;
   const int nu = w->nu;
+  /* about a trial's state, whose bonds' loads the rows hold: each column evaluates only
+   * the bonds of the bodies it moves, and the rows are put back after it */
+  const int some = w->colours && fl_static_trial_is_current(w);
+  const size_t rows = (size_t)FL_LOAD_ROWS * (size_t)sys->nbond * sizeof *w->rows0;
+  if (some)
+    memcpy(w->rows0, sys->bond_load, rows);
   gsl_matrix_set_zero(ab);
   const int diag = 2 * w->hb; /* column of the diagonal in GSL's band rows */
   for (int c = 0; c < NCOLOUR; c++)
@@ -54,7 +59,11 @@ void fl_static_tangent(workspace *w, gsl_matrix *ab)
       }
       if (!any)
         continue;
-      fl_static_residual(w, w->rp);
+      if (some) {
+        fl_static_colour_residual(w, w->rp, c);
+        memcpy(sys->bond_load, w->rows0, rows);
+      } else
+        fl_static_residual(w, w->rp);
       for (int j = c; j < w->nf; j += NCOLOUR) {
         int i = w->first + j;
         sys->x[i] = w->xs[i];

@@ -24,6 +24,7 @@
 
 #include "integrate.h"
 #include "internal.h"
+#include "loads.h"
 
 /* Body i's velocity and angular velocity at the end of a step of the ring-down from
  * (x0, q0) to (x, q) by the trapezoidal rule: v = 2 dx / h - v_c, w = 2 theta / h - w_c
@@ -88,12 +89,17 @@ fl_vec3 fl_static_momentum(const fl_system *sys, int i, fl_quat q, fl_vec3 o)
  * (f + m g) / fs and t / ts.  In a ring-down, the trapezoidal rule's balance of momentum
  * over the step instead: (f + f_c) / 2 - m (v - v_c) / h and (t + t_c) / 2 - (L - L_c) / h,
  * the loads of the last converged step f_c, t_c (weight included) and its velocity and
- * angular momentum v_c, L_c.  Returns the largest |component|. */
-static double residual_advance(workspace *w, double *r, int advance)
+ * angular momentum v_c, L_c.  colour: -1, every bond evaluated; else only the bonds of
+ * the free bodies of that colour (fl_static_colour_residual).  Returns the largest
+ * |component|. */
+static double residual_advance(workspace *w, double *r, int advance, int colour)
 {
   fl_system *sys = w->sys;
   fl_static_increment_velocities(w);
-  fl_system_loads_specimen(sys, 0, advance);
+  if (colour < 0)
+    fl_system_loads_specimen(sys, 0, advance);
+  else
+    fl_loads_pass_some(sys, 0, w->crange + 2 * (w->sys->nbond + 1) * colour, w->ncrange[colour]);
   w->st.evaluations++;
   double worst = 0.0;
   for (int j = 0; j < w->nf; j++) {
@@ -147,7 +153,17 @@ void fl_static_residual_norms(const workspace *w, double *rf, double *rt)
  * it is (advance 0); the largest |component|. */
 double fl_static_residual(workspace *w, double *r)
 {
-  return residual_advance(w, r, 0);
+  return residual_advance(w, r, 0, -1);
+}
+
+/* The residual into r, as fl_static_residual gives it, of a tangent's column (newton.c):
+ * where only the free bodies of the colour (every NCOLOUR-th from the colour's) have
+ * moved since the last trial, whose bonds' loads the rows still hold (fl_static_trial_is_current,
+ * and the rows of the bonds this evaluates put back before the next), only their
+ * bonds are evaluated again: two thirds of a chain's. */
+double fl_static_colour_residual(workspace *w, double *r, int colour)
+{
+  return residual_advance(w, r, 0, colour);
 }
 
 /* The residual of a Newton iterate, as fl_static_residual does, by an evaluation that
@@ -162,7 +178,7 @@ double fl_static_trial_residual(workspace *w, double *r)
   memcpy(w->xipre, sys->xi, nxi * sizeof *w->xipre);
   double overlap = sys->overlap[0];
   int nbroken = sys->nbroken[0];
-  double nrm = residual_advance(w, r, 1);
+  double nrm = residual_advance(w, r, 1, -1);
   fl_system_states_get(sys, 0, w->bt);
   memcpy(w->xit, sys->xi, nxi * sizeof *w->xit);
   w->overlap_t = sys->overlap[0];

@@ -131,13 +131,14 @@ void fl_static_breakage(workspace *w, int on)
 /* A bond's utilisation of a limit in its present configuration: 1 on the limit.
  * damped: the bond's Maxwell element is in st and counts (fl_bond_buckling_use). */
 typedef double (*bond_use)(const fl_bond *, const fl_bond_limits *, const fl_body *, const fl_body *,
-                           const fl_bond_state *, int damped);
+                           const fl_bond_state *, int damped, double *phi, double *m);
 
 /* fl_bond_utilisation as a bond_use: the breaking criteria read the elastic loads. */
 static double break_use(const fl_bond *bd, const fl_bond_limits *lim, const fl_body *b1, const fl_body *b2,
-                        const fl_bond_state *st, int damped)
+                        const fl_bond_state *st, int damped, double *phi, double *m)
 {
   (void)damped;
+  *phi = *m = NAN;
   return fl_bond_utilisation(bd, lim, b1, b2, st);
 }
 
@@ -145,9 +146,11 @@ static double break_use(const fl_bond *bd, const fl_bond_limits *lim, const fl_b
  * is below it, -1 when none can reach it.  damped: each bond's Maxwell element counts,
  * read into a copy of its state.  phi and m (NULL: none): the bending angles and
  * moments of plastic bonds below buckling already worked out for the present state, per
- * bond, an angle not a number where it was not (their use: fl_buckling_plastic_use). */
+ * bond, an angle not a number where it was not (their use: fl_buckling_plastic_use).
+ * phi_at and m_at (NULL: none): where the bonds' own angles and moments go, those that
+ * use gives for every bond (not a number where it gives none), in place of phi and m. */
 static double margin(workspace *w, const fl_bond_limits *lim, bond_use use, int damped, const double *phi,
-                     const double *m)
+                     const double *m, double *phi_at, double *m_at)
 {
   fl_system *sys = w->sys;
   double worst = 0.0;
@@ -159,7 +162,12 @@ static double margin(workspace *w, const fl_bond_limits *lim, bond_use use, int 
       fl_bond_state st = sys->bstate[b];
       if (damped)
         fl_system_damp_get(sys, 0, b, &st);
-      u = use(&sys->bond[b], lim, &b1, &b2, &st, damped);
+      double pb, mb;
+      u = use(&sys->bond[b], lim, &b1, &b2, &st, damped, &pb, &mb);
+      if (phi_at) {
+        phi_at[b] = pb;
+        m_at[b] = mb;
+      }
     }
     worst = fmax(worst, u);
   }
@@ -172,7 +180,7 @@ double fl_static_break_margin(workspace *w)
 {
   fl_bond_limits lim = w->sys->limits[0];
   lim.criterion = w->criterion;
-  return margin(w, &lim, break_use, 0, NULL, NULL);
+  return margin(w, &lim, break_use, 0, NULL, NULL, NULL, NULL);
 }
 
 /* Of the buckling point (fl_bond_buckling_use): -1 also when every bond that can
@@ -183,8 +191,14 @@ double fl_static_buckle_margin(workspace *w, int fresh)
 {
   const fl_system *sys = w->sys;
   /* in a viscoelastic run the envelope caps the Maxwell element's moment with the
-   * elastic one (fl_bond_damp_cap), so the element counts */
-  return margin(w, &sys->limits[0], fl_bond_buckling_use, w->visco, fresh ? sys->buckle_phi : NULL, sys->buckle_m);
+   * elastic one (fl_bond_damp_cap), so the element counts: the vectorised law's angles
+   * and moments leave it out, and the bonds' own take their place (for the log of a
+   * kept beginning, fl_static_commit) */
+  if (w->visco)
+    return margin(w, &sys->limits[0], fl_bond_buckling_use_at, 1, NULL, NULL, fresh ? sys->buckle_phi : NULL,
+                  sys->buckle_m);
+  return margin(w, &sys->limits[0], fl_bond_buckling_use_at, 0, fresh ? sys->buckle_phi : NULL, sys->buckle_m, NULL,
+                NULL);
 }
 
 /* Append a commit's bending angles phi and moments m to lg; past PREFIX_BYTES, or

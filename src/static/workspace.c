@@ -52,7 +52,8 @@ static int planar_problem(const fl_system *one, const fl_test_type *type)
   X(buckle_phi, nbd) X(buckle_m, nbd) X(xic, nxi) X(xipre, nxi) X(xit, nxi) X(xt, nf + 1) X(qt, nf + 1)       \
   X(r, n + 1) X(rp, n + 1) X(dx, n + 1) X(vc, nb) X(oc, nb) X(fc, nb) X(tc, nb) X(ft, nb) X(tt, nb) X(fp, nb) \
   X(tp, nb) X(ys, 2 * m) X(ulast, m) X(upd_s, MAX_UPDATES * m) X(upd_a, MAX_UPDATES * m) X(pin_u, NPIN * m)    \
-  X(pin_r, NPIN * n) X(pin_b, NPIN * m) X(ks, m * (2 * NDOF) + 1) X(mode, m + 1) X(xb, nb) X(qb, nb)
+  X(pin_r, NPIN * n) X(pin_b, NPIN * m) X(ks, m * (2 * NDOF) + 1) X(mode, m + 1) X(xb, nb) X(qb, nb)             \
+  X(crange, NCOLOUR * 2 * nbd) X(rows0, FL_LOAD_ROWS * nbd)
 
 void fl_static_workspace_free(workspace *w)
 {
@@ -99,6 +100,34 @@ static int workspace_alloc(workspace *w)
     w->xv = gsl_vector_alloc((size_t)w->m);
   }
   return ok && w->ab && w->abs && w->piv && w->bv && w->xv ? FL_OK : FL_ENOMEM;
+}
+
+/* The tangent's colours (newton.c): for each, the ranges of the bonds that join one of
+ * its free bodies (every NCOLOUR-th from the colour's), for fl_static_colour_residual. */
+static void colour_ranges(workspace *w)
+{
+  fl_system *sys = w->sys;
+  if (!sys->adj_ready)
+    fl_system_adjacency(sys);
+  const int nbond = sys->nbond;
+  for (int c = 0; c < NCOLOUR; c++) {
+    int *range = w->crange + 2 * (nbond + 1) * c, n = 0, open = 0;
+    for (int b = 0; b < nbond; b++) {
+      int mine = 0;
+      for (int e = 0; e < 2 && !mine; e++) {
+        int j = (e ? sys->b2[b] : sys->b1[b]) - w->first;
+        mine = j >= 0 && j < w->nf && j % NCOLOUR == c;
+      }
+      if (mine && !open)
+        range[2 * n] = b;
+      else if (!mine && open)
+        range[2 * n++ + 1] = b;
+      open = mine;
+    }
+    if (open)
+      range[2 * n++ + 1] = nbond;
+    w->ncrange[c] = n;
+  }
 }
 
 /* A workspace for the specimen in one (of definition exp, as built: info), at rest in
@@ -169,14 +198,14 @@ int fl_static_workspace_init(workspace *w, fl_system *one, const fl_experiment *
   w->visco = exp->sim.viscoelastic && w->a_damp > 0.0 && exp->test.speed > 0.0;
   w->damping.capped = w->visco; /* the relaxations' too */
   w->speed = exp->test.speed;
-  if (w->visco)
-    one->inline_law = 0; /* the vectorised law serves no damped bond that does not advance */
   w->dt_explicit = one->dt;
   w->relax_time = RELAX_PERIODS * info->first_period;
   w->period = info->first_period;
   w->snap_time = SNAP_PERIODS * info->first_period;
   if (workspace_alloc(w))
     return FL_ENOMEM;
+  colour_ranges(w);
+  w->colours = !(hooks && hooks->options & FL_RUN_CHECK_FULL_TANGENT);
   w->trial_eval = -1;
   w->own_solve = 1;
   w->solve_checks = SOLVE_CHECKS;
