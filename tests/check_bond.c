@@ -964,12 +964,15 @@ END_TEST
 /* With a breaking criterion as well, the static solver's own system takes the
  * vectorised law for the bonds whose bound of the criterion (loads.c, limit_bound) is
  * below their limit, and fl_bond_eval for the others: a chain whose turned bonds (bent
- * 0.3 rad) go past a limit at about 0.1 rad and yield (constant_torque), stepped with it
+ * 0.3 rad) go past a limit at about 0.1 rad and yield (constant_torque; combined
+ * plasticity or constant_force, whose offsets take the gap too), stepped with it
  * (damped or not, a bond's strength varying along it) and with fl_bond_eval alone, ends
  * in the same state to the bit, the yields included; an evaluation that does not
- * advance gives the same loads; and the vectorised law served more than half the bonds (a buckling
- * angle far off gives each bond it served its angle, buckle_phi) but no yielded one. */
-static void static_limited_against_general(int criterion, int damped)
+ * advance gives the same loads; and the vectorised law served more than half the
+ * bonds (a buckling angle far off gives each bond it served its angle and moment,
+ * whose buckling utilisation is fl_bond_buckling_utilisation's to the bit) but no
+ * yielded one. */
+static void static_limited_against_general(int criterion, int post, int damped)
 {
   enum { NBOND = 1000, STEPS = 100 };
   const double h = 2e-3, R = 0.5e-3, E = 5e9, phi_y = 0.1;
@@ -978,7 +981,7 @@ static void static_limited_against_general(int criterion, int damped)
   fl_side_section ss = {R, sec.area, sec.inertia, sec.polar, (0.09 + 0.3 + 1.0) / (1.0 + 0.09)};
   fl_bond_limits lim = elastic_only;
   lim.criterion = criterion;
-  lim.post = FL_POST_CONSTANT_TORQUE;
+  lim.post = post;
   lim.max_stress = E * phi_y * R / h; /* the bending stress of a bond bent phi_y */
   lim.max_angle = phi_y;
   lim.sec1 = lim.sec2 = ss;
@@ -998,9 +1001,14 @@ static void static_limited_against_general(int criterion, int damped)
   double *m, *phi = served_angles(&fast, NBOND, &m);
   int served = 0;
   for (int b = 0; b < NBOND; b++) {
-    served += !isnan(phi[b]);
-    if (fast.bstate[b].yielded)
-      ck_assert(isnan(phi[b]));
+    if (isnan(phi[b]))
+      continue;
+    served++;
+    ck_assert(!fast.bstate[b].yielded);
+    fl_body b1 = {fast.x[b], fast.q[b], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+    fl_body b2 = {fast.x[b + 1], fast.q[b + 1], fl_v3(0, 0, 0), fl_v3(0, 0, 0)};
+    ck_assert_double_eq(fl_buckling_plastic_use(&fast.limits[0].buckling, phi[b], m[b]),
+                        fl_bond_buckling_utilisation(&fast.bond[b], &fast.limits[0], &b1, &b2, &fast.bstate[b]));
   }
   ck_assert_int_gt(served, NBOND / 2);
   fast.buckle_phi = fast.buckle_m = NULL;
@@ -1012,13 +1020,20 @@ static void static_limited_against_general(int criterion, int damped)
 
 START_TEST(test_static_limited_bending_stress_same_bits)
 {
-  static_limited_against_general(FL_CRIT_BENDING_STRESS, 0);
-  static_limited_against_general(FL_CRIT_BENDING_STRESS, 1);
+  static_limited_against_general(FL_CRIT_BENDING_STRESS, FL_POST_CONSTANT_TORQUE, 0);
+  static_limited_against_general(FL_CRIT_BENDING_STRESS, FL_POST_CONSTANT_TORQUE, 1);
 }
 END_TEST
-START_TEST(test_static_limited_von_mises_same_bits) { static_limited_against_general(FL_CRIT_VON_MISES, 1); }
+START_TEST(test_static_limited_von_mises_same_bits)
+{
+  static_limited_against_general(FL_CRIT_VON_MISES, FL_POST_COMBINED_PLASTICITY, 1);
+  static_limited_against_general(FL_CRIT_AXIAL_STRESS, FL_POST_CONSTANT_FORCE, 0);
+}
 END_TEST
-START_TEST(test_static_limited_bending_angle_same_bits) { static_limited_against_general(FL_CRIT_BENDING_ANGLE, 0); }
+START_TEST(test_static_limited_bending_angle_same_bits)
+{
+  static_limited_against_general(FL_CRIT_BENDING_ANGLE, FL_POST_CONSTANT_TORQUE, 0);
+}
 END_TEST
 
 /* The vectorised loops built for each instruction set the processor runs (SSE2, AVX2,
