@@ -324,8 +324,18 @@ static int write_check_gp(FILE *f, const fl_campaign_result *res, const fl_popul
     snprintf(title, sizeof title, "%s (%s)", label[q], unit[q]);
     fprintf(f, "set xlabel ");
     fl_gnuplot_quote(f, title);
+    int c = 5 + 2 * q, any = 0;
+    for (int s = 0; s < k->nlab && !any; s++)
+      any = isfinite(k->lab[3 * s + q]);
+    for (int s = 0; s < k->ndraws && !any; s++)
+      any = isfinite(k->pop[3 * s + q]);
+    if (!any) { /* no value on either side (no kink in any curve): an empty panel, which says so */
+      fprintf(f, " noenhanced\nset title 'KS distance: no values' noenhanced\nset xrange [0:1]\n"
+                 "set label 1 'none in the lab or the population' at graph 0.5, 0.5 center\n"
+                 "plot 2 notitle\nunset label 1\nset autoscale x\n");
+      continue;
+    }
     fprintf(f, " noenhanced\nset title 'KS distance %.3f' noenhanced\n", k->q[q].ks);
-    int c = 5 + 2 * q;
     fprintf(f, "plot fl_csv using (strcol(1) eq 'population' ? column(%d)*%s : NaN):%d with points pt 7 ps 0.4 "
                "lc rgb '#c00000' title 'population', \\\n     fl_csv using (strcol(1) eq 'lab' ? column(%d)*%s : NaN):%d "
                "with points pt 6 ps 1.2 lw 2 lc rgb '#202020' title 'lab'\n",

@@ -73,6 +73,7 @@ typedef struct {
   char x_unit[16];              /* its name: "mm", "deg" ... */
   double *row_weight;           /* curves: weight of each kept row by its region (NULL: all 1) */
   double kink_weight;           /* curves: weight of the kink's residual (0: none; fiberlab-fit(5)) */
+  double start_weight;          /* curves: weight of the start's bend's residual (0: none; fiberlab-fit(5)) */
   int specimens;                /* peaks: specimens simulated per evaluation */
   double ring_frequency;        /* ring-down: measured first frequency, Hz */
   double ring_decrement;        /* ring-down: measured logarithmic decrement */
@@ -318,6 +319,11 @@ typedef struct {
  * status is not converged), or an error status with err set when no point could be
  * evaluated (then there is nothing to report). */
 int fl_calibrate(fl_fit *fit, const fl_calibrate_opts *opts, fl_calibration *cal, char *err, size_t errlen);
+/* 1 when curve item d carries a start residual: start_weight > 0 and its measured
+ * start has a bend (fl_series_start_bend: 3 rows or more below 15 % of its largest load
+ * and from 15 to 30 %). */
+int fl_fit_has_start(const fl_fit_data *d);
+
 /* 1 when curve item d carries a kink residual: kink_weight > 0 and its measured curve
  * drops (fl_fit_curve_drops); its residual rows are then data.n + 1. */
 int fl_fit_has_kink(const fl_fit_data *d);

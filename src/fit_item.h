@@ -31,6 +31,7 @@ typedef struct {
   yaml_node_t *vtest;                /* the value of test */
   yaml_node_t *vtable;               /* the value of file (a curve) or peaks */
   yaml_node_t *vxmin, *vxmax, *vkink; /* the values of x_min, x_max, kink_weight, or NULL */
+  yaml_node_t *vstart;                /* start_weight's, or NULL */
   int nreg;                          /* weights: regions of the abscissa, each with its weight */
   double reg_lo[FL_FIT_MAX_REGIONS], reg_hi[FL_FIT_MAX_REGIONS], reg_w[FL_FIT_MAX_REGIONS];
   int first;                         /* the first column read: 0 (x and y), 1 (y alone: peaks) */

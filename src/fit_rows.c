@@ -261,7 +261,8 @@ static int check_ringdown(fl_fit_loader *L, fl_fit_item *it, const char *key, co
   return FL_OK;
 }
 
-/* A curve: its rows kept, and a kink to fit where kink_weight asks for one. */
+/* A curve: its rows kept, and a kink and a start's bend to fit where kink_weight and
+ * start_weight ask for them. */
 static int check_curve(fl_fit_loader *L, fl_fit_item *it, const char *key, const char *t)
 {
   fl_fit_data *d = it->d;
@@ -272,6 +273,11 @@ static int check_curve(fl_fit_loader *L, fl_fit_item *it, const char *key, const
     return fl_yaml_fail(&L->r, it->vkink, "%s.kink_weight: %g, but the measured curve '%s' has no drop followed by a "
                         "plateau in the fitted range (fiber-calibrate(1), STARTING VALUES): there is no kink to fit; "
                         "allowed: 0 for this curve", it->what, d->kink_weight, t);
+  if (d->start_weight > 0.0 && !L->data_file && !fl_fit_has_start(d))
+    return fl_yaml_fail(&L->r, it->vstart, "%s.start_weight: %g, but the measured curve '%s' has fewer than 3 rows "
+                        "below 15 %% of its largest load or from 15 to 30 %% in the fitted range (fiberlab-fit(5), "
+                        "start_weight): there is no start's bend to fit; allowed: 0 for this curve", it->what,
+                        d->start_weight, t);
   return FL_OK;
 }
 

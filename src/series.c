@@ -24,6 +24,28 @@ double fl_fit_slope(const double *x, const double *y, int a, int b)
   return (n >= 2 && d > 0.0) ? (n * sxy - sx * sy) / d : 0.0;
 }
 
+double fl_series_start_bend(const double *x, const double *ym, const double *y, int n, double top)
+{
+  double acc[2][5] = {{0}}; /* per part: rows, sx, sy, sxx, sxy */
+  for (int i = 0; i < n && ym[i] < 0.30 * top; i++) {
+    double *a = acc[ym[i] >= 0.15 * top];
+    a[0] += 1.0;
+    a[1] += x[i];
+    a[2] += y[i];
+    a[3] += x[i] * x[i];
+    a[4] += x[i] * y[i];
+  }
+  double slope[2];
+  for (int k = 0; k < 2; k++) {
+    const double *a = acc[k];
+    double d = a[0] * a[3] - a[1] * a[1];
+    if (a[0] < 3.0 || !(d > 0.0))
+      return NAN;
+    slope[k] = (a[0] * a[4] - a[1] * a[2]) / d;
+  }
+  return slope[1] / slope[0];
+}
+
 int fl_series_bracket(const double *xs, int n, double x)
 {
   int lo = 0, hi = n - 1;

@@ -10,6 +10,14 @@
  * equal abscissae. */
 double fl_fit_slope(const double *x, const double *y, int a, int b);
 
+/* The bend of a rising curve's start (docs/start-curvature.awk's rule): over the rows
+ * before the first whose measured load ym reaches 30 % of top, the least-squares slope
+ * of y on x over the rows where ym is from 15 to 30 % of top, over the slope over those
+ * where it is below 15 %.  Below 1 the start softens (concave), above 1 it stiffens
+ * (convex).  y: the loads whose bend is taken, ym itself or a simulated curve at the
+ * same abscissae.  NaN with fewer than 3 rows in either part. */
+double fl_series_start_bend(const double *x, const double *ym, const double *y, int n, double top);
+
 /* The row lo of the nondecreasing xs (n >= 2 of them) with xs[lo] <= x < xs[lo + 1] by
  * bisection: 0 before them, n - 2 from the last on. */
 int fl_series_bracket(const double *xs, int n, double x);

@@ -38,7 +38,7 @@ static const char *const test_names[] = {"bend3pt", "tension", "torsion", "canti
 /* Allowed keys of each block, for lookups and messages. */
 static const char *const top_keys[] = {"experiment", "data", "free", "solver", NULL};
 static const char *const curve_keys[] = {"test", "file", "columns", "units", "weight", "experiment", "set", "x_max",
-                                         "x_max_drop", "x_max_past", "x_min", "toe", "weights", "kink_weight", "signal",
+                                         "x_max_drop", "x_max_past", "x_min", "toe", "weights", "kink_weight", "start_weight", "signal",
                                          "residuals", NULL};
 static const char *const signal_names[] = {"first_mode", "tip", NULL};       /* enum fl_ring_signal */
 static const char *const residual_names[] = {"series", "figures", NULL};     /* enum fl_ring_residuals */
@@ -443,7 +443,7 @@ static int x_max_value(fl_fit_loader *L, fl_fit_item *it, const char *key, doubl
   return FL_OK;
 }
 
-/* The item's weight, fitted range (a campaign's row may replace it), toe and kink. */
+/* The item's weight, fitted range (a campaign's row may replace it), toe, kink and start. */
 static int item_range(fl_fit_loader *L, fl_fit_item *it)
 {
   fl_fit_data *d = it->d;
@@ -491,6 +491,10 @@ static int item_range(fl_fit_loader *L, fl_fit_item *it)
                         "3-point test whose bonds buckle (bond.buckling.type reversible, damage or plastic)", key,
                         d->kink_weight, d->exp_path, !kinks ? "is not a 3-point test" : "has no "
                         "buckling envelope (bond.buckling.type none)");
+  snprintf(key, sizeof key, "%s.start_weight", what);
+  it->vstart = get(L, it->node, "start_weight", NULL);
+  if (it->vstart && get_number(L, it->vstart, key, 0, 1e6, 0, "", &d->start_weight))
+    return FL_EINPUT;
   return FL_OK;
 }
 
@@ -724,6 +728,16 @@ static int check_free_against(fl_fit_loader *L, const yaml_node_t *freemap)
   return FL_OK;
 }
 
+int fl_fit_has_start(const fl_fit_data *d)
+{
+  if (d->kind != FL_FIT_CURVE || !(d->start_weight > 0.0))
+    return 0;
+  double top = 0.0;
+  for (int i = 0; i < d->data.n; i++)
+    top = fmax(top, fabs(d->data.y[i]));
+  return isfinite(fl_series_start_bend(d->data.x, d->data.y, d->data.y, d->data.n, top));
+}
+
 int fl_fit_has_kink(const fl_fit_data *d)
 {
   return d->kind == FL_FIT_CURVE && d->kink_weight > 0.0 && fl_fit_curve_drops(&d->data, 0);
@@ -732,7 +746,7 @@ int fl_fit_has_kink(const fl_fit_data *d)
 int fl_fit_residual_rows(const fl_fit_data *d)
 {
   if (d->kind == FL_FIT_CURVE)
-    return d->data.n + fl_fit_has_kink(d);
+    return d->data.n + fl_fit_has_kink(d) + fl_fit_has_start(d);
   return d->kind == FL_FIT_RINGDOWN && d->ring_residuals == FL_RING_SERIES ? d->data.n : 2;
 }
 

@@ -38,7 +38,7 @@ check "fiber-calibrate: bad/start-outside.yaml:8:41: free.bond.torque_stiffness_
 check "fiber-calibrate: bad/start-on-bound.yaml:8:41: free.bond.torque_stiffness_scale.start: '0.1' is not strictly between min and max; allowed: auto, or a number in (0.1, 10)" bad/start-on-bound.yaml
 check "fiber-calibrate: bad/bound-outside-key.yaml:8:49: free.bond.torque_stiffness_scale.min: '-1' is outside the range of bond.torque_stiffness_scale; allowed: a number in [0, 1e+06]" bad/bound-outside-key.yaml
 check "fiber-calibrate: bad/missing-bound.yaml:7:32: free.bond.torque_stiffness_scale: missing key 'min'; allowed: a block with start, min and max" bad/missing-bound.yaml
-check "fiber-calibrate: bad/unknown-key.yaml:5:5: data[1].colums: unknown key for a curve item; allowed: test, file, columns, units, weight, experiment, set, x_max, x_max_drop, x_max_past, x_min, toe, weights, kink_weight, signal, residuals" bad/unknown-key.yaml
+check "fiber-calibrate: bad/unknown-key.yaml:5:5: data[1].colums: unknown key for a curve item; allowed: test, file, columns, units, weight, experiment, set, x_max, x_max_drop, x_max_past, x_min, toe, weights, kink_weight, start_weight, signal, residuals" bad/unknown-key.yaml
 check "fiber-calibrate: bad/duplicate-key.yaml:8:1: free: duplicate key (first at line 6); allowed: each key once" bad/duplicate-key.yaml
 check "fiber-calibrate: bad/bad-unit.yaml:6:24: data[1].units.y: 'lbf' is not a unit; allowed: N | kN" bad/bad-unit.yaml
 check "fiber-calibrate: bad/unit-for-other-test.yaml:6:17: data[1].units.x: 'deg' does not go with a bend3pt test; allowed: mm | um | m" bad/unit-for-other-test.yaml
@@ -61,6 +61,8 @@ check "fiber-calibrate: bad/not-there.yaml: cannot open: No such file or directo
 check "fiber-calibrate: bad/bad-toe.yaml:6:10: data[1].toe: 'yes' is not allowed; allowed: none | auto" bad/bad-toe.yaml
 check "fiber-calibrate: bad/kink-no-buckling.yaml:7:18: data[1].kink_weight: 1, but the experiment bad/bend.yaml has no buckling envelope (bond.buckling.type none): there is no kink to fit; allowed: 0, or a 3-point test whose bonds buckle (bond.buckling.type reversible, damage or plastic)" bad/kink-no-buckling.yaml
 check "fiber-calibrate: bad/kink-no-drop.yaml:9:18: data[1].kink_weight: 1, but the measured curve 'curve.csv' has no drop followed by a plateau in the fitted range (fiber-calibrate(1), STARTING VALUES): there is no kink to fit; allowed: 0 for this curve" bad/kink-no-drop.yaml
+check "fiber-calibrate: bad/start-few-rows.yaml:8:19: data[1].start_weight: 1, but the measured curve 'curve.csv' has fewer than 3 rows below 15 % of its largest load or from 15 to 30 % in the fitted range (fiberlab-fit(5), start_weight): there is no start's bend to fit; allowed: 0 for this curve" bad/start-few-rows.yaml
+check "fiber-calibrate: bad/start-negative.yaml:7:19: data[1].start_weight: '-1' is out of range; allowed: a number in [0, 1e+06]" bad/start-negative.yaml
 check "fiber-calibrate: bad/bad-weights.yaml:7:46: data[1].weights[2]: missing key 'weight'; allowed: a block with weight and x_min, x_max or both" bad/bad-weights.yaml
 check "fiber-calibrate: bad/x-max-word.yaml:7:12: data[1].x_max: 'atuo' is not a number or auto; allowed: auto, or a number in (0, 10] m" bad/x-max-word.yaml
 check "fiber-calibrate: bad/x-max-drop-given.yaml:8:17: data[1].x_max_drop: a share of x_max: auto, and x_max is 2.0e-3; allowed: x_max_drop with x_max: auto only" bad/x-max-drop-given.yaml

@@ -24,10 +24,11 @@ sed -e 's/^\(  semi_axis_y:\) *[0-9.e-]*/\1 2.815e-3/' -e 's/^\(  semi_axis_z:\)
   "$fits/maize-brace-roots-experiment.yaml" >exp.yaml
 sed -e 's#^experiment: .*#experiment: exp.yaml#' -e 's#B73_P1_W2_R5.csv#B73_P1_W3_R2.csv#' \
   -e 's#^    x_max: auto$#    x_max: 2.487e-3#' -e 's#^    toe: none$#    toe: auto#' -e '/^  test.contact_modulus:/d' \
-  -e '/^  jacobian: broyden$/d' \
-  "$fits/maize-brace-roots-fit.yaml" >fit.yaml # the template before it freed the tools' contact and updated its Jacobian
+  -e '/^  jacobian: broyden$/d' -e '/^    start_weight:/d' \
+  "$fits/maize-brace-roots-fit.yaml" >fit.yaml # the template before it freed the tools' contact, updated its Jacobian
+# and weighed the start's bend
 grep -q 'x_max: 2.487e-3' fit.yaml && grep -q 'semi_axis_z: 3.055e-3' exp.yaml && grep -q 'toe: auto' fit.yaml &&
-  ! grep -q -e '^  test.contact_modulus:' -e '^  jacobian:' fit.yaml || fail "the fit files were not made"
+  ! grep -q -e '^  test.contact_modulus:' -e '^  jacobian:' -e '^ *start_weight:' fit.yaml || fail "the fit files were not made"
 "$bin/fiber-calibrate" -q --plot none -o held fit.yaml >held.summary 2>held.err
 st=$?
 [ "$st" = 0 ] || { fail "exit $st, want 0"; cat held.err; }

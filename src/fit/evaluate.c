@@ -157,7 +157,7 @@ static int batch_columns(fl_cal_state *st, int d, const diff_points *dp, int hav
 {
   const fl_fit_data *it = &st->fit->data[d];
   const fl_cal_item *ii = &st->item[d];
-  int central = dp->central, rows = it->data.n + ii->kink, rc;
+  int central = dp->central, rows = it->data.n + ii->kink + ii->start, rc;
   const double *set[2 * FL_FIT_MAX_FREE + 1];
   int col[2 * FL_FIT_MAX_FREE + 1], nset = 0;
   int skip = (central || have_base) && fl_cal_on_static(st, d, dp->theta0);
@@ -207,7 +207,7 @@ static int alone_columns(fl_cal_state *st, int d, const diff_points *dp, int hav
 {
   const fl_fit_data *it = &st->fit->data[d];
   const fl_cal_item *ii = &st->item[d];
-  int central = dp->central, rows = it->kind != FL_FIT_CURVE ? fl_fit_residual_rows(it) : it->data.n + ii->kink, rc;
+  int central = dp->central, rows = it->kind != FL_FIT_CURVE ? fl_fit_residual_rows(it) : it->data.n + ii->kink + ii->start, rc;
   if (!central && !have_base && (rc = fl_cal_item_residuals(st, d, dp->theta0, base + ii->row0)))
     return rc;
   for (int j = 0; j < st->p; j++) {

@@ -12,7 +12,7 @@
 #include "model.h"
 #include "param.h"
 #include "ring.h"
-#include "series.h" /* fl_series_bracket */
+#include "series.h" /* fl_series_bracket, fl_series_start_bend */
 #include "solver.h" /* fl_solver_resolve */
 #include "test_kind.h"
 
@@ -270,17 +270,27 @@ double fl_cal_row_weight(const fl_fit_data *it, int i)
   return it->row_weight ? it->row_weight[i] : 1.0;
 }
 
+#define START_BEND_MAX 1e3 /* the largest start's bend a residual takes */
+
 /* A curve item's residual rows from its simulated y at the measured abscissae: each
- * row's misfit, weighted, and with kink_weight the simulated kink's misfit (kink, from
- * fl_cal_run_curve) over the fitted range's length (fiberlab-fit(5), kink_weight). */
+ * row's misfit, weighted; with kink_weight the simulated kink's misfit (kink, from
+ * fl_cal_run_curve) over the fitted range's length (fiberlab-fit(5), kink_weight); with
+ * start_weight the simulated start's bend less the measured one, at the same rows
+ * (start_weight). */
 void fl_cal_curve_residuals(const fl_cal_state *st, int d, const double *y, double kink, double *f)
 {
   const fl_fit_data *it = &st->fit->data[d];
   const fl_cal_item *ii = &st->item[d];
-  for (int i = 0; i < it->data.n; i++)
-    f[i] = ii->norm * fl_cal_row_weight(it, i) * (y[i] - it->data.y[i]);
+  const fl_measured *m = &it->data;
+  for (int i = 0; i < m->n; i++)
+    f[i] = ii->norm * fl_cal_row_weight(it, i) * (y[i] - m->y[i]);
   if (ii->kink)
-    f[it->data.n] = ii->kink_norm * (kink - ii->kink_x);
+    f[m->n] = ii->kink_norm * (kink - ii->kink_x);
+  if (ii->start) { /* a simulated start flat in its first part bends without bound */
+    double bend = fl_series_start_bend(m->x, m->y, y, m->n, ii->ymax);
+    bend = isnan(bend) ? START_BEND_MAX : fmin(fmax(bend, -START_BEND_MAX), START_BEND_MAX);
+    f[m->n + ii->kink] = it->start_weight * (bend - ii->start_bend);
+  }
 }
 
 int fl_cal_item_residuals(fl_cal_state *st, int d, const double *theta, double *f)
@@ -351,6 +361,11 @@ int fl_cal_model_init(fl_cal_state *st, char *err, size_t errlen)
         ii->kink = 1;
         ii->kink_x = feat[4];
         ii->kink_norm = it->kink_weight / (m->x[m->n - 1] - m->x[0]);
+        row++;
+      }
+      if (fl_fit_has_start(it)) { /* a start row where the loader counted one */
+        ii->start = 1;
+        ii->start_bend = fl_series_start_bend(m->x, m->y, m->y, m->n, ii->ymax);
         row++;
       }
       if (m->n > maxrows)

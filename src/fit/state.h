@@ -24,6 +24,8 @@ typedef struct {
   int kink;         /* curves: 1 when a kink residual follows the rows (kink_weight > 0) */
   double kink_x;    /* its measured kink's displacement, m */
   double kink_norm; /* kink_weight / the fitted range's length, 1/m */
+  int start;        /* curves: 1 when a start residual follows (start_weight > 0, fl_fit_has_start) */
+  double start_bend; /* the measured start's bend (fl_series_start_bend) */
   int batchable[FL_FIT_MAX_FREE]; /* param j may vary inside a batch of this item */
 } fl_cal_item;
 
